@@ -1,0 +1,27 @@
+//! The narrow boundary the Python binding calls: JSON in, JSON out.
+//! Errors are one line of text naming the parameter, the value and what is
+//! allowed.
+
+use crate::params;
+use serde_json::Value;
+
+/// Every parameter as JSON metadata (key, kind, unit, default, min, max, doc).
+pub fn params_json() -> String {
+    serde_json::to_string(params::PARAMS).expect("params serialise")
+}
+
+/// Validate a scenario (nested JSON object, profile already merged) and
+/// return the normalised flat config in base units.
+pub fn validate_json(scenario: &str) -> Result<String, String> {
+    let v: Value = serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
+    let cfg = params::validate(&v)?;
+    Ok(serde_json::to_string(&cfg).expect("config serialises"))
+}
+
+/// Validate and run a scenario; returns the report as JSON.
+pub fn run_json(scenario: &str) -> Result<String, String> {
+    let v: Value = serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
+    let cfg = params::validate(&v)?;
+    let _ = cfg;
+    Err("engine: run is not implemented yet".into())
+}

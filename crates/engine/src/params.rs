@@ -1,0 +1,550 @@
+//! Every parameter of a scenario, declared once: dotted key, type, unit,
+//! default, allowed range and a one-line doc. Validation, `packetpath params`
+//! and the README's parameter table are all derived from [`PARAMS`].
+//!
+//! A validated scenario is a [`Config`]: a flat map from key to a typed value
+//! in base units (ps, bytes, Mbps, MHz). Components read it once, in
+//! `World::build`; nothing reads it on the hot path.
+
+use crate::units::Unit;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Int,
+    Float,
+    Bool,
+    /// One of a fixed list of words.
+    Choice(&'static [&'static str]),
+    /// Free text (a file path).
+    Text,
+    IntList,
+    FloatList,
+    BoolList,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct ParamDef {
+    pub key: &'static str,
+    pub kind: Kind,
+    pub unit: Unit,
+    /// Default as scenario text would write it (`"100Gbps"`, `"11"`, `"lru"`, `"[]"`).
+    pub default: &'static str,
+    pub min: f64,
+    pub max: f64,
+    pub doc: &'static str,
+}
+
+const INF: f64 = f64::INFINITY;
+
+macro_rules! p {
+    ($key:literal, $kind:expr, $unit:ident, $default:literal, $min:expr, $max:expr, $doc:literal) => {
+        ParamDef { key: $key, kind: $kind, unit: Unit::$unit, default: $default, min: $min as f64, max: $max as f64, doc: $doc }
+    };
+}
+
+use Kind::*;
+
+/// The parameter table. Hardware values here are generic defaults; profiles
+/// set them per machine with a source for each.
+pub static PARAMS: &[ParamDef] = &[
+    // --- execution ---------------------------------------------------------
+    p!("sim.seed", Int, None, "1", 0, u32::MAX, "seed of every random stream (each component derives its own)"),
+    p!("sim.duration", Int, Time, "5ms", 1_000, 10e12, "simulated time measured after the warm-up"),
+    p!("sim.warmup", Int, Time, "2ms", 0, 10e12, "simulated time run before measuring (rings, caches, queues fill)"),
+    // --- traffic -----------------------------------------------------------
+    p!("traffic.rate", Int, Rate, "100Gbps", 1, 1.6e6, "offered load per NIC port, on the wire (frame + preamble + inter-frame gap)"),
+    p!("traffic.size_dist", Choice(&["fixed", "imix", "bimodal", "empirical", "pcap"]), None, "fixed", 0, 0, "frame-size distribution"),
+    p!("traffic.size", Int, Bytes, "1500", 64, 9216, "frame size incl. FCS for size_dist = fixed"),
+    p!("traffic.bimodal_small", Int, Bytes, "64", 64, 9216, "small frame size for size_dist = bimodal"),
+    p!("traffic.bimodal_large", Int, Bytes, "1500", 64, 9216, "large frame size for size_dist = bimodal"),
+    p!("traffic.bimodal_small_share", Float, None, "0.5", 0, 1, "share of small frames for size_dist = bimodal"),
+    p!("traffic.sizes", IntList, Bytes, "[]", 64, 9216, "frame sizes for size_dist = empirical"),
+    p!("traffic.weights", FloatList, None, "[]", 0, INF, "relative weights of traffic.sizes"),
+    p!("traffic.pcap", Text, None, "", 0, 0, "pcap file replayed for size_dist = pcap (sizes, flows and gaps scaled to traffic.rate)"),
+    p!("traffic.arrival", Choice(&["constant", "poisson", "bursty"]), None, "constant", 0, 0, "inter-arrival process"),
+    p!("traffic.burst_len", Int, None, "32", 1, 1_000_000, "frames per back-to-back burst for arrival = bursty"),
+    p!("traffic.flows", Int, None, "1024", 1, 100_000_000, "number of distinct 5-tuples"),
+    p!("traffic.flow_popularity", Choice(&["uniform", "zipf"]), None, "uniform", 0, 0, "how packets pick a flow"),
+    p!("traffic.zipf_s", Float, None, "1.0", 0, 5, "Zipf exponent for flow_popularity = zipf"),
+    // --- NIC ---------------------------------------------------------------
+    p!("nic.count", Int, None, "1", 1, 8, "number of NICs (one port each), each with its own cores"),
+    p!("nic.line_rate", Int, Rate, "100Gbps", 1_000, 1.6e6, "Ethernet line rate of each port"),
+    p!("nic.rx_ring_size", Int, None, "1024", 16, 65536, "Rx descriptors per queue (one queue per core); a power of two"),
+    p!("nic.tx_ring_size", Int, None, "1024", 16, 65536, "Tx descriptors per queue; a power of two"),
+    p!("nic.rx_desc_size", Int, Bytes, "16", 8, 256, "bytes of one Rx descriptor in host memory"),
+    p!("nic.tx_desc_size", Int, Bytes, "64", 8, 256, "bytes of one Tx descriptor (WQE) in host memory"),
+    p!("nic.cqe_size", Int, Bytes, "64", 8, 256, "bytes of one completion entry the NIC writes"),
+    p!("nic.desc_fetch", Int, None, "8", 1, 256, "descriptors the NIC fetches per PCIe read"),
+    p!("nic.rx_buffer", Int, Bytes, "256KiB", 2048, 1e9, "on-NIC receive buffer per port; full = drop"),
+    p!("nic.tx_buffer", Int, Bytes, "128KiB", 2048, 1e9, "on-NIC transmit buffer per port (fetched frames waiting for the wire)"),
+    p!("nic.pipeline_mpps", Float, None, "150", 1, 10_000, "packets per microsecond x1000 the NIC's packet pipeline processes (Mpps)"),
+    p!("nic.remote_socket", BoolList, None, "[]", 0, 0, "per NIC: attached to the remote socket (DMA bypasses the local LLC); missing = false"),
+    p!("nic.ddio", BoolList, None, "[]", 0, 0, "per NIC: DDIO allocating writes on its root port; missing = true"),
+    // --- PCIe --------------------------------------------------------------
+    p!("pcie.gen", Int, None, "3", 1, 5, "PCIe generation"),
+    p!("pcie.lanes", Int, None, "16", 1, 32, "PCIe lanes"),
+    p!("pcie.mps", Int, Bytes, "256", 128, 4096, "maximum payload size; a power of two"),
+    p!("pcie.mrrs", Int, Bytes, "512", 128, 4096, "maximum read request size; a power of two"),
+    p!("pcie.rcb", Int, Bytes, "64", 64, 128, "read completion boundary"),
+    p!("pcie.latency", Int, Time, "250ns", 0, 1e9, "one-way latency device <-> root complex, excluding serialisation"),
+    p!("pcie.max_read_tags", Int, None, "128", 1, 1024, "outstanding non-posted read requests per device"),
+    // --- LLC, private caches, DDIO, CAT --------------------------------------
+    p!("llc.size", Int, Bytes, "24.75MiB", 65536, 1e10, "last-level cache capacity (all slices)"),
+    p!("llc.ways", Int, None, "11", 1, 32, "LLC associativity"),
+    p!("llc.slices", Int, None, "18", 1, 128, "LLC slices (sets are spread over slices by the slice hash)"),
+    p!("llc.slice_hash", Bool, None, "true", 0, 0, "hash line addresses to slices (Intel's complex addressing) instead of plain modulo"),
+    p!("llc.replacement", Choice(&["lru", "random"]), None, "lru", 0, 0, "LLC replacement policy within the allowed ways"),
+    p!("llc.latency", Int, Time, "20ns", 0, 1e6, "load-to-use latency of an LLC hit"),
+    p!("llc.ddio_ways", Int, None, "2", 0, 32, "LLC ways DMA writes may allocate into (IIO LLC WAYS); 0 = DDIO off"),
+    p!("llc.cat_masks", IntList, None, "[]", 1, 4294967295u32, "per NIC: CAT way mask of the cores serving it; missing = all ways"),
+    p!("l2.size", Int, Bytes, "1MiB", 4096, 1e9, "private L2 per core"),
+    p!("l2.ways", Int, None, "16", 1, 32, "L2 associativity"),
+    p!("l2.latency", Int, Time, "6ns", 0, 1e6, "load-to-use latency of an L2 hit"),
+    // --- DRAM --------------------------------------------------------------
+    p!("dram.channels", Int, None, "6", 1, 64, "memory channels of the socket"),
+    p!("dram.channel_bw", Int, ByteRate, "21333MB/s", 100, 1e7, "peak bandwidth of one channel"),
+    p!("dram.latency", Int, Time, "90ns", 1, 1e7, "idle load-to-use latency of a DRAM access"),
+    p!("dram.remote_latency", Int, Time, "140ns", 1, 1e7, "latency of a DMA served through the inter-socket link"),
+    // --- cores and the poll loop -------------------------------------------
+    p!("cpu.cores", Int, None, "1", 1, 256, "cores per NIC, each polling one Rx queue and owning one Tx queue"),
+    p!("cpu.max_cores", Int, None, "18", 1, 1024, "physical cores of the socket"),
+    p!("cpu.freq", Int, Freq, "2.3GHz", 100, 10_000, "core clock"),
+    p!("cpu.mlp", Int, None, "10", 1, 64, "independent cache misses a core overlaps (line fill buffers)"),
+    p!("cpu.poll_cycles", Int, None, "60", 0, 100_000, "cycles of one poll-loop iteration (rx_burst + tx_burst call overhead)"),
+    p!("cpu.rx_cycles", Int, None, "40", 0, 100_000, "driver cycles per received packet (CQE parse, mbuf init, refill)"),
+    p!("cpu.tx_cycles", Int, None, "40", 0, 100_000, "driver cycles per transmitted packet (WQE build, completion, free)"),
+    p!("app.rx_burst", Int, None, "32", 1, 1024, "packets taken per rx_burst call"),
+    p!("app.tx_burst", Int, None, "32", 1, 1024, "packets handed per tx_burst call"),
+    p!("app.sw_queue", Int, None, "1024", 0, 1_000_000, "packets the application buffers when the Tx ring is full (FastClick queue)"),
+    p!("app.nf", Choice(&["l2fwd", "l3fwd", "workpackage"]), None, "l2fwd", 0, 0, "network function each core runs"),
+    p!("app.nf_cycles", Int, None, "20", 0, 10_000_000, "compute cycles per packet of the NF itself (beyond its memory accesses)"),
+    p!("app.wp_reads", Int, None, "0", 0, 100_000, "WorkPackage: random reads per packet"),
+    p!("app.wp_size", Int, Bytes, "8MiB", 64, 1e11, "WorkPackage: buffer the random reads fall into"),
+    p!("app.l3fwd_routes", Int, None, "16384", 1, 10_000_000, "l3fwd: routes in the longest-prefix-match table"),
+    p!("mempool.size", Int, None, "65535", 64, 100_000_000, "mbufs in each NIC's packet pool"),
+    p!("mempool.cache", Int, None, "256", 0, 512, "per-core mempool cache (DPDK caps it at 512)"),
+    p!("mempool.order", Choice(&["lifo", "fifo"]), None, "lifo", 0, 0, "reuse order of freed buffers: lifo (DPDK per-core cache) or fifo"),
+    p!("mempool.mbuf_size", Int, Bytes, "2304", 256, 65536, "bytes of one mbuf object (metadata + headroom + data room)"),
+    // --- co-runner -----------------------------------------------------------
+    p!("corunner.enabled", Bool, None, "false", 0, 0, "run a memory-streaming co-runner on a core of its own"),
+    p!("corunner.buffer", Int, Bytes, "64MiB", 64, 1e11, "buffer the co-runner streams through"),
+    p!("corunner.cat_mask", Int, None, "0", 0, 4294967295u32, "co-runner CAT way mask; 0 = all ways"),
+];
+
+/// A validated parameter value in base units.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum Val {
+    Int(u64),
+    Float(f64),
+    Bool(bool),
+    Text(String),
+    IntList(Vec<u64>),
+    FloatList(Vec<f64>),
+    BoolList(Vec<bool>),
+}
+
+/// A validated scenario: every key of [`PARAMS`] with a value.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Config(pub BTreeMap<&'static str, Val>);
+
+impl Config {
+    fn get(&self, key: &str) -> &Val {
+        self.0.get(key).unwrap_or_else(|| panic!("engine bug: parameter '{key}' is not declared in PARAMS"))
+    }
+    pub fn u64(&self, key: &str) -> u64 {
+        match self.get(key) {
+            Val::Int(v) => *v,
+            v => panic!("engine bug: '{key}' is {v:?}, not an integer"),
+        }
+    }
+    pub fn usize(&self, key: &str) -> usize {
+        self.u64(key) as usize
+    }
+    pub fn f64(&self, key: &str) -> f64 {
+        match self.get(key) {
+            Val::Float(v) => *v,
+            Val::Int(v) => *v as f64,
+            v => panic!("engine bug: '{key}' is {v:?}, not a number"),
+        }
+    }
+    pub fn bool(&self, key: &str) -> bool {
+        match self.get(key) {
+            Val::Bool(v) => *v,
+            v => panic!("engine bug: '{key}' is {v:?}, not a bool"),
+        }
+    }
+    pub fn text(&self, key: &str) -> &str {
+        match self.get(key) {
+            Val::Text(v) => v,
+            v => panic!("engine bug: '{key}' is {v:?}, not text"),
+        }
+    }
+    pub fn ints(&self, key: &str) -> &[u64] {
+        match self.get(key) {
+            Val::IntList(v) => v,
+            v => panic!("engine bug: '{key}' is {v:?}, not a list of integers"),
+        }
+    }
+    pub fn floats(&self, key: &str) -> &[f64] {
+        match self.get(key) {
+            Val::FloatList(v) => v,
+            v => panic!("engine bug: '{key}' is {v:?}, not a list of numbers"),
+        }
+    }
+    pub fn bools(&self, key: &str) -> &[bool] {
+        match self.get(key) {
+            Val::BoolList(v) => v,
+            v => panic!("engine bug: '{key}' is {v:?}, not a list of booleans"),
+        }
+    }
+    /// Per-NIC boolean list entry, `default` when the list is shorter.
+    pub fn bool_at(&self, key: &str, i: usize, default: bool) -> bool {
+        self.bools(key).get(i).copied().unwrap_or(default)
+    }
+}
+
+pub fn lookup(key: &str) -> Option<&'static ParamDef> {
+    PARAMS.iter().find(|p| p.key == key)
+}
+
+/// Flatten nested JSON objects (`{"llc": {"ways": 11}}`) into dotted keys.
+pub fn flatten(v: &Value, prefix: &str, out: &mut Vec<(String, Value)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                // A table is a section unless the key itself is a parameter.
+                if v.is_object() && lookup(&key).is_none() {
+                    flatten(v, &key, out);
+                } else {
+                    out.push((key, v.clone()));
+                }
+            }
+        }
+        _ => out.push((prefix.to_string(), v.clone())),
+    }
+}
+
+fn did_you_mean(key: &str) -> String {
+    let best = PARAMS
+        .iter()
+        .map(|p| (strsim::jaro_winkler(key, p.key), p.key))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((score, k)) if score > 0.8 => format!("; did you mean '{k}'?"),
+        _ => {
+            let section = key.split('.').next().unwrap_or("");
+            let same: Vec<&str> = PARAMS.iter().filter(|p| p.key.starts_with(&format!("{section}."))).map(|p| p.key).collect();
+            if same.is_empty() {
+                let mut secs: Vec<&str> = PARAMS.iter().map(|p| p.key.split('.').next().unwrap()).collect();
+                secs.dedup();
+                format!("; sections are {}", secs.join(", "))
+            } else {
+                format!("; keys of '{section}' are {}", same.join(", "))
+            }
+        }
+    }
+}
+
+fn describe_range(p: &ParamDef) -> String {
+    let u = p.unit.base();
+    let fmt = |x: f64| if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x}") };
+    match (p.min.is_finite(), p.max.is_finite()) {
+        (true, true) => format!("{}..={} {u}", fmt(p.min), fmt(p.max)).trim_end().to_string(),
+        (true, false) => format!(">= {} {u}", fmt(p.min)).trim_end().to_string(),
+        _ => "any".into(),
+    }
+}
+
+fn parse_number(p: &ParamDef, v: &Value) -> Result<f64, String> {
+    let key = p.key;
+    let x = match v {
+        Value::Number(n) => {
+            let x = n.as_f64().unwrap();
+            if matches!(p.unit, Unit::Time | Unit::Rate | Unit::Freq | Unit::ByteRate) {
+                return Err(format!("{key} = {x}: give a unit, {}", p.unit.accepted()));
+            }
+            x
+        }
+        Value::String(s) => p.unit.parse(s).map_err(|e| format!("{key} = {e}"))?,
+        other => return Err(format!("{key} = {other}: expected {}", p.unit.accepted())),
+    };
+    if !(x >= p.min && x <= p.max) {
+        return Err(format!("{key} = {}: out of range, allowed {}", show(v), describe_range(p)));
+    }
+    Ok(x)
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
+}
+
+fn parse_value(p: &ParamDef, v: &Value) -> Result<Val, String> {
+    let key = p.key;
+    Ok(match p.kind {
+        Int => {
+            let x = parse_number(p, v)?;
+            if x.fract() != 0.0 && p.unit == Unit::None {
+                return Err(format!("{key} = {}: must be a whole number", show(v)));
+            }
+            Val::Int(x.round() as u64)
+        }
+        Float => Val::Float(parse_number(p, v)?),
+        Bool => match v {
+            Value::Bool(b) => Val::Bool(*b),
+            Value::String(s) if s == "true" || s == "false" => Val::Bool(s == "true"),
+            _ => return Err(format!("{key} = {}: expected true or false", show(v))),
+        },
+        Choice(words) => match v {
+            Value::String(s) if words.contains(&s.as_str()) => Val::Text(s.clone()),
+            _ => return Err(format!("{key} = {}: expected one of {}", show(v), words.join(", "))),
+        },
+        Text => match v {
+            Value::String(s) => Val::Text(s.clone()),
+            _ => return Err(format!("{key} = {}: expected text", show(v))),
+        },
+        IntList | FloatList | BoolList => {
+            let items: Vec<Value> = match v {
+                Value::Array(a) => a.clone(),
+                // `--set key=1,2,3` arrives as text
+                Value::String(s) if s.trim().is_empty() || s.trim() == "[]" => vec![],
+                Value::String(s) => s.trim_matches(|c| c == '[' || c == ']').split(',').map(|t| Value::String(t.trim().to_string())).collect(),
+                _ => return Err(format!("{key} = {}: expected a list", show(v))),
+            };
+            let elem = ParamDef { kind: match p.kind { IntList => Int, FloatList => Float, _ => Bool }, ..*p };
+            let mut ints = vec![];
+            let mut floats = vec![];
+            let mut bools = vec![];
+            for it in &items {
+                // hex masks like "0x7ff" are handy for CAT
+                let it = match it {
+                    Value::String(s) if s.starts_with("0x") => match u64::from_str_radix(&s[2..], 16) {
+                        Ok(n) => Value::from(n),
+                        Err(_) => return Err(format!("{key}: '{s}' is not a hex number")),
+                    },
+                    Value::String(s) if p.kind != BoolList && p.unit == Unit::None => match s.parse::<f64>() {
+                        Ok(x) => Value::from(x),
+                        Err(_) => return Err(format!("{key}: '{s}' is not a number")),
+                    },
+                    _ => it.clone(),
+                };
+                match parse_value(&elem, &it).map_err(|e| format!("{e} (in the list {key})"))? {
+                    Val::Int(x) => ints.push(x),
+                    Val::Float(x) => floats.push(x),
+                    Val::Bool(x) => bools.push(x),
+                    _ => unreachable!(),
+                }
+            }
+            match p.kind {
+                IntList => Val::IntList(ints),
+                FloatList => Val::FloatList(floats),
+                _ => Val::BoolList(bools),
+            }
+        }
+    })
+}
+
+fn default_json(p: &ParamDef) -> Value {
+    match p.kind {
+        Bool => Value::Bool(p.default == "true"),
+        IntList | FloatList | BoolList => serde_json::from_str(p.default).expect("list default is JSON"),
+        _ => Value::String(p.default.to_string()),
+    }
+}
+
+/// Validate a nested or flat JSON scenario (profile already merged in) into
+/// a [`Config`]. The error is one line naming the key, the value and what is
+/// allowed.
+pub fn validate(scenario: &Value) -> Result<Config, String> {
+    let mut given = vec![];
+    flatten(scenario, "", &mut given);
+    let mut cfg = BTreeMap::new();
+    for p in PARAMS {
+        cfg.insert(p.key, parse_value(p, &default_json(p)).unwrap_or_else(|e| panic!("bad default: {e}")));
+    }
+    for (key, v) in &given {
+        if key.is_empty() {
+            return Err("scenario must be a table of sections (sim, traffic, nic, ...)".into());
+        }
+        let p = lookup(key).ok_or_else(|| format!("unknown parameter '{key}'{}", did_you_mean(key)))?;
+        cfg.insert(p.key, parse_value(p, v)?);
+    }
+    let cfg = Config(cfg);
+    cross_check(&cfg)?;
+    Ok(cfg)
+}
+
+fn pow2(cfg: &Config, key: &str) -> Result<(), String> {
+    let v = cfg.u64(key);
+    if v.is_power_of_two() {
+        Ok(())
+    } else {
+        Err(format!("{key} = {v}: must be a power of two (e.g. {} or {})", v.next_power_of_two() / 2, v.next_power_of_two()))
+    }
+}
+
+/// Checks that involve more than one parameter.
+fn cross_check(c: &Config) -> Result<(), String> {
+    for k in ["nic.rx_ring_size", "nic.tx_ring_size", "pcie.mps", "pcie.mrrs"] {
+        pow2(c, k)?;
+    }
+    let ways = c.u64("llc.ways");
+    if c.u64("llc.ddio_ways") > ways {
+        return Err(format!("llc.ddio_ways = {}: must be <= llc.ways = {ways}", c.u64("llc.ddio_ways")));
+    }
+    let line = 64 * ways * c.u64("llc.slices");
+    if c.u64("llc.size") % line != 0 || !(c.u64("llc.size") / line).is_power_of_two() {
+        return Err(format!(
+            "llc.size = {} B: must be llc.ways x llc.slices x 64 B x a power of two sets per slice ({} B per set-row)",
+            c.u64("llc.size"),
+            line
+        ));
+    }
+    let l2line = 64 * c.u64("l2.ways");
+    if c.u64("l2.size") % l2line != 0 || !(c.u64("l2.size") / l2line).is_power_of_two() {
+        return Err(format!("l2.size = {} B: must be l2.ways x 64 B x a power of two sets", c.u64("l2.size")));
+    }
+    let full = (1u64 << ways) - 1;
+    for (i, m) in c.ints("llc.cat_masks").iter().enumerate() {
+        if *m == 0 || m & !full != 0 {
+            return Err(format!("llc.cat_masks[{i}] = {m:#x}: must be a non-empty mask within the {ways} ways (1..={full:#x})"));
+        }
+    }
+    let cm = c.u64("corunner.cat_mask");
+    if cm & !full != 0 {
+        return Err(format!("corunner.cat_mask = {cm:#x}: must lie within the {ways} ways (0..={full:#x})"));
+    }
+    if c.u64("traffic.rate") > c.u64("nic.line_rate") {
+        return Err(format!(
+            "traffic.rate = {}Gbps: above nic.line_rate = {}Gbps",
+            c.u64("traffic.rate") as f64 / 1e3,
+            c.u64("nic.line_rate") as f64 / 1e3
+        ));
+    }
+    let nics = c.u64("nic.count");
+    let cores = c.u64("cpu.cores") * nics + c.bool("corunner.enabled") as u64;
+    if cores > c.u64("cpu.max_cores") {
+        return Err(format!(
+            "cpu.cores = {}: {} NIC(s) x {} cores{} = {cores} exceeds cpu.max_cores = {}",
+            c.u64("cpu.cores"),
+            nics,
+            c.u64("cpu.cores"),
+            if c.bool("corunner.enabled") { " + 1 co-runner" } else { "" },
+            c.u64("cpu.max_cores")
+        ));
+    }
+    for key in ["nic.remote_socket", "nic.ddio"] {
+        if c.bools(key).len() as u64 > nics {
+            return Err(format!("{key}: {} entries for nic.count = {nics}", c.bools(key).len()));
+        }
+    }
+    if c.ints("llc.cat_masks").len() as u64 > nics {
+        return Err(format!("llc.cat_masks: {} entries for nic.count = {nics}", c.ints("llc.cat_masks").len()));
+    }
+    let max_frame = match c.text("traffic.size_dist") {
+        "fixed" => c.u64("traffic.size"),
+        "bimodal" => c.u64("traffic.bimodal_large").max(c.u64("traffic.bimodal_small")),
+        "empirical" => {
+            let (s, w) = (c.ints("traffic.sizes"), c.floats("traffic.weights"));
+            if s.is_empty() || s.len() != w.len() || w.iter().sum::<f64>() <= 0.0 {
+                return Err(format!(
+                    "traffic.sizes / traffic.weights: size_dist = empirical needs two lists of equal, non-zero length with a positive weight (got {} sizes, {} weights)",
+                    s.len(),
+                    w.len()
+                ));
+            }
+            *s.iter().max().unwrap()
+        }
+        "pcap" => {
+            if c.text("traffic.pcap").is_empty() {
+                return Err("traffic.pcap: size_dist = pcap needs a file path".into());
+            }
+            9216
+        }
+        _ => 1518,
+    };
+    let data_room = c.u64("mempool.mbuf_size").saturating_sub(256);
+    if max_frame > data_room && c.text("traffic.size_dist") != "pcap" {
+        return Err(format!(
+            "mempool.mbuf_size = {}: a {max_frame} B frame needs at least {} B (256 B of metadata and headroom + the frame)",
+            c.u64("mempool.mbuf_size"),
+            max_frame + 256
+        ));
+    }
+    let per_nic_bufs = c.u64("cpu.cores") * (c.u64("nic.rx_ring_size") + c.u64("mempool.cache")) + c.u64("app.tx_burst");
+    if c.u64("mempool.size") < per_nic_bufs {
+        return Err(format!(
+            "mempool.size = {}: the Rx rings and per-core caches of one NIC hold {per_nic_bufs} buffers; give at least that",
+            c.u64("mempool.size")
+        ));
+    }
+    if c.u64("sim.warmup") + c.u64("sim.duration") > 100 * crate::units::S {
+        return Err("sim.duration + sim.warmup: at most 100 s of simulated time".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_validate() {
+        let c = validate(&json!({})).unwrap();
+        assert_eq!(c.u64("llc.ways"), 11);
+        assert_eq!(c.u64("traffic.rate"), 100_000);
+        assert_eq!(c.u64("sim.duration"), 5 * crate::units::MS);
+    }
+
+    #[test]
+    fn nested_and_flat_keys_agree() {
+        let a = validate(&json!({"llc": {"ddio_ways": 4}})).unwrap();
+        let b = validate(&json!({"llc.ddio_ways": 4})).unwrap();
+        assert_eq!(a.u64("llc.ddio_ways"), 4);
+        assert_eq!(b.u64("llc.ddio_ways"), 4);
+    }
+
+    #[test]
+    fn unknown_key_suggests() {
+        let e = validate(&json!({"nic": {"rx_ring_sz": 64}})).unwrap_err();
+        assert!(e.contains("unknown parameter 'nic.rx_ring_sz'") && e.contains("did you mean 'nic.rx_ring_size'"), "{e}");
+    }
+
+    #[test]
+    fn impossible_values_are_named() {
+        let e = validate(&json!({"llc": {"ddio_ways": 12}})).unwrap_err();
+        assert!(e.starts_with("llc.ddio_ways = 12"), "{e}");
+        let e = validate(&json!({"nic": {"rx_ring_size": 1000}})).unwrap_err();
+        assert!(e.contains("power of two"), "{e}");
+        let e = validate(&json!({"traffic": {"rate": "200Gbps"}})).unwrap_err();
+        assert!(e.contains("above nic.line_rate"), "{e}");
+        let e = validate(&json!({"traffic": {"rate": "fastGbps"}})).unwrap_err();
+        assert!(e.starts_with("traffic.rate = "), "{e}");
+        let e = validate(&json!({"traffic": {"rate": 100}})).unwrap_err();
+        assert!(e.contains("give a unit"), "{e}");
+    }
+
+    #[test]
+    fn lists_parse_from_text_and_arrays() {
+        let c = validate(&json!({"nic": {"count": 2, "remote_socket": "false,true"}, "llc": {"cat_masks": ["0x0ff", 3]}})).unwrap();
+        assert_eq!(c.bools("nic.remote_socket"), &[false, true]);
+        assert_eq!(c.ints("llc.cat_masks"), &[0xff, 3]);
+    }
+
+    #[test]
+    fn every_param_has_doc_and_valid_default() {
+        for p in PARAMS {
+            assert!(!p.doc.is_empty(), "{}", p.key);
+            parse_value(p, &default_json(p)).unwrap();
+            assert_eq!(PARAMS.iter().filter(|q| q.key == p.key).count(), 1, "duplicate {}", p.key);
+        }
+    }
+}

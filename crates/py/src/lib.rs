@@ -1,0 +1,52 @@
+//! PyO3 binding: conversion only, no logic. A validated scenario goes in as
+//! JSON text, a report comes out as JSON text; a config error becomes
+//! `ValueError`, an engine panic becomes `packetpath._engine.EngineError`.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+create_exception!(_engine, EngineError, PyException, "The engine failed; the message names the scenario seed to reproduce it.");
+
+fn guarded<F: FnOnce() -> Result<String, String> + Send>(py: Python<'_>, f: F) -> PyResult<String> {
+    // The simulation runs without the GIL so a thread pool can use all cores.
+    let out = py.allow_threads(|| catch_unwind(AssertUnwindSafe(f)));
+    match out {
+        Ok(Ok(s)) => Ok(s),
+        Ok(Err(msg)) => Err(PyValueError::new_err(msg)),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(EngineError::new_err(msg))
+        }
+    }
+}
+
+#[pyfunction]
+fn params_json() -> String {
+    packetpath_engine::api::params_json()
+}
+
+#[pyfunction]
+fn validate_json(py: Python<'_>, scenario: String) -> PyResult<String> {
+    guarded(py, || packetpath_engine::api::validate_json(&scenario))
+}
+
+#[pyfunction]
+fn run_json(py: Python<'_>, scenario: String) -> PyResult<String> {
+    guarded(py, || packetpath_engine::api::run_json(&scenario))
+}
+
+#[pymodule]
+fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("EngineError", m.py().get_type::<EngineError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(params_json, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    Ok(())
+}
