@@ -7,3 +7,5 @@
 pub mod api;
 pub mod params;
 pub mod units;
+pub mod mem;
+pub mod sim;

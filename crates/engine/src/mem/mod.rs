@@ -1,0 +1,382 @@
+//! The host memory system: per-core private L2 caches, a shared LLC with
+//! DDIO and CAT way masks, DRAM, and the physical address map.
+//!
+//! Model choices, and why:
+//! - The LLC is kept inclusive of the L2s. Skylake-SP's LLC is non-inclusive
+//!   but its snoop filter is inclusive; tracking which cores hold a line in
+//!   the LLC entry gives the same coherence behaviour (a DMA write
+//!   invalidates exactly the cores holding the line) at a fraction of the cost.
+//! - DDIO (write-allocate / write-update): a DMA write to a line present in
+//!   any way updates it (a PCIe write hit, PCM's ItoM hit); otherwise the line
+//!   is allocated only in the DDIO ways. With DDIO off or a remote-socket NIC
+//!   the write goes to DRAM and cached copies are invalidated.
+//! - DMA reads hit in any way or are served from DRAM without allocating.
+//! - L1 is not modelled: the cycle counts of the NF and driver stand for it.
+
+pub mod cache;
+pub mod dram;
+
+use crate::params::Config;
+use crate::sim::{rng, stream};
+use crate::units::Time;
+use cache::{Cache, Indexing, Policy, Victim, LINE};
+use dram::Dram;
+
+/// How a DMA write treats the LLC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DmaMode {
+    /// DDIO: update in place or allocate in the DDIO ways.
+    Ddio,
+    /// DDIO disabled on this root port: write to DRAM.
+    NoAllocate,
+    /// Device on the remote socket: its traffic crosses UPI to DRAM.
+    Remote,
+}
+
+/// Event counters; the world snapshots them at the end of warm-up.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemStats {
+    pub dma_write_hits: u64,
+    pub dma_write_misses: u64,
+    pub dma_read_hits: u64,
+    pub dma_read_misses: u64,
+    pub core_l2_hits: u64,
+    pub core_llc_hits: u64,
+    pub core_llc_misses: u64,
+    pub coherence_invalidations: u64,
+    pub dram_read_bytes: u64,
+    pub dram_write_bytes: u64,
+}
+
+impl MemStats {
+    pub fn since(&self, base: &MemStats) -> MemStats {
+        MemStats {
+            dma_write_hits: self.dma_write_hits - base.dma_write_hits,
+            dma_write_misses: self.dma_write_misses - base.dma_write_misses,
+            dma_read_hits: self.dma_read_hits - base.dma_read_hits,
+            dma_read_misses: self.dma_read_misses - base.dma_read_misses,
+            core_l2_hits: self.core_l2_hits - base.core_l2_hits,
+            core_llc_hits: self.core_llc_hits - base.core_llc_hits,
+            core_llc_misses: self.core_llc_misses - base.core_llc_misses,
+            coherence_invalidations: self.coherence_invalidations - base.coherence_invalidations,
+            dram_read_bytes: self.dram_read_bytes - base.dram_read_bytes,
+            dram_write_bytes: self.dram_write_bytes - base.dram_write_bytes,
+        }
+    }
+}
+
+/// Bump allocator of physical addresses for rings, pools and tables.
+pub struct AddressMap {
+    next: u64,
+}
+
+impl AddressMap {
+    pub fn new() -> AddressMap {
+        // Start above 4 GiB so no region sits at address zero.
+        AddressMap { next: 1 << 32 }
+    }
+    /// A region of `bytes`, aligned to `align` (a power of two, >= 64).
+    pub fn alloc(&mut self, bytes: u64, align: u64) -> u64 {
+        let base = self.next.next_multiple_of(align.max(LINE));
+        self.next = base + bytes.max(1);
+        base
+    }
+}
+
+impl Default for AddressMap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+pub struct Memory {
+    pub llc: Cache,
+    l2: Vec<Cache>,
+    pub dram: Dram,
+    ddio_mask: u64,
+    /// CAT mask per core (index = core id).
+    core_mask: Vec<u64>,
+    llc_lat: Time,
+    l2_lat: Time,
+    remote_lat: Time,
+    pub stats: MemStats,
+}
+
+impl Memory {
+    /// `core_masks`: the CAT mask of every core that accesses memory.
+    pub fn new(c: &Config, core_masks: Vec<u64>) -> Memory {
+        let ways = c.usize("llc.ways");
+        let slices = c.u64("llc.slices");
+        let sets = c.u64("llc.size") / LINE / ways as u64;
+        let indexing = if c.bool("llc.slice_hash") {
+            Indexing::SliceHash { slices, sets_per_slice: sets / slices }
+        } else {
+            Indexing::Modulo
+        };
+        let policy = if c.text("llc.replacement") == "random" { Policy::Random } else { Policy::Lru };
+        let seed = c.u64("sim.seed");
+        let llc = Cache::new(c.u64("llc.size"), ways, indexing, policy, rng(seed, stream::LLC, 0));
+        let l2 = (0..core_masks.len())
+            .map(|i| Cache::new(c.u64("l2.size"), c.usize("l2.ways"), Indexing::Modulo, Policy::Lru, rng(seed, stream::LLC, 1 + i as u64)))
+            .collect();
+        let ddio = c.u64("llc.ddio_ways");
+        // DDIO owns the top ways (IIO LLC WAYS = 0x600 on an 11-way Skylake).
+        let ddio_mask = if ddio == 0 { 0 } else { ((1u64 << ddio) - 1) << (ways as u64 - ddio) };
+        Memory {
+            llc,
+            l2,
+            dram: Dram::new(c.usize("dram.channels"), c.u64("dram.channel_bw"), c.u64("dram.latency")),
+            ddio_mask,
+            core_mask: core_masks,
+            llc_lat: c.u64("llc.latency"),
+            l2_lat: c.u64("l2.latency"),
+            remote_lat: c.u64("dram.remote_latency"),
+            stats: MemStats::default(),
+        }
+    }
+
+    pub fn ddio_enabled(&self) -> bool {
+        self.ddio_mask != 0
+    }
+
+    /// An LLC victim leaves: dirty data goes to DRAM, private copies are
+    /// back-invalidated (their dirty data goes to DRAM too).
+    fn evict_llc(&mut self, v: Victim, now: Time) {
+        let mut dirty = v.dirty;
+        let mut s = v.sharers;
+        while s != 0 {
+            let core = s.trailing_zeros() as usize;
+            s &= s - 1;
+            if let Some(pv) = self.l2[core].invalidate(v.line) {
+                dirty |= pv.dirty;
+            }
+        }
+        if dirty {
+            self.dram.write(v.line, now);
+            self.stats.dram_write_bytes += LINE;
+        }
+    }
+
+    /// Drop private copies other than `keep`'s; returns whether any was dirty.
+    fn invalidate_sharers(&mut self, slot: usize, keep: Option<usize>) -> bool {
+        let line_sharers = self.llc.sharers(slot);
+        let mut s = line_sharers & !keep.map_or(0, |k| 1u64 << k);
+        let mut dirty = false;
+        let l = self.llc.line_at(slot);
+        while s != 0 {
+            let core = s.trailing_zeros() as usize;
+            s &= s - 1;
+            self.stats.coherence_invalidations += 1;
+            if let Some(pv) = self.l2[core].invalidate(l) {
+                dirty |= pv.dirty;
+            }
+        }
+        let keep_bits = line_sharers & keep.map_or(0, |k| 1u64 << k);
+        self.llc.clear_sharers(slot);
+        if keep_bits != 0 {
+            self.llc.add_sharer(slot, keep.unwrap());
+        }
+        dirty
+    }
+
+    /// A core load (`write = false`) or store of the line holding `addr`.
+    /// Returns the latency the core sees.
+    pub fn core_access(&mut self, core: usize, addr: u64, write: bool, now: Time) -> Time {
+        let line = addr / LINE;
+        if let Some(s) = self.l2[core].find(line) {
+            self.l2[core].touch(s);
+            self.stats.core_l2_hits += 1;
+            if write {
+                self.l2[core].set_dirty(s);
+                // A store to a shared line invalidates the other copies.
+                if let Some(ls) = self.llc.find(line) {
+                    if self.llc.sharers(ls) & !(1u64 << core) != 0 {
+                        self.invalidate_sharers(ls, Some(core));
+                    }
+                }
+            }
+            return self.l2_lat;
+        }
+        let lat;
+        if let Some(ls) = self.llc.find(line) {
+            self.llc.touch(ls);
+            self.stats.core_llc_hits += 1;
+            if write && self.invalidate_sharers(ls, Some(core)) {
+                self.llc.set_dirty(ls);
+            }
+            self.llc.add_sharer(ls, core);
+            lat = self.llc_lat;
+        } else {
+            self.stats.core_llc_misses += 1;
+            self.stats.dram_read_bytes += LINE;
+            lat = self.llc_lat + self.dram.read(line, now);
+            let (ls, victim) = self.llc.insert(line, self.core_mask[core], false);
+            if let Some(v) = victim {
+                self.evict_llc(v, now);
+            }
+            self.llc.add_sharer(ls, core);
+        }
+        let all = self.l2[core].all_ways();
+        let (_, victim) = self.l2[core].insert(line, all, write);
+        if let Some(v) = victim {
+            // Inclusive LLC: the L2 victim is in the LLC; hand back its data.
+            if let Some(ls) = self.llc.find(v.line) {
+                self.llc.remove_sharer(v.line, core);
+                if v.dirty {
+                    self.llc.set_dirty(ls);
+                }
+            } else if v.dirty {
+                self.dram.write(v.line, now);
+                self.stats.dram_write_bytes += LINE;
+            }
+        }
+        lat
+    }
+
+    /// A DMA write of `len` bytes at `addr`, arriving at the root complex at `now`.
+    pub fn dma_write(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) {
+        let first = addr / LINE;
+        let last = (addr + len.max(1) - 1) / LINE;
+        for line in first..=last {
+            match (self.llc.find(line), mode) {
+                (Some(s), DmaMode::Ddio) => {
+                    self.stats.dma_write_hits += 1;
+                    self.invalidate_sharers(s, None);
+                    self.llc.touch(s);
+                    self.llc.set_dirty(s);
+                }
+                (None, DmaMode::Ddio) if self.ddio_mask != 0 => {
+                    self.stats.dma_write_misses += 1;
+                    let (_, victim) = self.llc.insert(line, self.ddio_mask, true);
+                    if let Some(v) = victim {
+                        self.evict_llc(v, now);
+                    }
+                }
+                (found, _) => {
+                    // Non-allocating: cached copies are stale, data goes to DRAM.
+                    self.stats.dma_write_misses += 1;
+                    if let Some(s) = found {
+                        self.invalidate_sharers(s, None);
+                        self.llc.invalidate(line);
+                    }
+                    self.dram.write(line, now);
+                    self.stats.dram_write_bytes += LINE;
+                }
+            }
+        }
+    }
+
+    /// A DMA read of `len` bytes at `addr` reaching the host at `now`.
+    /// Returns the time until the last line is available to the root complex.
+    pub fn dma_read(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) -> Time {
+        let first = addr / LINE;
+        let last = (addr + len.max(1) - 1) / LINE;
+        let mut lat = 0;
+        for line in first..=last {
+            if let Some(s) = self.llc.find(line) {
+                self.stats.dma_read_hits += 1;
+                self.llc.touch(s);
+                lat = lat.max(self.llc_lat);
+            } else {
+                self.stats.dma_read_misses += 1;
+                self.stats.dram_read_bytes += LINE;
+                let extra = if mode == DmaMode::Remote { self.remote_lat } else { 0 };
+                lat = lat.max(self.dram.read(line, now) + extra);
+            }
+        }
+        lat
+    }
+
+    /// Lines of the LLC currently in the DDIO ways (for invariants, tests).
+    pub fn llc_occupancy(&self) -> usize {
+        self.llc.occupancy()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::validate;
+    use serde_json::json;
+
+    fn mem(extra: serde_json::Value) -> Memory {
+        let mut s = json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false}, "l2": {"size": "64KiB"}});
+        if let (Some(a), Some(b)) = (s.as_object_mut(), extra.as_object()) {
+            for (k, v) in b {
+                a.insert(k.clone(), v.clone());
+            }
+        }
+        let c = validate(&s).unwrap();
+        Memory::new(&c, vec![c.ints("llc.cat_masks").first().copied().unwrap_or(0x7ff); 2])
+    }
+
+    #[test]
+    fn dma_write_updates_a_cached_line_and_invalidates_the_core_copy() {
+        let mut m = mem(json!({}));
+        let a = 0x1_0000_0000;
+        m.core_access(0, a, false, 0);
+        assert_eq!(m.core_access(0, a, false, 0), m.l2_lat);
+        m.dma_write(a, 64, DmaMode::Ddio, 0);
+        assert_eq!(m.stats.dma_write_hits, 1);
+        assert_eq!(m.stats.coherence_invalidations, 1);
+        // The core's next read misses its L2 and hits the updated LLC line.
+        assert_eq!(m.core_access(0, a, false, 0), m.llc_lat);
+    }
+
+    #[test]
+    fn ddio_allocates_only_in_its_ways() {
+        let mut m = mem(json!({}));
+        // 1024 sets: 3 lines per set cycle through 2 DDIO ways, so every
+        // write misses (LRU), while core lines in other ways survive.
+        let sets = m.llc.sets();
+        let core_line = 0x2_0000_0000u64;
+        m.core_access(0, core_line, false, 0);
+        for round in 0..3 {
+            for k in 0..3u64 {
+                m.dma_write((k * sets) * 64 + 0x1_0000_0000 - (0x1_0000_0000 % (sets * 64)), 64, DmaMode::Ddio, 0);
+            }
+            let _ = round;
+        }
+        assert_eq!(m.stats.dma_write_hits, 0);
+        assert_eq!(m.stats.dma_write_misses, 9);
+        assert!(m.llc.find(core_line / 64).is_some());
+    }
+
+    #[test]
+    fn ddio_off_writes_to_dram() {
+        let mut m = mem(json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false, "ddio_ways": 0}}));
+        m.dma_write(0x1_0000_0000, 1500, DmaMode::Ddio, 0);
+        assert_eq!(m.stats.dma_write_misses, 24);
+        assert_eq!(m.stats.dram_write_bytes, 24 * 64);
+        assert_eq!(m.llc_occupancy(), 0);
+    }
+
+    #[test]
+    fn dma_read_hits_after_ddio_write_and_misses_after_eviction() {
+        let mut m = mem(json!({}));
+        m.dma_write(0x1_0000_0000, 1500, DmaMode::Ddio, 0);
+        let lat = m.dma_read(0x1_0000_0000, 1500, DmaMode::Ddio, 0);
+        assert_eq!(m.stats.dma_read_hits, 24);
+        assert_eq!(lat, m.llc_lat);
+        m.dma_read(0x3_0000_0000, 64, DmaMode::Ddio, 0);
+        assert_eq!(m.stats.dma_read_misses, 1);
+    }
+
+    #[test]
+    fn remote_dma_bypasses_the_llc() {
+        let mut m = mem(json!({}));
+        m.dma_write(0x1_0000_0000, 640, DmaMode::Remote, 0);
+        assert_eq!(m.llc_occupancy(), 0);
+        assert_eq!(m.stats.dram_write_bytes, 640);
+    }
+
+    #[test]
+    fn cat_mask_confines_core_fills() {
+        let mut m = mem(json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false, "cat_masks": [3]}}));
+        for i in 0..5000u64 {
+            m.core_access(0, 0x1_0000_0000 + i * 64, false, 0);
+        }
+        // Only 2 of 11 ways may hold core lines.
+        assert!(m.llc_occupancy() <= 2 * m.llc.sets() as usize);
+    }
+}
