@@ -8,6 +8,10 @@ its message names the scenario and seed so the failure can be reproduced.
 
 from packetpath._engine import EngineError
 
+# The binding names the class "_engine.EngineError"; tell pickle where it
+# really lives so it survives the trip back from a worker process.
+EngineError.__module__ = "packetpath._engine"
+
 
 class ConfigError(ValueError):
     """A scenario, profile, override or input file is invalid (one-line message)."""

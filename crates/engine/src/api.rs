@@ -22,6 +22,13 @@ pub fn validate_json(scenario: &str) -> Result<String, String> {
 pub fn run_json(scenario: &str) -> Result<String, String> {
     let v: Value = serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
     let cfg = params::validate(&v)?;
-    let _ = cfg;
-    Err("engine: run is not implemented yet".into())
+    let report = run(&cfg)?;
+    Ok(serde_json::to_string(&report).expect("report serialises"))
+}
+
+/// Run a validated config. An `Err` here is a broken run invariant: an
+/// engine bug, reported with the seed so it can be reproduced.
+pub fn run(cfg: &params::Config) -> Result<crate::report::Report, String> {
+    let w = crate::world::World::build(cfg)?;
+    w.run().map_err(|e| format!("{e} (seed {})", cfg.u64("sim.seed")))
 }

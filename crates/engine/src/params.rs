@@ -77,7 +77,8 @@ pub static PARAMS: &[ParamDef] = &[
     p!("nic.rx_desc_size", Int, Bytes, "16", 8, 256, "bytes of one Rx descriptor in host memory"),
     p!("nic.tx_desc_size", Int, Bytes, "64", 8, 256, "bytes of one Tx descriptor (WQE) in host memory"),
     p!("nic.cqe_size", Int, Bytes, "64", 8, 256, "bytes of one completion entry the NIC writes"),
-    p!("nic.desc_fetch", Int, None, "8", 1, 256, "descriptors the NIC fetches per PCIe read"),
+    p!("nic.desc_fetch", Int, None, "32", 1, 256, "descriptors the NIC fetches per PCIe read (it keeps up to twice this many cached)"),
+    p!("nic.tx_cqe_every", Int, None, "32", 1, 65536, "Tx WQEs per requested completion (CQE)"),
     p!("nic.rx_buffer", Int, Bytes, "256KiB", 2048, 1e9, "on-NIC receive buffer per port; full = drop"),
     p!("nic.tx_buffer", Int, Bytes, "128KiB", 2048, 1e9, "on-NIC transmit buffer per port (fetched frames waiting for the wire)"),
     p!("nic.pipeline_mpps", Float, None, "150", 1, 10_000, "packets per microsecond x1000 the NIC's packet pipeline processes (Mpps)"),
@@ -110,7 +111,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("dram.remote_latency", Int, Time, "140ns", 1, 1e7, "latency of a DMA served through the inter-socket link"),
     // --- cores and the poll loop -------------------------------------------
     p!("cpu.cores", Int, None, "1", 1, 256, "cores per NIC, each polling one Rx queue and owning one Tx queue"),
-    p!("cpu.max_cores", Int, None, "18", 1, 1024, "physical cores of the socket"),
+    p!("cpu.max_cores", Int, None, "18", 1, 32, "physical cores of the socket"),
     p!("cpu.freq", Int, Freq, "2.3GHz", 100, 10_000, "core clock"),
     p!("cpu.mlp", Int, None, "10", 1, 64, "independent cache misses a core overlaps (line fill buffers)"),
     p!("cpu.poll_cycles", Int, None, "60", 0, 100_000, "cycles of one poll-loop iteration (rx_burst + tx_burst call overhead)"),
@@ -127,7 +128,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("mempool.size", Int, None, "65535", 64, 100_000_000, "mbufs in each NIC's packet pool"),
     p!("mempool.cache", Int, None, "256", 0, 512, "per-core mempool cache (DPDK caps it at 512)"),
     p!("mempool.order", Choice(&["lifo", "fifo"]), None, "lifo", 0, 0, "reuse order of freed buffers: lifo (DPDK per-core cache) or fifo"),
-    p!("mempool.mbuf_size", Int, Bytes, "2304", 256, 65536, "bytes of one mbuf object (metadata + headroom + data room)"),
+    p!("mempool.mbuf_size", Int, Bytes, "2368", 512, 65536, "bytes of one mempool object: 64 B object header + 128 B mbuf + 128 B headroom + data room"),
     // --- co-runner -----------------------------------------------------------
     p!("corunner.enabled", Bool, None, "false", 0, 0, "run a memory-streaming co-runner on a core of its own"),
     p!("corunner.buffer", Int, Bytes, "64MiB", 64, 1e11, "buffer the co-runner streams through"),
@@ -400,6 +401,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
         return Err(format!("llc.ddio_ways = {}: must be <= llc.ways = {ways}", c.u64("llc.ddio_ways")));
     }
     let line = 64 * ways * c.u64("llc.slices");
+    // (sets per slice must be a power of two: the low line bits index them)
     if c.u64("llc.size") % line != 0 || !(c.u64("llc.size") / line).is_power_of_two() {
         return Err(format!(
             "llc.size = {} B: must be llc.ways x llc.slices x 64 B x a power of two sets per slice ({} B per set-row)",
@@ -470,12 +472,12 @@ fn cross_check(c: &Config) -> Result<(), String> {
         }
         _ => 1518,
     };
-    let data_room = c.u64("mempool.mbuf_size").saturating_sub(256);
+    let data_room = c.u64("mempool.mbuf_size").saturating_sub(crate::cpu::mempool::DATA_OFFSET);
     if max_frame > data_room && c.text("traffic.size_dist") != "pcap" {
         return Err(format!(
-            "mempool.mbuf_size = {}: a {max_frame} B frame needs at least {} B (256 B of metadata and headroom + the frame)",
+            "mempool.mbuf_size = {}: a {max_frame} B frame needs at least {} B (320 B of headers and headroom + the frame)",
             c.u64("mempool.mbuf_size"),
-            max_frame + 256
+            max_frame + crate::cpu::mempool::DATA_OFFSET
         ));
     }
     let per_nic_bufs = c.u64("cpu.cores") * (c.u64("nic.rx_ring_size") + c.u64("mempool.cache")) + c.u64("app.tx_burst");

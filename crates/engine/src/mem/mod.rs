@@ -238,6 +238,9 @@ impl Memory {
         let first = addr / LINE;
         let last = (addr + len.max(1) - 1) / LINE;
         for line in first..=last {
+            self.llc.prefetch(line);
+        }
+        for line in first..=last {
             match (self.llc.find(line), mode) {
                 (Some(s), DmaMode::Ddio) => {
                     self.stats.dma_write_hits += 1;
@@ -272,6 +275,9 @@ impl Memory {
         let first = addr / LINE;
         let last = (addr + len.max(1) - 1) / LINE;
         let mut lat = 0;
+        for line in first..=last {
+            self.llc.prefetch(line);
+        }
         for line in first..=last {
             if let Some(s) = self.llc.find(line) {
                 self.stats.dma_read_hits += 1;

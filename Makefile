@@ -1,0 +1,50 @@
+# packetpath: build the engine into a virtualenv, then run, test or benchmark.
+#
+#   make run    the main job: reproduce the DDIO paper into out/ddio
+#   make test   Rust unit tests + pytest (make -k test runs both even if one fails)
+#   make bench  simulation speed on a fixed suite
+#
+# Stamp files in .venv make every step a no-op until its inputs change. The
+# Python package is installed editable (maturin develop), so Python edits are
+# live; only Rust sources and pyproject.toml trigger a rebuild.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+MATURIN_REQ := maturin>=1.5,<2
+
+RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name 'Cargo.toml')
+
+.PHONY: run test test-rust test-python bench build clean
+
+run: build
+	$(BIN)/packetpath reproduce ddio --out out/ddio
+
+test: test-rust test-python
+
+# The binding crate has no Rust tests of its own (pytest covers it), and a
+# test binary of a PyO3 extension module cannot link once it calls Python.
+test-rust:
+	cargo test --workspace --exclude packetpath-py
+
+test-python: build
+	$(BIN)/pytest -q
+
+bench: build
+	$(BIN)/packetpath bench
+
+build: $(VENV)/.engine-built
+
+$(VENV)/.venv-created:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip '$(MATURIN_REQ)'
+	touch $@
+
+# Builds the engine in release mode and installs packetpath with its runtime
+# and test dependencies (declared once, in pyproject.toml).
+$(VENV)/.engine-built: $(VENV)/.venv-created $(RUST_SRC) pyproject.toml
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --extras test
+	touch $@
+
+clean:
+	rm -rf $(VENV) out python/packetpath/_engine*.so

@@ -1,0 +1,68 @@
+//! Host cores running DPDK-style run-to-completion poll loops, and the
+//! software around them that shapes memory traffic (the mempool).
+//!
+//! A core's state between polls lives here; the poll itself, which touches
+//! the NIC's rings and the memory system, is in `world::core`.
+
+pub mod mempool;
+
+use crate::nic::PktRef;
+use crate::units::Time;
+use std::collections::VecDeque;
+
+pub struct Core {
+    pub nic: usize,
+    /// Queue index on its NIC (= Rx and Tx queue it owns).
+    pub queue: usize,
+    /// Index of this core among its NIC's cores (its mempool cache).
+    pub local: usize,
+    /// No poll is scheduled; an Rx completion or Tx completion wakes it.
+    pub sleeping: bool,
+    /// Packets waiting for room in the Tx ring (FastClick's queue).
+    pub sw_queue: VecDeque<PktRef>,
+    /// Busy time in the measured window, and the part spent on polls that
+    /// received packets.
+    pub busy_ps: Time,
+    pub pkt_ps: Time,
+}
+
+impl Core {
+    pub fn new(nic: usize, queue: usize, local: usize) -> Core {
+        Core { nic, queue, local, sleeping: true, sw_queue: VecDeque::new(), busy_ps: 0, pkt_ps: 0 }
+    }
+}
+
+/// Memory stall of a burst: independent misses overlap up to the core's
+/// memory-level parallelism, but never finish faster than the slowest one.
+#[derive(Default, Clone, Copy)]
+pub struct Stall {
+    sum: Time,
+    max: Time,
+}
+
+impl Stall {
+    #[inline]
+    pub fn add(&mut self, lat: Time) {
+        self.sum += lat;
+        self.max = self.max.max(lat);
+    }
+    pub fn total(&self, mlp: u64) -> Time {
+        (self.sum / mlp.max(1)).max(self.max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stall_overlaps_up_to_mlp() {
+        let mut s = Stall::default();
+        for _ in 0..10 {
+            s.add(100);
+        }
+        assert_eq!(s.total(10), 100);
+        assert_eq!(s.total(5), 200);
+        assert_eq!(s.total(1), 1000);
+    }
+}

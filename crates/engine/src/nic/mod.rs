@@ -1,0 +1,248 @@
+//! The NIC's state: one port with a bounded Rx buffer and a Tx wire, RSS,
+//! and per-queue Rx/Tx rings whose descriptors and completion entries live
+//! at real host addresses.
+//!
+//! Ring indices are free-running counters (as in DPDK and mlx5); the slot of
+//! index `i` is `i % size`. The NIC-side behaviour (descriptor prefetch,
+//! DMA, Tx scheduling) is in `world::rx` and `world::tx`.
+
+use crate::units::Time;
+use std::collections::VecDeque;
+
+/// A packet as software and rings carry it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PktRef {
+    pub mbuf: u32,
+    pub size: u32,
+    /// First bit at the NIC's Rx port.
+    pub arrival: Time,
+    pub dst_ip: u32,
+}
+
+/// One Rx queue: descriptor ring + completion queue in host memory.
+pub struct RxQueue {
+    /// Buffer posted in each descriptor slot.
+    pub slot_mbuf: Vec<u32>,
+    /// Packet received into each slot (valid between DMA and consumption).
+    pub slot_pkt: Vec<PktRef>,
+    pub size: u64,
+    pub ring_addr: u64,
+    pub cq_addr: u64,
+    /// Descriptors the driver has refilled (its producer index).
+    pub driver_pi: u64,
+    /// Producer index the NIC has seen (after the doorbell).
+    pub posted: u64,
+    /// Descriptors in the NIC's descriptor cache up to here.
+    pub fetched: u64,
+    pub fetching: bool,
+    /// Descriptors the NIC has filled with a packet (DMA issued).
+    pub used: u64,
+    /// Completions written to host memory (visible to the core).
+    pub completed: u64,
+    /// Completions the core has consumed.
+    pub consumed: u64,
+    /// Frames in the NIC's Rx buffer waiting for this queue's descriptors
+    /// to arrive (posted but not yet fetched).
+    pub wait: VecDeque<PktRef>,
+    /// Time-weighted occupancy (completed - consumed) for the report.
+    pub occ_area: u128,
+    pub occ_last: Time,
+}
+
+impl RxQueue {
+    pub fn new(size: u64, ring_addr: u64, cq_addr: u64) -> RxQueue {
+        RxQueue {
+            slot_mbuf: vec![0; size as usize],
+            slot_pkt: vec![PktRef::default(); size as usize],
+            size,
+            ring_addr,
+            cq_addr,
+            driver_pi: 0,
+            posted: 0,
+            fetched: 0,
+            fetching: false,
+            used: 0,
+            completed: 0,
+            consumed: 0,
+            wait: VecDeque::new(),
+            occ_area: 0,
+            occ_last: 0,
+        }
+    }
+    #[inline]
+    pub fn slot(&self, i: u64) -> usize {
+        (i % self.size) as usize
+    }
+    pub fn desc_addr(&self, i: u64, desc_size: u64) -> u64 {
+        self.ring_addr + (i % self.size) * desc_size
+    }
+    pub fn cqe_addr(&self, i: u64, cqe_size: u64) -> u64 {
+        self.cq_addr + (i % self.size) * cqe_size
+    }
+    /// Account the occupancy integral up to `now`.
+    pub fn sample(&mut self, now: Time, measuring: bool) {
+        if measuring {
+            self.occ_area += (self.completed - self.consumed) as u128 * (now - self.occ_last) as u128;
+        }
+        self.occ_last = now;
+    }
+}
+
+/// One Tx queue: WQE ring + completion queue in host memory.
+pub struct TxQueue {
+    pub slot_pkt: Vec<PktRef>,
+    pub size: u64,
+    pub ring_addr: u64,
+    pub cq_addr: u64,
+    /// WQEs written by the driver.
+    pub produced: u64,
+    /// Producer index the NIC has seen (doorbell).
+    pub nic_pi: u64,
+    /// WQEs fetched into the NIC.
+    pub fetched: u64,
+    pub fetching: bool,
+    /// Frames whose data the NIC has read and scheduled on the wire.
+    pub sent: u64,
+    /// Completions requested (CQE write issued) up to here.
+    pub cqe_issued: u64,
+    /// Completions visible in host memory.
+    pub completed: u64,
+    /// Buffers the driver has freed.
+    pub freed: u64,
+}
+
+impl TxQueue {
+    pub fn new(size: u64, ring_addr: u64, cq_addr: u64) -> TxQueue {
+        TxQueue {
+            slot_pkt: vec![PktRef::default(); size as usize],
+            size,
+            ring_addr,
+            cq_addr,
+            produced: 0,
+            nic_pi: 0,
+            fetched: 0,
+            fetching: false,
+            sent: 0,
+            cqe_issued: 0,
+            completed: 0,
+            freed: 0,
+        }
+    }
+    #[inline]
+    pub fn slot(&self, i: u64) -> usize {
+        (i % self.size) as usize
+    }
+    pub fn wqe_addr(&self, i: u64, wqe_size: u64) -> u64 {
+        self.ring_addr + (i % self.size) * wqe_size
+    }
+    pub fn cqe_addr(&self, i: u64, cqe_size: u64) -> u64 {
+        self.cq_addr + (i % self.size) * cqe_size
+    }
+    /// Free slots the driver may fill.
+    pub fn room(&self) -> u64 {
+        self.size - (self.produced - self.freed)
+    }
+}
+
+/// The port and the packet pipeline in front of the queues.
+pub struct Port {
+    /// Bytes of packets whose DMA is still serialising on PCIe: (release time, bytes).
+    pub rx_draining: VecDeque<(Time, u32)>,
+    pub rx_buffer_used: u64,
+    pub rx_buffer: u64,
+    /// Frames with a descriptor, waiting for the PCIe link: (queue, Rx index).
+    /// The DMA engine hands a frame to the link only when the link is free,
+    /// so Tx reads and descriptor fetches interleave with Rx writes.
+    pub rx_ready: VecDeque<(u16, u64)>,
+    pub rx_pump_pending: bool,
+    /// Tx buffer: bytes reserved by data reads until the frame leaves the wire.
+    pub tx_buffer_used: u64,
+    pub tx_buffer: u64,
+    pub tx_leaving: VecDeque<(Time, u32)>,
+    pub pipe_free: Time,
+    pub wire_free: Time,
+    /// Queues with fetched WQEs waiting for their data read, round-robin.
+    pub tx_ready: VecDeque<usize>,
+    pub tx_resume_pending: bool,
+    /// RSS redirection table: hash -> queue.
+    pub reta: Vec<u16>,
+}
+
+impl Port {
+    pub fn new(rx_buffer: u64, tx_buffer: u64, queues: usize) -> Port {
+        // Filled round-robin as DPDK's default RETA (128 entries on mlx5).
+        let reta = (0..128).map(|i| (i % queues) as u16).collect();
+        Port {
+            rx_draining: VecDeque::new(),
+            rx_buffer_used: 0,
+            rx_buffer,
+            rx_ready: VecDeque::new(),
+            rx_pump_pending: false,
+            tx_buffer_used: 0,
+            tx_buffer,
+            tx_leaving: VecDeque::new(),
+            pipe_free: 0,
+            wire_free: 0,
+            tx_ready: VecDeque::new(),
+            tx_resume_pending: false,
+            reta,
+        }
+    }
+
+    #[inline]
+    pub fn rss_queue(&self, hash: u32) -> usize {
+        self.reta[hash as usize % self.reta.len()] as usize
+    }
+
+    /// Release the Rx buffer space of DMAs that finished serialising and
+    /// the Tx buffer space of frames that left the wire by `now`.
+    pub fn drain(&mut self, now: Time) {
+        release(&mut self.rx_draining, &mut self.rx_buffer_used, now);
+        release(&mut self.tx_leaving, &mut self.tx_buffer_used, now);
+    }
+}
+
+fn release(q: &mut VecDeque<(Time, u32)>, used: &mut u64, now: Time) {
+    while let Some(&(t, b)) = q.front() {
+        if t > now {
+            break;
+        }
+        *used -= b as u64;
+        q.pop_front();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_addresses_wrap() {
+        let q = RxQueue::new(4, 0x1000, 0x2000);
+        assert_eq!(q.desc_addr(5, 16), 0x1000 + 16);
+        assert_eq!(q.cqe_addr(7, 64), 0x2000 + 3 * 64);
+        let t = TxQueue::new(8, 0, 0);
+        assert_eq!(t.room(), 8);
+    }
+
+    #[test]
+    fn reta_spreads_round_robin() {
+        let p = Port::new(1 << 18, 1 << 17, 3);
+        let counts = (0..128u32).fold([0; 3], |mut c, h| {
+            c[p.rss_queue(h)] += 1;
+            c
+        });
+        assert_eq!(counts, [43, 43, 42]);
+    }
+
+    #[test]
+    fn rx_buffer_drains_in_time_order() {
+        let mut p = Port::new(10_000, 10_000, 1);
+        p.rx_buffer_used = 3000;
+        p.rx_draining.extend([(10, 1000), (20, 2000)]);
+        p.drain(15);
+        assert_eq!(p.rx_buffer_used, 2000);
+        p.drain(25);
+        assert_eq!(p.rx_buffer_used, 0);
+    }
+}

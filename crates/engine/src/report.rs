@@ -1,0 +1,199 @@
+//! The report of one run: the metrics researchers compare with hardware
+//! counters (names follow Intel PCM and DPDK), computed over the measured
+//! window only.
+
+use crate::units::Time;
+use crate::world::World;
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Per-NIC packet counters of the measured window.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NicCounters {
+    pub arrived: u64,
+    pub arrived_bytes: u64,
+    pub drop_rx_buffer: u64,
+    pub drop_no_desc: u64,
+    pub drop_core: u64,
+    pub rx_pkts: u64,
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+}
+
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct Latency {
+    pub p50: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub mean: f64,
+    pub max: f64,
+}
+
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct Drops {
+    /// On-NIC Rx buffer full (PCIe or the NIC pipeline could not keep up).
+    pub rx_buffer: u64,
+    /// No Rx descriptor posted (the cores could not keep up).
+    pub no_descriptor: u64,
+    /// Dropped by software (Tx ring and software queue full, or no mbuf).
+    pub software: u64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct NicReport {
+    pub offered_gbps: f64,
+    pub throughput_gbps: f64,
+    pub rx_pps: f64,
+    pub drop_rate: f64,
+    pub drops: Drops,
+    pub latency_ns: Latency,
+    pub pcie_util: Dir,
+    pub ring_occupancy_mean: f64,
+}
+
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct Dir {
+    pub upstream: f64,
+    pub downstream: f64,
+}
+
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct Bw {
+    pub read: f64,
+    pub write: f64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct CorunnerReport {
+    pub mean_latency_ns: f64,
+    pub gbytes_s: f64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct SimInfo {
+    pub seed: u64,
+    pub events: u64,
+    /// Frames offered over the whole run (warm-up included).
+    pub packets: u64,
+    pub sim_time_ps: Time,
+    pub engine_version: &'static str,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Report {
+    /// Offered frame bits (FCS included, preamble and gap excluded) per second.
+    pub offered_gbps: f64,
+    /// Frame bits that left the Tx ports per second.
+    pub throughput_gbps: f64,
+    pub rx_pps: f64,
+    pub drop_rate: f64,
+    pub drops: Drops,
+    pub latency_ns: Latency,
+    /// DMA-written lines that were already in the LLC (PCM ItoM hits).
+    pub pcie_write_hit_rate: f64,
+    /// DMA-read lines served by the LLC (PCM PCIeRdCur hits).
+    pub pcie_read_hit_rate: f64,
+    /// Core accesses that missed L2 and hit the LLC, over all that missed L2.
+    pub llc_hit_rate_cpu: f64,
+    pub mem_bw_gbytes_s: Bw,
+    pub pcie_util: Dir,
+    pub ring_occupancy_mean: f64,
+    /// Core cycles (work + memory stalls) per received packet.
+    pub cycles_per_packet: f64,
+    pub per_nic: Vec<NicReport>,
+    pub corunner: Option<CorunnerReport>,
+    pub sim: SimInfo,
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+fn latency(h: &Histogram<u64>) -> Latency {
+    if h.is_empty() {
+        return Latency::default();
+    }
+    Latency {
+        p50: h.value_at_quantile(0.5) as f64,
+        p99: h.value_at_quantile(0.99) as f64,
+        p999: h.value_at_quantile(0.999) as f64,
+        mean: (h.mean() * 10.0).round() / 10.0,
+        max: h.max() as f64,
+    }
+}
+
+impl World {
+    pub(crate) fn report(&self) -> Report {
+        let secs = (self.end - self.warmup) as f64 / 1e12;
+        let dur = (self.end - self.warmup) as f64;
+        let m = self.mem.stats.since(&self.mem_base);
+        let mut total = NicCounters::default();
+        let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
+        let mut per_nic = vec![];
+        let (mut up, mut down) = (0.0, 0.0);
+        let mut occ_sum = 0.0;
+        for (i, n) in self.nics.iter().enumerate() {
+            let c = n.c;
+            total.arrived += c.arrived;
+            total.arrived_bytes += c.arrived_bytes;
+            total.drop_rx_buffer += c.drop_rx_buffer;
+            total.drop_no_desc += c.drop_no_desc;
+            total.drop_core += c.drop_core;
+            total.rx_pkts += c.rx_pkts;
+            total.tx_pkts += c.tx_pkts;
+            total.tx_bytes += c.tx_bytes;
+            hist.add(&n.hist).expect("same bounds");
+            let base = self.pcie_base.get(i).copied().unwrap_or((0, 0));
+            let u = (n.pcie.up.busy_ps() - base.0) as f64 / dur;
+            let d = (n.pcie.down.busy_ps() - base.1) as f64 / dur;
+            up += u / self.nics.len() as f64;
+            down += d / self.nics.len() as f64;
+            let occ = n.rxq.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.rxq.len() as f64;
+            occ_sum += occ;
+            per_nic.push(NicReport {
+                offered_gbps: c.arrived_bytes as f64 * 8.0 / secs / 1e9,
+                throughput_gbps: c.tx_bytes as f64 * 8.0 / secs / 1e9,
+                rx_pps: c.rx_pkts as f64 / secs,
+                drop_rate: ratio(c.drop_rx_buffer + c.drop_no_desc + c.drop_core, c.arrived),
+                drops: Drops { rx_buffer: c.drop_rx_buffer, no_descriptor: c.drop_no_desc, software: c.drop_core },
+                latency_ns: latency(&n.hist),
+                pcie_util: Dir { upstream: u, downstream: d },
+                ring_occupancy_mean: occ,
+            });
+        }
+        let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
+        let busy_cycles = busy as f64 * self.k.freq_mhz as f64 / 1e6;
+        let corunner = self.corunner.as_ref().map(|cr| CorunnerReport {
+            mean_latency_ns: if cr.done_lines == 0 { 0.0 } else { cr.lat_sum as f64 / cr.done_lines as f64 / 1000.0 },
+            gbytes_s: cr.done_lines as f64 * 64.0 / secs / 1e9,
+        });
+        Report {
+            offered_gbps: total.arrived_bytes as f64 * 8.0 / secs / 1e9,
+            throughput_gbps: total.tx_bytes as f64 * 8.0 / secs / 1e9,
+            rx_pps: total.rx_pkts as f64 / secs,
+            drop_rate: ratio(total.drop_rx_buffer + total.drop_no_desc + total.drop_core, total.arrived),
+            drops: Drops { rx_buffer: total.drop_rx_buffer, no_descriptor: total.drop_no_desc, software: total.drop_core },
+            latency_ns: latency(&hist),
+            pcie_write_hit_rate: ratio(m.dma_write_hits, m.dma_write_hits + m.dma_write_misses),
+            pcie_read_hit_rate: ratio(m.dma_read_hits, m.dma_read_hits + m.dma_read_misses),
+            llc_hit_rate_cpu: ratio(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),
+            mem_bw_gbytes_s: Bw { read: m.dram_read_bytes as f64 / secs / 1e9, write: m.dram_write_bytes as f64 / secs / 1e9 },
+            pcie_util: Dir { upstream: up, downstream: down },
+            ring_occupancy_mean: occ_sum / self.nics.len() as f64,
+            cycles_per_packet: if total.rx_pkts == 0 { 0.0 } else { busy_cycles / total.rx_pkts as f64 },
+            per_nic,
+            corunner,
+            sim: SimInfo {
+                seed: self.seed,
+                events: self.q.events(),
+                packets: self.nics.iter().map(|n| n.total_in).sum(),
+                sim_time_ps: self.end,
+                engine_version: env!("CARGO_PKG_VERSION"),
+            },
+        }
+    }
+}

@@ -1,0 +1,417 @@
+//! The world: builds every component from a validated [`Config`], runs the
+//! event loop, and turns the counters into a [`Report`].
+//!
+//! Events are small copyable records routed here; each component's
+//! behaviour lives in its own file: `rx.rs` (the NIC receive path), `tx.rs`
+//! (the NIC transmit path), `core.rs` (the cores' poll loop and the co-runner).
+
+mod core;
+mod rx;
+mod tx;
+
+use crate::cpu::mempool::Mempool;
+use crate::cpu::Core;
+use crate::mem::{AddressMap, DmaMode, MemStats, Memory};
+use crate::nf::lpm::Lpm;
+use crate::nf::Nf;
+use crate::nic::{Port, RxQueue, TxQueue};
+use crate::params::Config;
+use crate::pcie::{PcieConfig, PcieLink, ReadTags};
+use crate::report::{NicCounters, Report};
+use crate::sim::{rng, stream, EventQueue, Rng};
+use crate::traffic::{Arrival, Packet, Popularity, SizeDist, Source, TrafficSpec};
+use crate::units::{ser_time, Time};
+use hdrhistogram::Histogram;
+use rand::Rng as _;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    /// The next frame of NIC `nic` has been fully received.
+    Arrive { nic: u16 },
+    /// The packet DMA and CQE of Rx index `idx` reached host memory.
+    RxDma { nic: u16, q: u16, idx: u64 },
+    RxDescFetched { nic: u16, q: u16, n: u32 },
+    RxDoorbell { nic: u16, q: u16, pi: u64 },
+    TxDoorbell { nic: u16, q: u16, pi: u64 },
+    TxWqeFetched { nic: u16, q: u16, n: u32 },
+    TxResume { nic: u16 },
+    RxPump { nic: u16 },
+    TxCqe { nic: u16, q: u16, upto: u64 },
+    CorePoll { core: u16 },
+    Corunner,
+    WarmupEnd,
+}
+
+/// Plain numbers the hot path needs, read once from the config.
+pub(crate) struct Knobs {
+    pub freq_mhz: u64,
+    pub mlp: u64,
+    pub poll_cycles: u64,
+    pub rx_cycles: u64,
+    pub tx_cycles: u64,
+    pub nf_cycles: u64,
+    pub rx_burst: u64,
+    pub sw_queue: usize,
+    pub line_rate: u64,
+    pub rx_desc: u64,
+    pub tx_desc: u64,
+    pub cqe: u64,
+    pub desc_fetch: u64,
+    pub pipe_ps: Time,
+    pub tx_cqe_every: u64,
+    pub mrrs: u64,
+}
+
+pub(crate) struct NicState {
+    pub port: Port,
+    pub rxq: Vec<RxQueue>,
+    pub txq: Vec<TxQueue>,
+    pub pcie: PcieLink,
+    pub tags: ReadTags,
+    pub src: Source,
+    pub next: Packet,
+    pub pool: Mempool,
+    pub mode: DmaMode,
+    pub first_core: usize,
+    /// Rx doorbell record line of each queue (host memory the driver writes).
+    pub dbr_addr: u64,
+    pub c: NicCounters,
+    pub hist: Histogram<u64>,
+    /// Packets accepted into the NIC, delivered to the wire, dropped (whole run).
+    pub total_in: u64,
+    pub total_out: u64,
+    pub total_drop: u64,
+}
+
+pub(crate) struct Corunner {
+    pub core: usize,
+    pub base: u64,
+    pub lines: u64,
+    pub pos: u64,
+    pub done_lines: u64,
+    pub lat_sum: u64,
+}
+
+pub struct World {
+    pub(crate) q: EventQueue<Ev>,
+    pub(crate) mem: Memory,
+    pub(crate) nics: Vec<NicState>,
+    pub(crate) cores: Vec<Core>,
+    pub(crate) core_rng: Vec<Rng>,
+    pub(crate) nf: Nf,
+    pub(crate) k: Knobs,
+    pub(crate) corunner: Option<Corunner>,
+    pub(crate) warmup: Time,
+    pub(crate) end: Time,
+    pub(crate) measuring: bool,
+    pub(crate) mem_base: MemStats,
+    pub(crate) pcie_base: Vec<(Time, Time)>,
+    pub(crate) seed: u64,
+}
+
+fn traffic_spec(c: &Config, port: u16) -> TrafficSpec {
+    let size = match c.text("traffic.size_dist") {
+        "fixed" => SizeDist::Fixed(c.u64("traffic.size") as u32),
+        "imix" => SizeDist::Imix,
+        "bimodal" => SizeDist::Bimodal {
+            small: c.u64("traffic.bimodal_small") as u32,
+            large: c.u64("traffic.bimodal_large") as u32,
+            small_share: c.f64("traffic.bimodal_small_share"),
+        },
+        "empirical" => SizeDist::Empirical {
+            sizes: c.ints("traffic.sizes").iter().map(|&s| s as u32).collect(),
+            weights: c.floats("traffic.weights").to_vec(),
+        },
+        _ => SizeDist::Pcap(c.text("traffic.pcap").into()),
+    };
+    let arrival = match c.text("traffic.arrival") {
+        "constant" => Arrival::Constant,
+        "poisson" => Arrival::Poisson,
+        _ => Arrival::Bursty { burst_len: c.u64("traffic.burst_len") as u32 },
+    };
+    let popularity = match c.text("traffic.flow_popularity") {
+        "zipf" => Popularity::Zipf(c.f64("traffic.zipf_s")),
+        _ => Popularity::Uniform,
+    };
+    TrafficSpec {
+        rate_mbps: c.u64("traffic.rate"),
+        line_rate_mbps: c.u64("nic.line_rate"),
+        size,
+        arrival,
+        flows: c.u64("traffic.flows") as u32,
+        popularity,
+        seed: c.u64("sim.seed"),
+        port,
+    }
+}
+
+/// Routes of the l3fwd table: mostly /24s as in Internet tables, some
+/// shorter and some longer prefixes, plus a default route; the traffic's
+/// destination prefixes are among them so lookups exercise real entries.
+fn l3fwd_routes(c: &Config, nics: usize) -> Vec<(u32, u8, u16)> {
+    let mut r = rng(c.u64("sim.seed"), stream::ROUTES, 0);
+    let n = c.u64("app.l3fwd_routes") as usize;
+    let mut routes = Vec::with_capacity(n + nics * 2);
+    for port in 0..nics as u32 {
+        // The traffic's servers sit in 198.18.(port).0/24 (RFC 2544 range).
+        routes.push((0xC612_0000 | (port % 512) << 8, 24, port as u16));
+    }
+    while routes.len() < n {
+        let len = match r.gen_range(0..100) {
+            0..=69 => 24,
+            70..=84 => r.gen_range(16..24),
+            _ => r.gen_range(25..=32),
+        };
+        routes.push((r.gen::<u32>(), len, r.gen_range(0..nics as u16)));
+    }
+    routes
+}
+
+impl World {
+    pub fn build(c: &Config) -> Result<World, String> {
+        let seed = c.u64("sim.seed");
+        let nics = c.usize("nic.count");
+        let cores_per_nic = c.usize("cpu.cores");
+        let ways = c.u64("llc.ways");
+        let all = (1u64 << ways) - 1;
+        let mut masks = vec![];
+        for n in 0..nics {
+            let m = c.ints("llc.cat_masks").get(n).copied().unwrap_or(all);
+            masks.extend(std::iter::repeat(m).take(cores_per_nic));
+        }
+        let corunner_core = masks.len();
+        if c.bool("corunner.enabled") {
+            let m = c.u64("corunner.cat_mask");
+            masks.push(if m == 0 { all } else { m });
+        }
+        let mem = Memory::new(c, masks);
+        let mut map = AddressMap::new();
+        let pcfg = PcieConfig {
+            gen: c.u64("pcie.gen") as u8,
+            lanes: c.u64("pcie.lanes") as u8,
+            mps: c.u64("pcie.mps") as u32,
+            mrrs: c.u64("pcie.mrrs") as u32,
+            rcb: c.u64("pcie.rcb") as u32,
+            addr64: true,
+            ecrc: false,
+            latency_ps: c.u64("pcie.latency"),
+            max_read_tags: c.u64("pcie.max_read_tags") as u32,
+        };
+        pcfg.validate()?;
+        let rx_size = c.u64("nic.rx_ring_size");
+        let tx_size = c.u64("nic.tx_ring_size");
+        let (rx_desc, tx_desc, cqe) = (c.u64("nic.rx_desc_size"), c.u64("nic.tx_desc_size"), c.u64("nic.cqe_size"));
+        let mut nic_states = vec![];
+        let mut cores = vec![];
+        for n in 0..nics {
+            let mut pool = Mempool::new(
+                map.alloc(c.u64("mempool.size") * c.u64("mempool.mbuf_size"), 4096),
+                c.u64("mempool.mbuf_size"),
+                c.usize("mempool.size"),
+                cores_per_nic,
+                if c.text("mempool.order") == "fifo" { 0 } else { c.usize("mempool.cache") },
+            );
+            let mut rxq = vec![];
+            let mut txq = vec![];
+            for q in 0..cores_per_nic {
+                let mut r = RxQueue::new(rx_size, map.alloc(rx_size * rx_desc, 4096), map.alloc(rx_size * cqe, 4096));
+                for s in 0..rx_size as usize {
+                    r.slot_mbuf[s] = pool.alloc(q).ok_or("mempool.size: too small to fill the Rx rings")?;
+                }
+                r.posted = rx_size;
+                r.driver_pi = rx_size;
+                rxq.push(r);
+                txq.push(TxQueue::new(tx_size, map.alloc(tx_size * tx_desc, 4096), map.alloc(tx_size * cqe, 4096)));
+                cores.push(Core::new(n, q, q));
+            }
+            let mut src = Source::new(&traffic_spec(c, n as u16)).map_err(|e| format!("traffic: {e}"))?;
+            let next = src.next();
+            let remote = c.bool_at("nic.remote_socket", n, false);
+            let ddio = c.bool_at("nic.ddio", n, true);
+            let mode = if remote {
+                DmaMode::Remote
+            } else if ddio {
+                DmaMode::Ddio
+            } else {
+                DmaMode::NoAllocate
+            };
+            nic_states.push(NicState {
+                port: Port::new(c.u64("nic.rx_buffer"), c.u64("nic.tx_buffer"), cores_per_nic),
+                rxq,
+                txq,
+                pcie: PcieLink::new(pcfg),
+                tags: ReadTags::new(pcfg.max_read_tags),
+                src,
+                next,
+                pool,
+                mode,
+                first_core: n * cores_per_nic,
+                dbr_addr: map.alloc(64 * cores_per_nic as u64, 4096),
+                c: NicCounters::default(),
+                hist: Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds"),
+                total_in: 0,
+                total_out: 0,
+                total_drop: 0,
+            });
+        }
+        let nf = match c.text("app.nf") {
+            "l3fwd" => {
+                let routes = l3fwd_routes(c, nics);
+                let tbl24 = map.alloc((1 << 24) * 4, 1 << 21);
+                let probe = Lpm::new(&routes, 0, tbl24, 0);
+                let tbl8 = map.alloc(probe.tbl8_bytes(), 4096);
+                Nf::L3fwd(Lpm::new(&routes, 0, tbl24, tbl8))
+            }
+            "workpackage" => Nf::WorkPackage { base: map.alloc(c.u64("app.wp_size"), 4096), size: c.u64("app.wp_size"), reads: c.u64("app.wp_reads") as u32 },
+            _ => Nf::L2fwd,
+        };
+        let corunner = c.bool("corunner.enabled").then(|| Corunner {
+            core: corunner_core,
+            base: map.alloc(c.u64("corunner.buffer"), 4096),
+            lines: c.u64("corunner.buffer") / 64,
+            pos: 0,
+            done_lines: 0,
+            lat_sum: 0,
+        });
+        let line_rate = c.u64("nic.line_rate");
+        let k = Knobs {
+            freq_mhz: c.u64("cpu.freq"),
+            mlp: c.u64("cpu.mlp"),
+            poll_cycles: c.u64("cpu.poll_cycles"),
+            rx_cycles: c.u64("cpu.rx_cycles"),
+            tx_cycles: c.u64("cpu.tx_cycles"),
+            nf_cycles: c.u64("app.nf_cycles"),
+            rx_burst: c.u64("app.rx_burst"),
+            sw_queue: c.usize("app.sw_queue"),
+            line_rate,
+            rx_desc,
+            tx_desc,
+            cqe,
+            desc_fetch: c.u64("nic.desc_fetch"),
+            pipe_ps: (1e6 / c.f64("nic.pipeline_mpps")) as Time,
+            tx_cqe_every: c.u64("nic.tx_cqe_every"),
+            mrrs: c.u64("pcie.mrrs"),
+        };
+        let core_rng = (0..cores.len()).map(|i| rng(seed, stream::NF, i as u64)).collect();
+        let warmup = c.u64("sim.warmup");
+        let mut w = World {
+            q: EventQueue::new(),
+            mem,
+            nics: nic_states,
+            cores,
+            core_rng,
+            nf,
+            k,
+            corunner,
+            warmup,
+            end: warmup + c.u64("sim.duration"),
+            measuring: false,
+            mem_base: MemStats::default(),
+            pcie_base: vec![],
+            seed,
+        };
+        for n in 0..w.nics.len() {
+            let p = w.nics[n].next;
+            w.q.push(p.arrival + ser_time(crate::wire::wire_bytes(p.size), line_rate), Ev::Arrive { nic: n as u16 });
+            for q in 0..cores_per_nic {
+                w.rx_fetch(n, q, 0);
+            }
+        }
+        if w.corunner.is_some() {
+            w.q.push(0, Ev::Corunner);
+        }
+        w.q.push(warmup, Ev::WarmupEnd);
+        Ok(w)
+    }
+
+    /// Run to the end of the measured window and report.
+    pub fn run(mut self) -> Result<Report, String> {
+        while let Some((now, e)) = self.q.pop() {
+            if now > self.end {
+                break;
+            }
+            match e {
+                Ev::Arrive { nic } => self.on_arrive(nic as usize, now),
+                Ev::RxDma { nic, q, idx } => self.on_rx_dma(nic as usize, q as usize, idx, now),
+                Ev::RxDescFetched { nic, q, n } => self.on_rx_desc_fetched(nic as usize, q as usize, n as u64, now),
+                Ev::RxDoorbell { nic, q, pi } => self.on_rx_doorbell(nic as usize, q as usize, pi, now),
+                Ev::TxDoorbell { nic, q, pi } => self.on_tx_doorbell(nic as usize, q as usize, pi, now),
+                Ev::TxWqeFetched { nic, q, n } => self.on_tx_wqe_fetched(nic as usize, q as usize, n as u64, now),
+                Ev::TxResume { nic } => {
+                    self.nics[nic as usize].port.tx_resume_pending = false;
+                    self.tx_pump(nic as usize, now)
+                }
+                Ev::RxPump { nic } => {
+                    self.nics[nic as usize].port.rx_pump_pending = false;
+                    self.rx_pump(nic as usize, now)
+                }
+                Ev::TxCqe { nic, q, upto } => self.on_tx_cqe(nic as usize, q as usize, upto, now),
+                Ev::CorePoll { core } => self.on_core_poll(core as usize, now),
+                Ev::Corunner => self.on_corunner(now),
+                Ev::WarmupEnd => self.on_warmup_end(now),
+            }
+        }
+        if std::env::var("PP_DEBUG").is_ok() {
+            for n in &self.nics {
+                eprintln!("pool avail {}", n.pool.available());
+                for (i, (r, t)) in n.rxq.iter().zip(&n.txq).enumerate() {
+                    eprintln!("q{i} rx posted {} fetched {} used {} completed {} consumed {} wait {} | tx produced {} nic_pi {} fetched {} sent {} cqe {} completed {} freed {} fetching {}", r.posted, r.fetched, r.used, r.completed, r.consumed, r.wait.len(), t.produced, t.nic_pi, t.fetched, t.sent, t.cqe_issued, t.completed, t.freed, t.fetching);
+                }
+                eprintln!("tx_ready {:?} wire_free {} resume {}", n.port.tx_ready, n.port.wire_free, n.port.tx_resume_pending);
+            }
+        }
+        self.check_invariants()?;
+        Ok(self.report())
+    }
+
+    fn on_warmup_end(&mut self, now: Time) {
+        self.measuring = true;
+        self.mem_base = self.mem.stats;
+        self.pcie_base = self.nics.iter().map(|n| (n.pcie.up.busy_ps(), n.pcie.down.busy_ps())).collect();
+        for n in &mut self.nics {
+            for r in &mut n.rxq {
+                r.sample(now, false);
+            }
+        }
+        if let Some(cr) = &mut self.corunner {
+            cr.done_lines = 0;
+            cr.lat_sum = 0;
+        }
+    }
+
+    /// Conservation laws every run must satisfy; a violation is an engine bug.
+    fn check_invariants(&self) -> Result<(), String> {
+        for (i, n) in self.nics.iter().enumerate() {
+            let mut in_flight = 0;
+            for r in &n.rxq {
+                if r.consumed > r.completed || r.completed > r.used || r.used > r.fetched || r.fetched > r.posted {
+                    return Err(format!("engine invariant: NIC {i} Rx ring indices out of order"));
+                }
+                if r.posted - r.consumed > r.size {
+                    return Err(format!("engine invariant: NIC {i} Rx ring holds more than its size"));
+                }
+                in_flight += r.used - r.consumed + r.wait.len() as u64;
+            }
+            for t in &n.txq {
+                if t.freed > t.completed || t.completed > t.sent || t.sent > t.fetched || t.produced - t.freed > t.size {
+                    return Err(format!("engine invariant: NIC {i} Tx ring indices out of order"));
+                }
+                in_flight += t.produced - t.sent;
+            }
+            for c in self.cores.iter().filter(|c| c.nic == i) {
+                in_flight += c.sw_queue.len() as u64;
+            }
+            if n.total_in != n.total_out + n.total_drop + in_flight {
+                return Err(format!(
+                    "engine invariant: NIC {i} packets offered {} != delivered {} + dropped {} + in flight {in_flight}",
+                    n.total_in, n.total_out, n.total_drop
+                ));
+            }
+        }
+        let cap = (self.mem.llc.sets() as usize) * self.mem.llc.ways();
+        if self.mem.llc_occupancy() > cap {
+            return Err("engine invariant: LLC holds more lines than its capacity".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,171 @@
+//! The NIC receive path: frames land in the port's bounded Rx buffer, RSS
+//! picks a queue, the NIC takes a prefetched descriptor, DMA-writes the
+//! frame and then a completion entry. With no descriptor posted the frame
+//! is dropped (mlx5's `rx_out_of_buffer`); with descriptors posted but not
+//! yet fetched it waits in the Rx buffer, which overflows when PCIe or the
+//! descriptor fetches cannot keep up.
+
+use super::{Ev, World};
+use crate::nic::PktRef;
+use crate::units::Time;
+use crate::wire::wire_bytes;
+
+impl World {
+    pub(super) fn on_arrive(&mut self, n: usize, now: Time) {
+        let line_rate = self.k.line_rate;
+        let measuring = self.measuring;
+        let nic = &mut self.nics[n];
+        let p = nic.next;
+        nic.next = nic.src.next();
+        let t_next = nic.next.arrival + crate::units::ser_time(wire_bytes(nic.next.size), line_rate);
+        self.q.push(t_next, Ev::Arrive { nic: n as u16 });
+        nic.total_in += 1;
+        if measuring {
+            nic.c.arrived += 1;
+            nic.c.arrived_bytes += p.size as u64;
+        }
+        nic.port.drain(now);
+        if nic.port.rx_buffer_used + p.size as u64 > nic.port.rx_buffer {
+            nic.total_drop += 1;
+            if measuring {
+                nic.c.drop_rx_buffer += 1;
+            }
+            return;
+        }
+        let pkt = PktRef { mbuf: 0, size: p.size, arrival: p.arrival, dst_ip: p.dst_ip };
+        let qi = nic.port.rss_queue(p.rss_hash);
+        let rq = &mut nic.rxq[qi];
+        if rq.wait.is_empty() && rq.fetched > rq.used {
+            nic.port.rx_buffer_used += p.size as u64;
+            self.rx_dma(n, qi, pkt, now);
+        } else if rq.posted - rq.used > rq.wait.len() as u64 {
+            // A descriptor is posted for it but not yet in the NIC: wait.
+            nic.port.rx_buffer_used += p.size as u64;
+            rq.wait.push_back(pkt);
+            self.rx_fetch(n, qi, now);
+        } else {
+            // No descriptor posted: the NIC drops (mlx5 rx_out_of_buffer).
+            nic.total_drop += 1;
+            if measuring {
+                nic.c.drop_no_desc += 1;
+            }
+        }
+    }
+
+    /// Give a frame the queue's next descriptor and queue it for DMA.
+    fn rx_dma(&mut self, n: usize, qi: usize, pkt: PktRef, now: Time) {
+        let nic = &mut self.nics[n];
+        let rq = &mut nic.rxq[qi];
+        let idx = rq.used;
+        rq.used += 1;
+        let slot = rq.slot(idx);
+        rq.slot_pkt[slot] = PktRef { mbuf: rq.slot_mbuf[slot], ..pkt };
+        nic.port.rx_ready.push_back((qi as u16, idx));
+        self.rx_fetch(n, qi, now);
+        self.rx_pump(n, now);
+    }
+
+    /// Hand ready frames to the link while it is idle: the frame's data
+    /// MWr TLPs, then its completion entry.
+    pub(super) fn rx_pump(&mut self, n: usize, now: Time) {
+        let nic = &mut self.nics[n];
+        while let Some(&(qi, idx)) = nic.port.rx_ready.front() {
+            let free = nic.pcie.up.free_at();
+            if free > now {
+                if !nic.port.rx_pump_pending {
+                    nic.port.rx_pump_pending = true;
+                    self.q.push(free, Ev::RxPump { nic: n as u16 });
+                }
+                return;
+            }
+            nic.port.rx_ready.pop_front();
+            let rq = &nic.rxq[qi as usize];
+            let pkt = rq.slot_pkt[rq.slot(idx)];
+            let start = now.max(nic.port.pipe_free);
+            nic.port.pipe_free = start + self.k.pipe_ps;
+            nic.pcie.dma_write(start, nic.pool.data_addr(pkt.mbuf), pkt.size as u64);
+            let t_cqe = nic.pcie.dma_write(start, rq.cqe_addr(idx, self.k.cqe), self.k.cqe);
+            // The frame's buffer space frees once its TLPs have left.
+            nic.port.rx_draining.push_back((t_cqe.saturating_sub(nic.pcie.latency()), pkt.size));
+            self.q.push(t_cqe, Ev::RxDma { nic: n as u16, q: qi, idx });
+        }
+    }
+
+    /// Keep the NIC's descriptor cache topped up: one outstanding read of up
+    /// to `desc_fetch` contiguous descriptors per queue.
+    pub(super) fn rx_fetch(&mut self, n: usize, qi: usize, now: Time) {
+        let k = &self.k;
+        let nic = &mut self.nics[n];
+        let rq = &mut nic.rxq[qi];
+        if rq.fetching || rq.posted == rq.fetched || rq.fetched - rq.used >= k.desc_fetch {
+            return;
+        }
+        // Contiguous descriptors only: a fetch stops at the ring's end.
+        let to_end = rq.size - rq.fetched % rq.size;
+        let cnt = (rq.posted - rq.fetched).min(k.desc_fetch).min(to_end);
+        let addr = rq.desc_addr(rq.fetched, k.rx_desc);
+        let len = cnt * k.rx_desc;
+        rq.fetching = true;
+        let t_done = self.dma_read(n, now, addr, len);
+        self.q.push(t_done, Ev::RxDescFetched { nic: n as u16, q: qi as u16, n: cnt as u32 });
+    }
+
+    /// A device read of host memory: tag, request upstream, the memory
+    /// system's latency, completions downstream. Returns when the data is
+    /// at the device.
+    pub(super) fn dma_read(&mut self, n: usize, now: Time, addr: u64, len: u64) -> Time {
+        let nic = &mut self.nics[n];
+        let mut t = now;
+        let tags = len.div_ceil(self.k.mrrs);
+        for _ in 0..tags {
+            t = t.max(nic.tags.acquire(now));
+        }
+        let t_req = nic.pcie.dma_read_request(t, addr, len);
+        let lat = self.mem.dma_read(addr, len, nic.mode, t_req);
+        let t_done = nic.pcie.dma_read_completion(t_req + lat, addr, len);
+        for _ in 0..tags {
+            nic.tags.release(t_done);
+        }
+        t_done
+    }
+
+    pub(super) fn on_rx_desc_fetched(&mut self, n: usize, qi: usize, cnt: u64, now: Time) {
+        let rq = &mut self.nics[n].rxq[qi];
+        rq.fetched += cnt;
+        rq.fetching = false;
+        while self.nics[n].rxq[qi].fetched > self.nics[n].rxq[qi].used {
+            let Some(pkt) = self.nics[n].rxq[qi].wait.pop_front() else { break };
+            self.rx_dma(n, qi, pkt, now);
+        }
+        self.rx_fetch(n, qi, now);
+    }
+
+    pub(super) fn on_rx_doorbell(&mut self, n: usize, qi: usize, pi: u64, now: Time) {
+        let rq = &mut self.nics[n].rxq[qi];
+        rq.posted = rq.posted.max(pi);
+        self.rx_fetch(n, qi, now);
+    }
+
+    /// The frame and its CQE are in host memory: DDIO (or DRAM) takes the
+    /// lines, and the core polling this queue may see the completion.
+    pub(super) fn on_rx_dma(&mut self, n: usize, qi: usize, idx: u64, now: Time) {
+        let measuring = self.measuring;
+        let nic = &mut self.nics[n];
+        let rq = &mut nic.rxq[qi];
+        let pkt = rq.slot_pkt[rq.slot(idx)];
+        self.mem.dma_write(nic.pool.data_addr(pkt.mbuf), pkt.size as u64, nic.mode, now);
+        self.mem.dma_write(rq.cqe_addr(idx, self.k.cqe), self.k.cqe, nic.mode, now);
+        debug_assert_eq!(rq.completed, idx, "completions arrive in order");
+        rq.sample(now, measuring);
+        rq.completed = idx + 1;
+        let core = nic.first_core + qi;
+        self.wake(core, now);
+    }
+
+    pub(super) fn wake(&mut self, core: usize, now: Time) {
+        if self.cores[core].sleeping {
+            self.cores[core].sleeping = false;
+            self.q.push(now, Ev::CorePoll { core: core as u16 });
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! The NIC transmit path: a doorbell tells the NIC of new WQEs; it fetches
+//! them, reads each frame's data by DMA (bounded by its Tx buffer, so it
+//! never reads far ahead of the wire), serialises the frame at line rate and
+//! writes a completion every `tx_cqe_every` frames or when the queue drains.
+
+use super::{Ev, World};
+use crate::units::{ser_time, Time};
+use crate::wire::wire_bytes;
+
+impl World {
+    pub(super) fn on_tx_doorbell(&mut self, n: usize, qi: usize, pi: u64, now: Time) {
+        let tq = &mut self.nics[n].txq[qi];
+        tq.nic_pi = tq.nic_pi.max(pi);
+        self.tx_fetch(n, qi, now);
+    }
+
+    fn tx_fetch(&mut self, n: usize, qi: usize, now: Time) {
+        let tq = &mut self.nics[n].txq[qi];
+        if tq.fetching || tq.nic_pi == tq.fetched {
+            return;
+        }
+        let to_end = tq.size - tq.fetched % tq.size;
+        let cnt = (tq.nic_pi - tq.fetched).min(self.k.desc_fetch).min(to_end);
+        let addr = tq.wqe_addr(tq.fetched, self.k.tx_desc);
+        tq.fetching = true;
+        let t_done = self.dma_read(n, now, addr, cnt * self.k.tx_desc);
+        self.q.push(t_done, Ev::TxWqeFetched { nic: n as u16, q: qi as u16, n: cnt as u32 });
+    }
+
+    pub(super) fn on_tx_wqe_fetched(&mut self, n: usize, qi: usize, cnt: u64, now: Time) {
+        let nic = &mut self.nics[n];
+        let tq = &mut nic.txq[qi];
+        tq.fetched += cnt;
+        tq.fetching = false;
+        if !nic.port.tx_ready.contains(&qi) {
+            nic.port.tx_ready.push_back(qi);
+        }
+        self.tx_fetch(n, qi, now);
+        self.tx_pump(n, now);
+    }
+
+    /// Read frames of ready queues round-robin and put them on the wire.
+    pub(super) fn tx_pump(&mut self, n: usize, now: Time) {
+        loop {
+            let nic = &mut self.nics[n];
+            let Some(&qi) = nic.port.tx_ready.front() else { return };
+            if nic.txq[qi].sent == nic.txq[qi].fetched {
+                nic.port.tx_ready.pop_front();
+                continue;
+            }
+            // A data read reserves Tx buffer space until its frame has left
+            // the wire, so the NIC never reads further ahead than it can hold.
+            let tq = &mut nic.txq[qi];
+            let pkt = tq.slot_pkt[tq.slot(tq.sent)];
+            nic.port.drain(now);
+            if nic.port.tx_buffer_used + pkt.size as u64 > nic.port.tx_buffer {
+                if !nic.port.tx_resume_pending {
+                    nic.port.tx_resume_pending = true;
+                    let at = nic.port.tx_leaving.front().map_or(now, |f| f.0);
+                    self.q.push(at, Ev::TxResume { nic: n as u16 });
+                }
+                return;
+            }
+            nic.port.tx_buffer_used += pkt.size as u64;
+            tq.sent += 1;
+            let data = nic.pool.data_addr(pkt.mbuf);
+            let t_data = self.dma_read(n, now, data, pkt.size as u64);
+            let nic = &mut self.nics[n];
+            let start = t_data.max(nic.port.wire_free);
+            let end = start + ser_time(wire_bytes(pkt.size), self.k.line_rate);
+            nic.port.wire_free = end;
+            nic.port.tx_leaving.push_back((end, pkt.size));
+            nic.total_out += 1;
+            if end >= self.warmup && end <= self.end {
+                nic.c.tx_pkts += 1;
+                nic.c.tx_bytes += pkt.size as u64;
+                if pkt.arrival >= self.warmup {
+                    let ns = (end - pkt.arrival) / 1000;
+                    let _ = nic.hist.record(ns.max(1));
+                }
+            }
+            let tq = &mut nic.txq[qi];
+            if tq.sent - tq.cqe_issued >= self.k.tx_cqe_every || tq.sent == tq.nic_pi {
+                let upto = tq.sent;
+                tq.cqe_issued = upto;
+                // Issued when the frame has left; the PCIe write is sent then,
+                // so the link serialises it in time order with the Rx DMAs.
+                self.q.push(end, Ev::TxCqe { nic: n as u16, q: qi as u16, upto });
+            }
+            nic.port.tx_ready.rotate_left(1);
+        }
+    }
+
+    pub(super) fn on_tx_cqe(&mut self, n: usize, qi: usize, upto: u64, now: Time) {
+        let nic = &mut self.nics[n];
+        let tq = &mut nic.txq[qi];
+        let addr = tq.cqe_addr(upto - 1, self.k.cqe);
+        let at = nic.pcie.dma_write(now, addr, self.k.cqe);
+        self.mem.dma_write(addr, self.k.cqe, nic.mode, at);
+        tq.completed = tq.completed.max(upto);
+        let core = nic.first_core + qi;
+        self.wake(core, now);
+    }
+}

@@ -1,0 +1,50 @@
+"""Running scenarios and describing parameters: the Python API.
+
+`run` is one whole simulation: resolve the scenario, hand the engine its
+values once, get the report back. Nothing else crosses into the engine.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from packetpath import _engine, schema
+from packetpath.errors import ConfigError, EngineError
+from packetpath.scenario import Overrides, ScenarioLike, resolve
+
+
+def run(scenario: ScenarioLike, set: Overrides = None, seed: int | None = None) -> dict[str, Any]:
+    """Simulate a scenario and return its report.
+
+    ``scenario`` is a built-in name, a TOML path or a dict (which may name a
+    ``profile``); ``set`` overrides values (``{"traffic.rate": "50Gbps"}`` or
+    ``["traffic.rate=50Gbps"]``); ``seed`` overrides ``sim.seed``.
+    Raises ConfigError for an invalid scenario, EngineError if the engine fails.
+    """
+    s = resolve(scenario, set, seed)
+    try:
+        report = _engine.run_json(json.dumps(s.values, default=str))
+    except EngineError as e:
+        overrides = "".join(f" --set {k}={v}" for k, v in s.values.items() if s.origins[k] == "--set")
+        raise EngineError(f"{e} (scenario {s.name}{overrides}, seed {s.seed})") from None
+    except ValueError as e:  # a check only the engine's build step can make (e.g. an unreadable pcap)
+        raise ConfigError(str(e)) from None
+    return json.loads(report)
+
+
+def params(scenario: ScenarioLike | None = None) -> list[dict[str, Any]]:
+    """Every parameter: ``{key, kind, unit, default, min, max, doc, value, origin}``.
+
+    ``value`` is the default, or the scenario's value when a scenario is
+    given; ``origin`` says where it came from (``"default"``, ``"profile
+    NAME"`` or ``"scenario"``)."""
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    if scenario is not None:
+        s = resolve(scenario)
+        values, origins = s.values, s.origins
+    return [
+        {**d, "value": values.get(d["key"], d["default"]), "origin": origins.get(d["key"], "default")}
+        for d in schema.definitions()
+    ]

@@ -1,0 +1,142 @@
+"""The CLI: listings, and the bad-input contract (one line on stderr, exit 2, no traceback)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from packetpath import profiles, schema
+from packetpath.scenario import builtin_descriptions
+
+# (arguments, what the one error line must say); "{bad_toml}" is replaced by a broken file
+BAD_INPUTS = [
+    (["run", "l2fwd", "--set", "nic.rx_ring_sz=64"], "did you mean 'nic.rx_ring_size'"),
+    (["run", "l2fwd", "--set", "traffic.rate=100GBs"], "traffic.rate = '100GBs' has unknown unit 'GBs'"),
+    (["run", "l2fwd", "--set", "llc.ddio_ways=12"], "llc.ddio_ways = 12: must be <= llc.ways = 11"),
+    (["run", "l2fwd", "--set", "nic.rx_ring_size=1000"], "nic.rx_ring_size = 1000: must be a power of two"),
+    (["run", "l2fwd", "--set", "traffic.rate=200Gbps"], "above nic.line_rate"),
+    (["run", "l2fwd", "--set", "traffic.rate"], "expected key=value"),
+    (["run", "no-such-scenario"], "unknown scenario 'no-such-scenario'"),
+    (["run", "missing.toml"], "missing.toml: no such file"),
+    (["run", "{bad_toml}"], "malformed TOML"),
+    (["params", "no-such-scenario"], "unknown scenario 'no-such-scenario'"),
+    (["reproduce", "no-such-paper"], "unknown paper 'no-such-paper'"),
+]
+
+
+def _args(args, bad_toml):
+    return [str(bad_toml) if a == "{bad_toml}" else a for a in args]
+
+
+def assert_one_line_error(outcome, expected):
+    assert outcome.code == 2, outcome
+    assert "Traceback" not in outcome.stderr
+    lines = outcome.stderr.splitlines()
+    assert len(lines) == 1, outcome.stderr
+    assert lines[0].startswith("error: ") and expected in lines[0], lines[0]
+    assert outcome.stdout == ""
+
+
+@pytest.mark.parametrize(("args", "expected"), BAD_INPUTS)
+def test_bad_input_in_process(cli, bad_toml, args, expected):
+    assert_one_line_error(cli(*_args(args, bad_toml)), expected)
+
+
+@pytest.mark.parametrize(("args", "expected"), BAD_INPUTS)
+def test_bad_input_as_a_process(shell, bad_toml, args, expected):
+    assert_one_line_error(shell(*_args(args, bad_toml)), expected)
+
+
+def test_malformed_toml_names_the_line(cli, bad_toml):
+    assert "line 3" in cli("run", str(bad_toml)).stderr
+
+
+def test_unknown_profile_in_a_scenario_file(cli, tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text('profile = "no-such-profile"\n')
+    assert_one_line_error(cli("run", str(path)), "unknown profile 'no-such-profile'; profiles are ")
+
+
+def test_scenarios_lists_every_builtin(cli):
+    out = cli("scenarios")
+    assert out.code == 0
+    assert out.stdout.splitlines() == [f"{n} — {d}" for n, d in builtin_descriptions().items()]
+    listed = json.loads(cli("scenarios", "--json").stdout)
+    assert [s["name"] for s in listed] == list(builtin_descriptions())
+
+
+def test_profiles_lists_every_profile(cli):
+    out = cli("profiles")
+    assert out.code == 0
+    assert out.stdout.splitlines() == [f"{p.name} — {p.description}" for p in profiles.load_all()]
+    listed = json.loads(cli("profiles", "--json").stdout)
+    assert [p["name"] for p in listed] == profiles.names()
+    assert all(set(p["sources"]) == set(p["values"]) for p in listed)
+
+
+def test_params_lists_every_parameter_with_unit_and_doc(cli):
+    out = cli("params", env={"COLUMNS": "400"})
+    assert out.code == 0
+    for d in schema.definitions():
+        line = next((line for line in out.stdout.splitlines() if f" {d['key']} " in line), None)
+        assert line is not None, f"{d['key']} not listed"
+        assert d["doc"] in line and d["default"] in line
+        if d["unit"] != "none":
+            assert f" {d['unit']} " in line
+
+
+def test_params_json_matches_the_engine(cli):
+    listed = json.loads(cli("params", "--json").stdout)
+    assert [(p["key"], p["unit"], p["doc"]) for p in listed] == [
+        (d["key"], d["unit"], d["doc"]) for d in schema.definitions()
+    ]
+    assert all(p["origin"] == "default" and p["value"] == p["default"] for p in listed)
+
+
+def test_params_of_a_scenario_shows_its_values(cli):
+    listed = {p["key"]: p for p in json.loads(cli("params", "l2fwd", "--json").stdout)}
+    assert listed["traffic.size"]["value"] == 1500 and listed["traffic.size"]["origin"] == "scenario"
+    assert listed["llc.ways"]["origin"] == "profile ddio-skylake"
+    assert listed["nic.count"]["origin"] == "default"
+    table = cli("params", "l2fwd", env={"COLUMNS": "400"}).stdout
+    assert any(" traffic.size " in line and " 1500 " in line and " scenario " in line for line in table.splitlines())
+
+
+def test_help_works(cli):
+    out = cli("--help")
+    assert out.code == 0
+    for command in ("run", "scenarios", "params", "profiles", "reproduce", "bench"):
+        assert command in out.stdout
+
+
+class FailingEngine:
+    """Stands in for the binding: validation works, the run panics."""
+
+    def __init__(self, engine):
+        self.validate_json = engine.validate_json
+
+    @staticmethod
+    def run_json(scenario):
+        from packetpath import EngineError
+
+        raise EngineError("engine bug: queue underflow")
+
+
+def test_engine_failure_names_scenario_and_seed_and_exits_3(cli, monkeypatch):
+    import packetpath.api
+
+    monkeypatch.setattr(packetpath.api, "_engine", FailingEngine(packetpath.api._engine))
+    out = cli("run", "l2fwd", "--set", "traffic.size=64", "--seed", "7")
+    assert out.code == 3 and "Traceback" not in out.stderr
+    assert out.stderr == "engine error: engine bug: queue underflow (scenario l2fwd --set traffic.size=64, seed 7)\n"
+
+
+def test_a_bug_is_one_line_too(cli, monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError("oops")
+
+    monkeypatch.setattr("packetpath.api.run", broken)
+    out = cli("run", "l2fwd")
+    assert out.code == 1
+    assert out.stderr.startswith("internal error: KeyError: 'oops'") and len(out.stderr.splitlines()) == 1

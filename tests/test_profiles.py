@@ -1,0 +1,62 @@
+"""Profiles: every shipped one loads, every value has a source, the engine accepts it."""
+
+from __future__ import annotations
+
+import pytest
+
+from packetpath import ConfigError, profiles
+from packetpath.profiles import PROFILE_DIR, Profile
+from packetpath.scenario import validate
+
+
+def test_names_are_the_shipped_files():
+    assert profiles.names() == sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
+    assert "ddio-skylake" in profiles.names()
+
+
+@pytest.mark.parametrize("name", profiles.names())
+def test_shipped_profile_has_a_source_for_every_value(name):
+    p = profiles.load(name)  # loading enforces the rule; check it again, plainly
+    assert p.description
+    assert p.values, f"profile {name} sets no values"
+    assert set(p.sources) == set(p.values)
+    assert all(isinstance(s, str) and s.strip() for s in p.sources.values())
+
+
+@pytest.mark.parametrize("name", profiles.names())
+def test_shipped_profile_validates(name):
+    validate(profiles.load(name).values)
+
+
+def table(**overrides):
+    t = {
+        "description": "test",
+        "values": {"llc": {"ways": 11}, "nic.count": 2},
+        "sources": {"llc.ways": "ARK", "nic": {"count": "paper"}},
+    }
+    t.update(overrides)
+    return t
+
+
+def test_nested_and_dotted_keys_in_values_and_sources():
+    p = Profile.from_table("t", table())
+    assert p.values == {"llc.ways": 11, "nic.count": 2}
+    assert p.sources == {"llc.ways": "ARK", "nic.count": "paper"}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"sources": {"llc.ways": "ARK"}}, "value 'nic.count' has no source"),
+        ({"sources": {"llc.ways": "ARK", "nic.count": " "}}, "value 'nic.count' has no source"),
+        (
+            {"sources": {"llc.ways": "ARK", "nic.count": "x", "llc.size": "y"}},
+            "names 'llc.size', which \\[values\\] does not set",
+        ),
+        ({"description": ""}, "needs a description"),
+        ({"source": {}}, "unknown top-level key 'source'"),
+    ],
+)
+def test_malformed_profiles_are_rejected(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        Profile.from_table("t", table(**overrides))

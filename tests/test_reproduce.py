@@ -1,0 +1,75 @@
+"""The reproduce runner, with a test-only paper module and a fake engine run."""
+
+from __future__ import annotations
+
+import json
+import pytest
+
+from packetpath import ConfigError, EngineError
+from packetpath.reproduce import papers, reproduce
+
+from fakepaper import PAPER, SCENARIOS
+
+
+def fake_run(scenario: dict) -> dict:
+    """Stands in for packetpath.run: a report that depends on the scenario."""
+    if scenario.get("traffic.size") == 666:
+        raise EngineError("boom (scenario <dict>, seed 1)")
+    return {"throughput_gbps": scenario.get("traffic.size", 1500) / 15, "sim": {"seed": 1}}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_runs_every_scenario_and_judges_claims(fake_paper, jobs):
+    claims = reproduce(fake_paper(), jobs=jobs, run=fake_run, progress=False)
+    assert [c.claim for c in claims] == ["large forwards at size/15", "small forwards at size/15"]
+    assert [c.passed for c in claims] == [True, False]
+
+
+def test_writes_the_report_folder(fake_paper, tmp_path):
+    out = tmp_path / "report"
+    claims = reproduce(fake_paper(), jobs=1, out=out, run=fake_run, progress=False)
+    assert sorted(p.name for p in out.iterdir()) == ["claims.json", "claims.md", "fig1.png", "runs.json"]
+    assert json.loads((out / "claims.json").read_text()) == [c.to_json() for c in claims]
+    runs = json.loads((out / "runs.json").read_text())
+    assert list(runs) == ["large", "small"]
+    # the scenario recorded is the resolved one: profile merged, flat keys
+    assert runs["large"]["scenario"]["llc.ways"] == 11 and runs["large"]["scenario"]["traffic.size"] == 1500
+    assert runs["small"]["report"] == fake_run({"traffic.size": 64})
+    md = (out / "claims.md").read_text()
+    assert "| Fig 1 | large forwards at size/15 |" in md and "1 passed, 1 failed" in md
+    assert (out / "fig1.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_bad_scenario_names_the_run(fake_paper):
+    with pytest.raises(ConfigError, match=r"^fakepaper/bad: unknown parameter 'traffic.sise'"):
+        reproduce(fake_paper({"bad": {"traffic.sise": 64}}), jobs=1, run=fake_run, progress=False)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_engine_failure_names_the_run(fake_paper, jobs):
+    # jobs=2: the error crosses back from a worker process
+    with pytest.raises(EngineError, match=r"^fakepaper/doomed: boom \(scenario <dict>, seed 1\)"):
+        reproduce(fake_paper({**SCENARIOS, "doomed": {"traffic.size": 666}}), jobs=jobs, run=fake_run, progress=False)
+
+
+def test_unknown_paper():
+    with pytest.raises(ConfigError, match=r"unknown paper 'nope'; papers are"):
+        reproduce("nope")
+
+
+def test_papers_lists_paper_modules_only():
+    assert all(not name.startswith("_") for name in papers())
+
+
+def test_cli_prints_the_claim_table_and_json(fake_paper, cli, monkeypatch, tmp_path):
+    monkeypatch.setattr("packetpath.api.run", fake_run)
+    fake_paper()
+    table = cli("reproduce", PAPER, "--jobs", "1", env={"COLUMNS": "200"})
+    assert table.code == 0, table.stderr
+    assert "PASS" in table.stdout and "FAIL" in table.stdout and "1 passed, 1 failed" in table.stdout
+    out = cli("reproduce", PAPER, "--jobs", "1", "--json", "--out", str(tmp_path / "r"))
+    assert out.code == 0, out.stderr
+    claims = json.loads(out.stdout)
+    assert [c["pass"] for c in claims] == [True, False]
+    assert set(claims[0]) == {"paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "pass"}
+    assert (tmp_path / "r" / "claims.md").exists()

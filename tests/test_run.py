@@ -1,0 +1,159 @@
+"""End to end: real engine runs. These need `run_json` implemented."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import packetpath
+from packetpath import ConfigError, bench, metrics
+from packetpath.reproduce import reproduce
+
+# Short runs keep the suite fast; the model is the same.
+SHORT = {"sim.duration": "200us", "sim.warmup": "100us"}
+SHORT_ARGS = [arg for key, value in SHORT.items() for arg in ("--set", f"{key}={value}")]
+
+# the keys the front end relies on; the engine may report more
+CONTRACT = {
+    "offered_gbps", "throughput_gbps", "rx_pps", "drop_rate", "latency_ns", "pcie_write_hit_rate",
+    "pcie_read_hit_rate", "llc_hit_rate_cpu", "mem_bw_gbytes_s", "pcie_util", "ring_occupancy_mean",
+    "cycles_per_packet", "per_nic", "sim",
+}  # fmt: skip
+ALL_PATHS = [m.path for m in metrics.METRICS]
+FRACTIONS = {
+    "drop_rate",
+    "pcie_write_hit_rate",
+    "pcie_read_hit_rate",
+    "llc_hit_rate_cpu",
+    "pcie_util.upstream",
+    "pcie_util.downstream",
+}
+
+
+@pytest.fixture(scope="module")
+def report():
+    return packetpath.run("l2fwd", set=SHORT)
+
+
+def leaves(tree, prefix=""):
+    """Dotted paths of the numbers in a report, skipping per_nic and sim."""
+    for key, value in tree.items():
+        path = f"{prefix}{key}"
+        if path in ("per_nic", "sim") or value is None:
+            continue
+        if isinstance(value, dict):
+            yield from leaves(value, f"{path}.")
+        else:
+            yield path
+
+
+def check_metrics(r, paths):
+    for path in paths:
+        x = metrics.value(r, path)
+        assert isinstance(x, (int, float)) and not isinstance(x, bool), path
+        assert math.isfinite(x) and x >= 0, (path, x)
+        if path in FRACTIONS:
+            assert x <= 1, (path, x)
+    lat = r["latency_ns"]
+    assert lat["p50"] <= lat["p99"] <= lat["p999"]
+    assert r["throughput_gbps"] <= r["offered_gbps"] * 1.01
+
+
+def test_report_has_every_key_with_sane_types(report):
+    assert set(report) >= CONTRACT
+    check_metrics(report, ALL_PATHS)
+    assert len(report["per_nic"]) == 1
+    nic = report["per_nic"][0]
+    assert set(leaves(nic)) <= set(ALL_PATHS)
+    check_metrics(nic, list(leaves(nic)))
+    sim = report["sim"]
+    assert sim["seed"] == 1
+    assert all(isinstance(sim[k], int) and sim[k] > 0 for k in ("events", "packets", "sim_time_ps"))
+    assert sim["engine_version"] == packetpath.__version__
+
+
+def test_metrics_table_lists_every_report_metric(report):
+    assert sorted(leaves(report)) == sorted(ALL_PATHS)
+
+
+def test_offered_load_is_the_configured_rate(report):
+    # traffic.rate counts frame + preamble + inter-frame gap, as offered_gbps does
+    assert report["offered_gbps"] == pytest.approx(100, rel=0.02)
+    assert report["rx_pps"] <= 100e9 / ((1500 + 20) * 8) * 1.02
+
+
+def test_two_nics_report_per_nic():
+    r = packetpath.run("l2fwd", set={**SHORT, "nic.count": 2})
+    assert len(r["per_nic"]) == 2
+    for nic in r["per_nic"]:
+        assert set(leaves(nic)) == set(leaves(r["per_nic"][0]))
+        check_metrics(nic, list(leaves(nic)))
+    assert r["offered_gbps"] == pytest.approx(sum(n["offered_gbps"] for n in r["per_nic"]), rel=1e-6)
+
+
+def test_seed_is_reported():
+    assert packetpath.run("l2fwd", set=SHORT, seed=3)["sim"]["seed"] == 3
+
+
+def test_same_seed_same_bytes_in_process():
+    a = json.dumps(packetpath.run("l2fwd", set=SHORT, seed=3))
+    b = json.dumps(packetpath.run("l2fwd", set=SHORT, seed=3))
+    assert a == b
+
+
+def test_same_seed_same_bytes_across_processes(shell):
+    args = ["run", "l2fwd", "--seed", "3", "--json", *SHORT_ARGS]
+    first, second = shell(*args), shell(*args)
+    assert first.code == 0, first.stderr
+    assert first.stdout == second.stdout
+    assert first.stdout == json.dumps(packetpath.run("l2fwd", set=SHORT, seed=3), indent=2) + "\n"
+
+
+def test_cli_run_prints_a_table(cli):
+    out = cli("run", "l2fwd", *SHORT_ARGS, env={"COLUMNS": "200"})
+    assert out.code == 0, out.stderr
+    for m in metrics.METRICS:
+        assert m.path in out.stdout
+
+
+def test_cli_run_json(cli):
+    out = cli("run", "l2fwd", "--json", *SHORT_ARGS)
+    assert out.code == 0, out.stderr
+    assert set(json.loads(out.stdout)) >= CONTRACT
+
+
+def test_missing_pcap_is_a_config_error(cli):
+    with pytest.raises(ConfigError, match="no-such.pcap"):
+        packetpath.run("l2fwd", set={**SHORT, "traffic.size_dist": "pcap", "traffic.pcap": "no-such.pcap"})
+    out = cli("run", "l2fwd", "--set", "traffic.size_dist=pcap", "--set", "traffic.pcap=no-such.pcap")
+    assert out.code == 2 and out.stderr.startswith("error: ") and "no-such.pcap" in out.stderr
+
+
+def test_reproduce_with_the_real_engine_in_a_pool(fake_paper, tmp_path):
+    name = fake_paper({"large": {"profile": "ddio-skylake", **SHORT}, "small": {"traffic.size": 64, **SHORT}})
+    claims = reproduce(name, jobs=2, out=tmp_path, progress=False)
+    assert len(claims) == 2
+    runs = json.loads((tmp_path / "runs.json").read_text())
+    assert runs["small"]["report"]["sim"]["packets"] > runs["large"]["report"]["sim"]["packets"]
+
+
+def test_bench_reports_speed_and_memory():
+    (result,) = bench.bench(repeat=1, suite={"short": ("l2fwd", SHORT)})
+    assert result["scenario"] == "short"
+    for key in (
+        "simulated_packets_per_wall_s",
+        "real_time_ratio",
+        "events_per_wall_s",
+        "peak_rss_mib",
+        "wall_s_median",
+    ):
+        assert result[key] > 0, key
+
+
+def test_cli_bench_json(cli):
+    out = cli("bench", "--json", "--repeat", "1")
+    assert out.code == 0, out.stderr
+    (result,) = json.loads(out.stdout)
+    assert result["scenario"] == "l2fwd-1500B-2core"
