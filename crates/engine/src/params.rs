@@ -77,6 +77,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("nic.rx_desc_size", Int, Bytes, "16", 8, 256, "bytes of one Rx descriptor in host memory"),
     p!("nic.tx_desc_size", Int, Bytes, "64", 8, 256, "bytes of one Tx descriptor (WQE) in host memory"),
     p!("nic.cqe_size", Int, Bytes, "64", 8, 256, "bytes of one completion entry the NIC writes"),
+    p!("nic.rx_cqe_comp", Bool, None, "false", 0, 0, "Rx CQE compression: 8 completions share one 64 B line, written when 8 are ready or the queue idles (mlx5 rxq_cqe_comp_en)"),
     p!("nic.desc_fetch", Int, None, "32", 1, 256, "descriptors the NIC fetches per PCIe read (it keeps up to twice this many cached)"),
     p!("nic.tx_cqe_every", Int, None, "32", 1, 65536, "Tx WQEs per requested completion (CQE)"),
     p!("nic.rx_buffer", Int, Bytes, "256KiB", 2048, 1e9, "on-NIC receive buffer per port; full = drop"),

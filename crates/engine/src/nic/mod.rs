@@ -41,6 +41,8 @@ pub struct RxQueue {
     pub completed: u64,
     /// Completions the core has consumed.
     pub consumed: u64,
+    /// Frames with a descriptor waiting for the link (in the port's rx_ready).
+    pub ready: u64,
     /// Frames in the NIC's Rx buffer waiting for this queue's descriptors
     /// to arrive (posted but not yet fetched).
     pub wait: VecDeque<PktRef>,
@@ -65,6 +67,7 @@ impl RxQueue {
             completed: 0,
             consumed: 0,
             wait: VecDeque::new(),
+            ready: 0,
             occ_area: 0,
             occ_last: 0,
         }
@@ -76,8 +79,10 @@ impl RxQueue {
     pub fn desc_addr(&self, i: u64, desc_size: u64) -> u64 {
         self.ring_addr + (i % self.size) * desc_size
     }
-    pub fn cqe_addr(&self, i: u64, cqe_size: u64) -> u64 {
-        self.cq_addr + (i % self.size) * cqe_size
+    /// Address of completion `i`; with `per_line` completions in a 64 B line
+    /// (CQE compression) they share it.
+    pub fn cqe_addr(&self, i: u64, cqe_size: u64, per_line: u64) -> u64 {
+        self.cq_addr + (i % self.size) * (cqe_size / per_line).max(1)
     }
     /// Account the occupancy integral up to `now`.
     pub fn sample(&mut self, now: Time, measuring: bool) {
@@ -220,7 +225,8 @@ mod tests {
     fn ring_addresses_wrap() {
         let q = RxQueue::new(4, 0x1000, 0x2000);
         assert_eq!(q.desc_addr(5, 16), 0x1000 + 16);
-        assert_eq!(q.cqe_addr(7, 64), 0x2000 + 3 * 64);
+        assert_eq!(q.cqe_addr(7, 64, 1), 0x2000 + 3 * 64);
+        assert_eq!(q.cqe_addr(7, 64, 8), 0x2000 + 3 * 8);
         let t = TxQueue::new(8, 0, 0);
         assert_eq!(t.room(), 8);
     }

@@ -57,7 +57,7 @@ impl World {
             let idx = rq.consumed + j;
             let slot = rq.slot(idx);
             let pkt = rq.slot_pkt[slot];
-            stall.add(mem.core_access(c, rq.cqe_addr(idx, k.cqe), false, now));
+            stall.add(mem.core_access(c, rq.cqe_addr(idx, k.cqe, k.cqe_per_line), false, now));
             stall.add(mem.core_access(c, nic.pool.mbuf_addr(pkt.mbuf), true, now));
             cycles += k.rx_cycles + k.nf_cycles;
             let data = nic.pool.data_addr(pkt.mbuf);

@@ -30,6 +30,8 @@ pub enum Ev {
     Arrive { nic: u16 },
     /// The packet DMA and CQE of Rx index `idx` reached host memory.
     RxDma { nic: u16, q: u16, idx: u64 },
+    /// A completion line covering Rx indices below `upto` reached host memory.
+    RxCqe { nic: u16, q: u16, upto: u64 },
     RxDescFetched { nic: u16, q: u16, n: u32 },
     RxDoorbell { nic: u16, q: u16, pi: u64 },
     TxDoorbell { nic: u16, q: u16, pi: u64 },
@@ -56,6 +58,8 @@ pub(crate) struct Knobs {
     pub rx_desc: u64,
     pub tx_desc: u64,
     pub cqe: u64,
+    /// Rx completions per CQE line (8 with CQE compression, else 1).
+    pub cqe_per_line: u64,
     pub desc_fetch: u64,
     pub pipe_ps: Time,
     pub tx_cqe_every: u64,
@@ -287,6 +291,7 @@ impl World {
             rx_desc,
             tx_desc,
             cqe,
+            cqe_per_line: if c.bool("nic.rx_cqe_comp") { 8 } else { 1 },
             desc_fetch: c.u64("nic.desc_fetch"),
             pipe_ps: (1e6 / c.f64("nic.pipeline_mpps")) as Time,
             tx_cqe_every: c.u64("nic.tx_cqe_every"),
@@ -333,6 +338,7 @@ impl World {
             match e {
                 Ev::Arrive { nic } => self.on_arrive(nic as usize, now),
                 Ev::RxDma { nic, q, idx } => self.on_rx_dma(nic as usize, q as usize, idx, now),
+                Ev::RxCqe { nic, q, upto } => self.on_rx_cqe(nic as usize, q as usize, upto, now),
                 Ev::RxDescFetched { nic, q, n } => self.on_rx_desc_fetched(nic as usize, q as usize, n as u64, now),
                 Ev::RxDoorbell { nic, q, pi } => self.on_rx_doorbell(nic as usize, q as usize, pi, now),
                 Ev::TxDoorbell { nic, q, pi } => self.on_tx_doorbell(nic as usize, q as usize, pi, now),

@@ -60,13 +60,15 @@ impl World {
         rq.used += 1;
         let slot = rq.slot(idx);
         rq.slot_pkt[slot] = PktRef { mbuf: rq.slot_mbuf[slot], ..pkt };
+        rq.ready += 1;
         nic.port.rx_ready.push_back((qi as u16, idx));
         self.rx_fetch(n, qi, now);
         self.rx_pump(n, now);
     }
 
     /// Hand ready frames to the link while it is idle: the frame's data
-    /// MWr TLPs, then its completion entry.
+    /// MWr TLPs, then its completion entry (with CQE compression, one line
+    /// per 8 frames, or fewer when the queue has no more frames ready).
     pub(super) fn rx_pump(&mut self, n: usize, now: Time) {
         let nic = &mut self.nics[n];
         while let Some(&(qi, idx)) = nic.port.rx_ready.front() {
@@ -79,15 +81,21 @@ impl World {
                 return;
             }
             nic.port.rx_ready.pop_front();
-            let rq = &nic.rxq[qi as usize];
+            let rq = &mut nic.rxq[qi as usize];
+            rq.ready -= 1;
             let pkt = rq.slot_pkt[rq.slot(idx)];
             let start = now.max(nic.port.pipe_free);
             nic.port.pipe_free = start + self.k.pipe_ps;
-            nic.pcie.dma_write(start, nic.pool.data_addr(pkt.mbuf), pkt.size as u64);
-            let t_cqe = nic.pcie.dma_write(start, rq.cqe_addr(idx, self.k.cqe), self.k.cqe);
+            let mut t_end = nic.pcie.dma_write(start, nic.pool.data_addr(pkt.mbuf), pkt.size as u64);
+            self.q.push(t_end, Ev::RxDma { nic: n as u16, q: qi, idx });
+            let per = self.k.cqe_per_line;
+            if (idx + 1) % per == 0 || rq.ready == 0 {
+                let line = rq.cqe_addr(idx, self.k.cqe, per) & !63;
+                t_end = nic.pcie.dma_write(start, line, self.k.cqe);
+                self.q.push(t_end, Ev::RxCqe { nic: n as u16, q: qi, upto: idx + 1 });
+            }
             // The frame's buffer space frees once its TLPs have left.
-            nic.port.rx_draining.push_back((t_cqe.saturating_sub(nic.pcie.latency()), pkt.size));
-            self.q.push(t_cqe, Ev::RxDma { nic: n as u16, q: qi, idx });
+            nic.port.rx_draining.push_back((t_end.saturating_sub(nic.pcie.latency()), pkt.size));
         }
     }
 
@@ -146,18 +154,24 @@ impl World {
         self.rx_fetch(n, qi, now);
     }
 
-    /// The frame and its CQE are in host memory: DDIO (or DRAM) takes the
-    /// lines, and the core polling this queue may see the completion.
+    /// The frame is in host memory: DDIO (or DRAM) takes its lines.
     pub(super) fn on_rx_dma(&mut self, n: usize, qi: usize, idx: u64, now: Time) {
+        let nic = &self.nics[n];
+        let rq = &nic.rxq[qi];
+        let pkt = rq.slot_pkt[rq.slot(idx)];
+        self.mem.dma_write(nic.pool.data_addr(pkt.mbuf), pkt.size as u64, nic.mode, now);
+    }
+
+    /// A completion line is in host memory: the core polling this queue
+    /// may now see the frames it covers.
+    pub(super) fn on_rx_cqe(&mut self, n: usize, qi: usize, upto: u64, now: Time) {
         let measuring = self.measuring;
         let nic = &mut self.nics[n];
         let rq = &mut nic.rxq[qi];
-        let pkt = rq.slot_pkt[rq.slot(idx)];
-        self.mem.dma_write(nic.pool.data_addr(pkt.mbuf), pkt.size as u64, nic.mode, now);
-        self.mem.dma_write(rq.cqe_addr(idx, self.k.cqe), self.k.cqe, nic.mode, now);
-        debug_assert_eq!(rq.completed, idx, "completions arrive in order");
+        let line = rq.cqe_addr(upto - 1, self.k.cqe, self.k.cqe_per_line) & !63;
+        self.mem.dma_write(line, self.k.cqe, nic.mode, now);
         rq.sample(now, measuring);
-        rq.completed = idx + 1;
+        rq.completed = rq.completed.max(upto);
         let core = nic.first_core + qi;
         self.wake(core, now);
     }
