@@ -11,6 +11,7 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# the same bound as [build-system] in pyproject.toml
 MATURIN_REQ := maturin>=1.5,<2
 
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name 'Cargo.toml')

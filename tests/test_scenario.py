@@ -158,9 +158,6 @@ INT_KEYS = ["app.nf_cycles", "traffic.flows", "cpu.poll_cycles", "traffic.burst_
 FLOAT_KEYS = ["traffic.zipf_s", "traffic.bimodal_small_share", "nic.pipeline_mpps"]
 BOOL_KEYS = ["llc.slice_hash", "corunner.enabled"]
 
-# serde_json parses JSON floats to within one ulp unless its `float_roundtrip`
-# feature is on; until crates/engine enables it a float may come back 1 ulp off.
-FLOAT_ROUNDTRIP = pytest.mark.xfail(reason="engine's serde_json lacks the float_roundtrip feature", strict=False)
 
 
 def _bounds(key):
@@ -215,7 +212,6 @@ def test_ints_and_bools_round_trip(assignment):
     check_round_trip(*assignment)
 
 
-@FLOAT_ROUNDTRIP
 @settings(deadline=None)
 @given(float_values())
 def test_floats_round_trip(assignment):

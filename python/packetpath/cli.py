@@ -82,6 +82,15 @@ def _fail(code: int, prefix: str, message: str) -> None:
     raise typer.Exit(code)
 
 
+def _console() -> Console:
+    """The terminal's width on a terminal; 160 columns in logs and pipes, where
+    rich's default of 80 would squeeze every table."""
+    console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=160)
+    return console
+
+
 def _print_json(obj: Any) -> None:
     typer.echo(json.dumps(obj, indent=2))
 
@@ -103,7 +112,7 @@ def run_cmd(
     if json_:
         _print_json(report)
     else:
-        Console().print(_report_table(scenario_, report))
+        _console().print(_report_table(scenario_, report))
 
 
 def _report_table(name: str, report: dict[str, Any]) -> Table:
@@ -173,7 +182,7 @@ def params_cmd(
         doc = p["doc"] + (f" (one of: {', '.join(kind['choice'])})" if isinstance(kind, dict) else "")
         cells = [p["key"], unit, _text(p["value"]), *([p["origin"]] if scenario_ else []), doc]
         table.add_row(*map(Text, cells))  # Text, not markup: values and docs may contain [brackets]
-    Console().print(table)
+    _console().print(table)
 
 
 def _text(value: Any) -> str:
@@ -200,7 +209,7 @@ def reproduce_cmd(
     if json_:
         _print_json([c.to_json() for c in claims])
     else:
-        Console().print(claims_table(claims, title=f"{paper}: reproduced claims"))
+        _console().print(claims_table(claims, title=f"{paper}: reproduced claims"))
     if out is not None:
         typer.echo(f"report written to {out}", err=True)
 
@@ -228,4 +237,4 @@ def bench_cmd(
             f"{r['peak_rss_mib']:.1f}",
             f"{r['wall_s_median']:.3f}",
         )
-    Console().print(table)
+    _console().print(table)

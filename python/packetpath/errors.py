@@ -6,11 +6,9 @@ allowed. `EngineError` is ours to fix: the engine failed on a valid scenario;
 its message names the scenario and seed so the failure can be reproduced.
 """
 
+# The binding declares it as packetpath._engine.EngineError, so it pickles
+# back from worker processes.
 from packetpath._engine import EngineError
-
-# The binding names the class "_engine.EngineError"; tell pickle where it
-# really lives so it survives the trip back from a worker process.
-EngineError.__module__ = "packetpath._engine"
 
 
 class ConfigError(ValueError):

@@ -29,6 +29,9 @@ pub fn run_json(scenario: &str) -> Result<String, String> {
 /// Run a validated config. An `Err` here is a broken run invariant: an
 /// engine bug, reported with the seed so it can be reproduced.
 pub fn run(cfg: &params::Config) -> Result<crate::report::Report, String> {
+    if cfg.text("pcie_bench.mode") != "off" {
+        return crate::world::pciebench::run(cfg);
+    }
     let w = crate::world::World::build(cfg)?;
     w.run().map_err(|e| format!("{e} (seed {})", cfg.u64("sim.seed")))
 }

@@ -93,6 +93,12 @@ pub static PARAMS: &[ParamDef] = &[
     p!("pcie.rcb", Int, Bytes, "64", 64, 128, "read completion boundary"),
     p!("pcie.latency", Int, Time, "250ns", 0, 1e9, "one-way latency device <-> root complex, excluding serialisation"),
     p!("pcie.max_read_tags", Int, None, "128", 1, 1024, "outstanding non-posted read requests per device"),
+    // --- pcie-bench style microbenchmark (instead of packet traffic) --------
+    p!("pcie_bench.mode", Choice(&["off", "read", "write", "read_write", "latency"]), None, "off", 0, 0, "run a pcie-bench microbenchmark of the device's DMA instead of packet traffic"),
+    p!("pcie_bench.size", Int, Bytes, "64", 1, 65536, "bytes per DMA transfer"),
+    p!("pcie_bench.window", Int, Bytes, "8KiB", 64, 1e10, "host buffer the transfers walk through (wrapping)"),
+    p!("pcie_bench.cache", Choice(&["warm", "cold"]), None, "warm", 0, 0, "host buffer cached before the run (warm) or flushed before each transfer (cold)"),
+    p!("pcie_bench.transfers", Int, None, "100000", 1, 100_000_000, "transfers to time"),
     // --- LLC, private caches, DDIO, CAT --------------------------------------
     p!("llc.size", Int, Bytes, "24.75MiB", 65536, 1e10, "last-level cache capacity (all slices)"),
     p!("llc.ways", Int, None, "11", 1, 32, "LLC associativity"),

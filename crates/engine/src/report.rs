@@ -69,7 +69,20 @@ pub struct CorunnerReport {
     pub gbytes_s: f64,
 }
 
-#[derive(Serialize, Debug, Clone)]
+/// Result of a pcie-bench style microbenchmark.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct PcieBenchReport {
+    pub mode: String,
+    pub size: u64,
+    /// Payload bandwidth of back-to-back transfers.
+    pub gbps: f64,
+    pub transfers_per_s: f64,
+    /// Per-transfer latency from issue to last byte (reads) or arrival at
+    /// the root complex (writes).
+    pub latency_ns: Latency,
+}
+
+#[derive(Serialize, Debug, Clone, Default)]
 pub struct SimInfo {
     pub seed: u64,
     pub events: u64,
@@ -79,7 +92,7 @@ pub struct SimInfo {
     pub engine_version: &'static str,
 }
 
-#[derive(Serialize, Debug, Clone)]
+#[derive(Serialize, Debug, Clone, Default)]
 pub struct Report {
     /// Offered frame bits (FCS included, preamble and gap excluded) per second.
     pub offered_gbps: f64,
@@ -102,6 +115,7 @@ pub struct Report {
     pub cycles_per_packet: f64,
     pub per_nic: Vec<NicReport>,
     pub corunner: Option<CorunnerReport>,
+    pub pcie_bench: Option<PcieBenchReport>,
     pub sim: SimInfo,
 }
 
@@ -113,7 +127,7 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-fn latency(h: &Histogram<u64>) -> Latency {
+pub(crate) fn latency(h: &Histogram<u64>) -> Latency {
     if h.is_empty() {
         return Latency::default();
     }
@@ -148,8 +162,10 @@ impl World {
             total.tx_bytes += c.tx_bytes;
             hist.add(&n.hist).expect("same bounds");
             let base = self.pcie_base.get(i).copied().unwrap_or((0, 0));
-            let u = (n.pcie.up.busy_ps() - base.0) as f64 / dur;
-            let d = (n.pcie.down.busy_ps() - base.1) as f64 / dur;
+            // Busy time is booked when a transfer is sent, so a transfer
+            // straddling the window's end can push the sum a hair past 1.
+            let u = ((n.pcie.up.busy_ps() - base.0) as f64 / dur).min(1.0);
+            let d = ((n.pcie.down.busy_ps() - base.1) as f64 / dur).min(1.0);
             up += u / self.nics.len() as f64;
             down += d / self.nics.len() as f64;
             let occ = n.rxq.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.rxq.len() as f64;
@@ -187,6 +203,7 @@ impl World {
             cycles_per_packet: if total.rx_pkts == 0 { 0.0 } else { busy_cycles / total.rx_pkts as f64 },
             per_nic,
             corunner,
+            pcie_bench: None,
             sim: SimInfo {
                 seed: self.seed,
                 events: self.q.events(),

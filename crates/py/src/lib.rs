@@ -7,7 +7,7 @@ use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-create_exception!(_engine, EngineError, PyException, "The engine failed; the message names the scenario seed to reproduce it.");
+create_exception!(packetpath._engine, EngineError, PyException, "The engine failed; the message names the scenario seed to reproduce it.");
 
 fn guarded<F: FnOnce() -> Result<String, String> + Send>(py: Python<'_>, f: F) -> PyResult<String> {
     // The simulation runs without the GIL so a thread pool can use all cores.

@@ -34,7 +34,9 @@ def summary(claims: Sequence[Claim]) -> str:
 
 
 def rich_table(claims: Sequence[Claim], title: str = "") -> Table:
-    table = Table(*COLUMNS, title=title or None, caption=summary(claims))
+    table = Table(title=title or None, caption=summary(claims))
+    for column in COLUMNS:
+        table.add_column(column, overflow="fold")  # fold, never crop: nothing is hidden
     for row in rows(claims):
         colour = "green" if row[-1] == "PASS" else "bold red"
         # Text, not markup: claim text may contain [brackets]

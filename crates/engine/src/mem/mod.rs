@@ -242,7 +242,7 @@ impl Memory {
         }
         for line in first..=last {
             match (self.llc.find(line), mode) {
-                (Some(s), DmaMode::Ddio) => {
+                (Some(s), DmaMode::Ddio) if self.ddio_mask != 0 => {
                     self.stats.dma_write_hits += 1;
                     self.invalidate_sharers(s, None);
                     self.llc.touch(s);
@@ -291,6 +291,16 @@ impl Memory {
             }
         }
         lat
+    }
+
+    /// Flush `len` bytes at `addr` from every cache (clflush): dirty data is
+    /// written back to DRAM, all copies are invalidated.
+    pub fn flush(&mut self, addr: u64, len: u64, now: Time) {
+        for line in addr / LINE..=(addr + len.max(1) - 1) / LINE {
+            if let Some(v) = self.llc.invalidate(line) {
+                self.evict_llc(v, now);
+            }
+        }
     }
 
     /// Lines of the LLC currently in the DDIO ways (for invariants, tests).

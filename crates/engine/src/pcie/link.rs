@@ -150,6 +150,11 @@ impl ReadTags {
         }
     }
 
+    /// Earliest time a tag is (or becomes) free, without taking it.
+    pub fn next_free(&self) -> Time {
+        self.free_at.peek().map_or(self.last_release, |r| r.0)
+    }
+
     /// Tags acquired and not yet released.
     pub fn held(&self) -> u32 {
         self.held

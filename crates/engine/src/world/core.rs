@@ -116,13 +116,14 @@ impl World {
         }
         let cost = cycles_to_ps(cycles, k.freq_mhz) + stall.total(k.mlp);
         let done = now + cost;
+        // Doorbells leave when the burst's work is done; the link is used
+        // then, in time order with the NIC's own traffic.
         if got > 0 {
-            let at = nic.pcie.mmio_write(done, 4);
-            self.q.push(at, Ev::RxDoorbell { nic: n as u16, q: qi as u16, pi: rq.driver_pi });
+            self.q.push(done, Ev::RxDoorbell { nic: n as u16, q: qi as u16, pi: rq.driver_pi, arrived: false });
         }
         if tx_new > 0 {
-            let at = nic.pcie.mmio_write(done, 8);
-            self.q.push(at, Ev::TxDoorbell { nic: n as u16, q: qi as u16, pi: tq.produced });
+            let doorbells = tx_new.div_ceil(k.tx_burst) as u32;
+            self.q.push(done, Ev::TxDoorbell { nic: n as u16, q: qi as u16, pi: tq.produced, doorbells });
         }
         if measuring {
             core.busy_ps += cost;

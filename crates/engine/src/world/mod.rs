@@ -6,6 +6,7 @@
 //! (the NIC transmit path), `core.rs` (the cores' poll loop and the co-runner).
 
 mod core;
+pub mod pciebench;
 mod rx;
 mod tx;
 
@@ -33,8 +34,11 @@ pub enum Ev {
     /// A completion line covering Rx indices below `upto` reached host memory.
     RxCqe { nic: u16, q: u16, upto: u64 },
     RxDescFetched { nic: u16, q: u16, n: u32 },
-    RxDoorbell { nic: u16, q: u16, pi: u64 },
-    TxDoorbell { nic: u16, q: u16, pi: u64 },
+    /// The driver's doorbell: written by the core (`arrived` false), then
+    /// seen by the NIC after crossing PCIe.
+    RxDoorbell { nic: u16, q: u16, pi: u64, arrived: bool },
+    /// Tx doorbell writes still to cross the link (0 = seen by the NIC).
+    TxDoorbell { nic: u16, q: u16, pi: u64, doorbells: u32 },
     TxWqeFetched { nic: u16, q: u16, n: u32 },
     TxResume { nic: u16 },
     RxPump { nic: u16 },
@@ -53,6 +57,7 @@ pub(crate) struct Knobs {
     pub tx_cycles: u64,
     pub nf_cycles: u64,
     pub rx_burst: u64,
+    pub tx_burst: u64,
     pub sw_queue: usize,
     pub line_rate: u64,
     pub rx_desc: u64,
@@ -149,6 +154,22 @@ fn traffic_spec(c: &Config, port: u16) -> TrafficSpec {
     }
 }
 
+pub(crate) fn pcie_config(c: &Config) -> Result<PcieConfig, String> {
+    let p = PcieConfig {
+        gen: c.u64("pcie.gen") as u8,
+        lanes: c.u64("pcie.lanes") as u8,
+        mps: c.u64("pcie.mps") as u32,
+        mrrs: c.u64("pcie.mrrs") as u32,
+        rcb: c.u64("pcie.rcb") as u32,
+        addr64: true,
+        ecrc: false,
+        latency_ps: c.u64("pcie.latency"),
+        max_read_tags: c.u64("pcie.max_read_tags") as u32,
+    };
+    p.validate()?;
+    Ok(p)
+}
+
 /// Routes of the l3fwd table: mostly /24s as in Internet tables, some
 /// shorter and some longer prefixes, plus a default route; the traffic's
 /// destination prefixes are among them so lookups exercise real entries.
@@ -190,18 +211,7 @@ impl World {
         }
         let mem = Memory::new(c, masks);
         let mut map = AddressMap::new();
-        let pcfg = PcieConfig {
-            gen: c.u64("pcie.gen") as u8,
-            lanes: c.u64("pcie.lanes") as u8,
-            mps: c.u64("pcie.mps") as u32,
-            mrrs: c.u64("pcie.mrrs") as u32,
-            rcb: c.u64("pcie.rcb") as u32,
-            addr64: true,
-            ecrc: false,
-            latency_ps: c.u64("pcie.latency"),
-            max_read_tags: c.u64("pcie.max_read_tags") as u32,
-        };
-        pcfg.validate()?;
+        let pcfg = pcie_config(c)?;
         let rx_size = c.u64("nic.rx_ring_size");
         let tx_size = c.u64("nic.tx_ring_size");
         let (rx_desc, tx_desc, cqe) = (c.u64("nic.rx_desc_size"), c.u64("nic.tx_desc_size"), c.u64("nic.cqe_size"));
@@ -286,6 +296,7 @@ impl World {
             tx_cycles: c.u64("cpu.tx_cycles"),
             nf_cycles: c.u64("app.nf_cycles"),
             rx_burst: c.u64("app.rx_burst"),
+            tx_burst: c.u64("app.tx_burst"),
             sw_queue: c.usize("app.sw_queue"),
             line_rate,
             rx_desc,
@@ -340,8 +351,8 @@ impl World {
                 Ev::RxDma { nic, q, idx } => self.on_rx_dma(nic as usize, q as usize, idx, now),
                 Ev::RxCqe { nic, q, upto } => self.on_rx_cqe(nic as usize, q as usize, upto, now),
                 Ev::RxDescFetched { nic, q, n } => self.on_rx_desc_fetched(nic as usize, q as usize, n as u64, now),
-                Ev::RxDoorbell { nic, q, pi } => self.on_rx_doorbell(nic as usize, q as usize, pi, now),
-                Ev::TxDoorbell { nic, q, pi } => self.on_tx_doorbell(nic as usize, q as usize, pi, now),
+                Ev::RxDoorbell { nic, q, pi, arrived } => self.on_rx_doorbell(nic as usize, q as usize, pi, arrived, now),
+                Ev::TxDoorbell { nic, q, pi, doorbells } => self.on_tx_doorbell(nic as usize, q as usize, pi, doorbells, now),
                 Ev::TxWqeFetched { nic, q, n } => self.on_tx_wqe_fetched(nic as usize, q as usize, n as u64, now),
                 Ev::TxResume { nic } => {
                     self.nics[nic as usize].port.tx_resume_pending = false;
@@ -355,15 +366,6 @@ impl World {
                 Ev::CorePoll { core } => self.on_core_poll(core as usize, now),
                 Ev::Corunner => self.on_corunner(now),
                 Ev::WarmupEnd => self.on_warmup_end(now),
-            }
-        }
-        if std::env::var("PP_DEBUG").is_ok() {
-            for n in &self.nics {
-                eprintln!("pool avail {}", n.pool.available());
-                for (i, (r, t)) in n.rxq.iter().zip(&n.txq).enumerate() {
-                    eprintln!("q{i} rx posted {} fetched {} used {} completed {} consumed {} wait {} | tx produced {} nic_pi {} fetched {} sent {} cqe {} completed {} freed {} fetching {}", r.posted, r.fetched, r.used, r.completed, r.consumed, r.wait.len(), t.produced, t.nic_pi, t.fetched, t.sent, t.cqe_issued, t.completed, t.freed, t.fetching);
-                }
-                eprintln!("tx_ready {:?} wire_free {} resume {}", n.port.tx_ready, n.port.wire_free, n.port.tx_resume_pending);
             }
         }
         self.check_invariants()?;

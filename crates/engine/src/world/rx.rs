@@ -148,7 +148,13 @@ impl World {
         self.rx_fetch(n, qi, now);
     }
 
-    pub(super) fn on_rx_doorbell(&mut self, n: usize, qi: usize, pi: u64, now: Time) {
+    pub(super) fn on_rx_doorbell(&mut self, n: usize, qi: usize, pi: u64, arrived: bool, now: Time) {
+        if !arrived {
+            // The core writes the doorbell now; the NIC sees it after the link.
+            let at = self.nics[n].pcie.mmio_write(now, 4);
+            self.q.push(at, Ev::RxDoorbell { nic: n as u16, q: qi as u16, pi, arrived: true });
+            return;
+        }
         let rq = &mut self.nics[n].rxq[qi];
         rq.posted = rq.posted.max(pi);
         self.rx_fetch(n, qi, now);

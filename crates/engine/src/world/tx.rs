@@ -8,7 +8,17 @@ use crate::units::{ser_time, Time};
 use crate::wire::wire_bytes;
 
 impl World {
-    pub(super) fn on_tx_doorbell(&mut self, n: usize, qi: usize, pi: u64, now: Time) {
+    /// `doorbells` MMIO writes leave the core at `now` (one per tx_burst);
+    /// the NIC acts once the last has crossed the link.
+    pub(super) fn on_tx_doorbell(&mut self, n: usize, qi: usize, pi: u64, doorbells: u32, now: Time) {
+        if doorbells > 0 {
+            let mut at = now;
+            for _ in 0..doorbells {
+                at = self.nics[n].pcie.mmio_write(now, 8);
+            }
+            self.q.push(at, Ev::TxDoorbell { nic: n as u16, q: qi as u16, pi, doorbells: 0 });
+            return;
+        }
         let tq = &mut self.nics[n].txq[qi];
         tq.nic_pi = tq.nic_pi.max(pi);
         self.tx_fetch(n, qi, now);
@@ -58,6 +68,16 @@ impl World {
                     nic.port.tx_resume_pending = true;
                     let at = nic.port.tx_leaving.front().map_or(now, |f| f.0);
                     self.q.push(at, Ev::TxResume { nic: n as u16 });
+                }
+                return;
+            }
+            // No read tag free yet: wait for one rather than queue a request
+            // on the link ahead of time.
+            let tag_free = nic.tags.next_free();
+            if tag_free > now {
+                if !nic.port.tx_resume_pending {
+                    nic.port.tx_resume_pending = true;
+                    self.q.push(tag_free, Ev::TxResume { nic: n as u16 });
                 }
                 return;
             }

@@ -1,0 +1,135 @@
+//! pcie-bench as a scenario: a device issuing back-to-back DMA reads,
+//! writes or both of `size` bytes over a window of host memory (bandwidth),
+//! or one read at a time (latency), with the window warm in the LLC or
+//! flushed before each transfer. It uses the same PCIe link, read tags and
+//! memory hierarchy as the NIC, so its numbers are the NIC's limits.
+
+use super::pcie_config;
+use crate::mem::{DmaMode, Memory};
+use crate::params::Config;
+use crate::pcie::{PcieLink, ReadTags};
+use crate::report::{latency, PcieBenchReport, Report, SimInfo};
+use crate::units::Time;
+use hdrhistogram::Histogram;
+
+pub fn run(c: &Config) -> Result<Report, String> {
+    let pcfg = pcie_config(c)?;
+    let all = (1u64 << c.u64("llc.ways")) - 1;
+    let mut mem = Memory::new(c, vec![all]);
+    let mut link = PcieLink::new(pcfg);
+    let mut tags = ReadTags::new(pcfg.max_read_tags);
+    let mode = c.text("pcie_bench.mode").to_string();
+    let size = c.u64("pcie_bench.size");
+    let window = c.u64("pcie_bench.window").max(size);
+    let cold = c.text("pcie_bench.cache") == "cold";
+    let n = c.u64("pcie_bench.transfers");
+    let base: u64 = 1 << 32;
+    if !cold {
+        // Warm: the host has just touched the buffer, so it is in the LLC.
+        for off in (0..window).step_by(64) {
+            mem.core_access(0, base + off, true, 0);
+        }
+    }
+    let slots = (window / size).max(1);
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
+    let (mut t, mut first, mut last) = (0 as Time, None, 0 as Time);
+    for i in 0..n {
+        let addr = base + (i % slots) * size;
+        if cold {
+            mem.flush(addr, size, t);
+        }
+        let write = match mode.as_str() {
+            "write" => true,
+            "read_write" => i % 2 == 0,
+            _ => false,
+        };
+        let (start, done) = if write {
+            let at = link.dma_write(t, addr, size);
+            mem.dma_write(addr, size, DmaMode::Ddio, at);
+            (t, at)
+        } else {
+            let pieces = size.div_ceil(pcfg.mrrs as u64);
+            let mut issue = t;
+            for _ in 0..pieces {
+                issue = issue.max(tags.acquire(t));
+            }
+            let at_host = link.dma_read_request(issue, addr, size);
+            let lat = mem.dma_read(addr, size, DmaMode::Ddio, at_host);
+            let done = link.dma_read_completion(at_host + lat, addr, size);
+            for _ in 0..pieces {
+                tags.release(done);
+            }
+            (issue, done)
+        };
+        let _ = hist.record(((done - start) / 1000).max(1));
+        first.get_or_insert(done);
+        last = last.max(done);
+        // Bandwidth modes issue as fast as the link takes requests; the
+        // latency mode waits for each transfer, as pcie-bench's LAT_RD does.
+        t = if mode == "latency" { done } else { link.up.free_at().max(t) };
+    }
+    // Steady state: from the first to the last completion (pipeline fill excluded).
+    let span = last.saturating_sub(first.unwrap_or(0)).max(1);
+    let done_bytes = (n.saturating_sub(1)) * size;
+    Ok(Report {
+        pcie_write_hit_rate: ratio(mem.stats.dma_write_hits, mem.stats.dma_write_misses),
+        pcie_read_hit_rate: ratio(mem.stats.dma_read_hits, mem.stats.dma_read_misses),
+        pcie_bench: Some(PcieBenchReport {
+            mode,
+            size,
+            gbps: done_bytes as f64 * 8.0 / span as f64 * 1e3,
+            transfers_per_s: n.saturating_sub(1) as f64 / span as f64 * 1e12,
+            latency_ns: latency(&hist),
+        }),
+        sim: SimInfo { seed: c.u64("sim.seed"), events: n, packets: 0, sim_time_ps: last, engine_version: env!("CARGO_PKG_VERSION") },
+        ..Report::default()
+    })
+}
+
+fn ratio(hits: u64, misses: u64) -> f64 {
+    if hits + misses == 0 {
+        0.0
+    } else {
+        hits as f64 / (hits + misses) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::validate;
+    use crate::pcie::{effective_read_gbps, effective_write_gbps};
+    use serde_json::json;
+
+    fn bench(mode: &str, size: u64, cache: &str) -> PcieBenchReport {
+        let c = validate(&json!({"pcie_bench": {"mode": mode, "size": size, "cache": cache, "transfers": 20000}})).unwrap();
+        run(&c).unwrap().pcie_bench.unwrap()
+    }
+
+    #[test]
+    fn back_to_back_bandwidth_matches_the_published_model() {
+        let c = validate(&json!({})).unwrap();
+        let p = pcie_config(&c).unwrap();
+        for size in [64, 256, 1024, 1500] {
+            let w = bench("write", size, "warm").gbps;
+            let r = bench("read", size, "warm").gbps;
+            let (mw, mr) = (effective_write_gbps(&p, size), effective_read_gbps(&p, size));
+            assert!((w - mw).abs() / mw < 0.02, "write {size}: {w} vs {mw}");
+            assert!((r - mr).abs() / mr < 0.02, "read {size}: {r} vs {mr}");
+        }
+    }
+
+    #[test]
+    fn cold_reads_pay_dram_latency() {
+        let warm = bench("latency", 64, "warm");
+        let cold = bench("latency", 64, "cold");
+        let c = validate(&json!({})).unwrap();
+        let extra = (c.u64("dram.latency") as f64) / 1000.0;
+        let diff = cold.latency_ns.mean - warm.latency_ns.mean;
+        // Cold: DRAM instead of LLC (plus the channel's service time).
+        assert!(diff > extra * 0.8 && diff < extra * 1.5, "warm {} cold {}", warm.latency_ns.mean, cold.latency_ns.mean);
+        // Warm 64 B read: two link traversals + LLC.
+        let rtt = 2.0 * c.u64("pcie.latency") as f64 / 1000.0 + c.u64("llc.latency") as f64 / 1000.0;
+        assert!(warm.latency_ns.mean > rtt && warm.latency_ns.mean < rtt + 30.0, "{} vs {rtt}", warm.latency_ns.mean);
+    }
+}

@@ -1,0 +1,137 @@
+//! End-to-end behaviour of the whole engine, each test against something
+//! known: conservation, analytic capacity bounds, determinism, and the DDIO
+//! mechanism's direction of effect.
+
+use packetpath_engine::api::{run, run_json};
+use packetpath_engine::params::validate;
+use packetpath_engine::pcie::{mrd_request_wire_bytes, mwr_wire_bytes, tlp_layer_gbps, PcieConfig};
+use packetpath_engine::report::Report;
+use serde_json::{json, Value};
+
+fn go(v: Value) -> Report {
+    run(&validate(&v).unwrap()).unwrap()
+}
+
+fn short(mut v: Value) -> Value {
+    v.as_object_mut().unwrap().entry("sim").or_insert(json!({"warmup": "1ms", "duration": "2ms"}));
+    v
+}
+
+#[test]
+fn same_seed_same_bytes_different_seed_different_run() {
+    let s = json!({"cpu": {"cores": 2}, "traffic": {"arrival": "poisson", "rate": "60Gbps"}, "sim": {"warmup": "0.5ms", "duration": "1ms"}});
+    let a = run_json(&s.to_string()).unwrap();
+    let b = run_json(&s.to_string()).unwrap();
+    assert_eq!(a, b);
+    let mut s2 = s.clone();
+    s2["sim"]["seed"] = json!(2);
+    assert_ne!(a, run_json(&s2.to_string()).unwrap());
+}
+
+#[test]
+fn under_capacity_everything_offered_is_forwarded() {
+    let r = go(short(json!({"traffic": {"rate": "20Gbps", "size": 1500}, "cpu": {"cores": 1}})));
+    assert_eq!(r.drop_rate, 0.0);
+    // 20 Gbps on the wire = 20 * 1500/1520 Gbps of frames.
+    let frames = 20.0 * 1500.0 / 1520.0;
+    assert!((r.throughput_gbps - frames).abs() / frames < 0.01, "{}", r.throughput_gbps);
+    assert!((r.offered_gbps - frames).abs() / frames < 0.01);
+}
+
+#[test]
+fn many_configurations_keep_their_invariants() {
+    // run() checks packet conservation, ring index order and LLC capacity at
+    // the end of every run and fails if any is broken.
+    for (i, (cores, ring, size, nf, ways, remote)) in [
+        (1, 64, 64, "l2fwd", 2, false),
+        (2, 512, 1500, "l3fwd", 0, false),
+        (3, 128, 800, "workpackage", 4, true),
+        (4, 2048, 64, "l2fwd", 11, false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = go(json!({
+            "cpu": {"cores": cores}, "nic": {"rx_ring_size": ring, "remote_socket": [remote]},
+            "traffic": {"size": size, "arrival": if i % 2 == 0 { "bursty" } else { "poisson" }, "rate": "90Gbps"},
+            "app": {"nf": nf, "wp_reads": 2}, "llc": {"ddio_ways": ways}, "sim": {"warmup": "0.2ms", "duration": "0.5ms"}
+        }));
+        assert!(r.throughput_gbps > 0.0 && r.drop_rate < 1.0);
+    }
+}
+
+#[test]
+fn pcie_bounds_forwarding_throughput_at_line_rate() {
+    // Upstream bytes per forwarded 1500 B frame: the frame's MWr TLPs, an
+    // eighth of a compressed CQE line, the Tx data MRds, and the amortised
+    // descriptor fetches and Tx completions.
+    let p = PcieConfig::default();
+    let per_pkt = mwr_wire_bytes(&p, 1500) as f64
+        + mwr_wire_bytes(&p, 64) as f64 / 8.0
+        + mrd_request_wire_bytes(&p, 1500) as f64
+        + mrd_request_wire_bytes(&p, 32 * 16) as f64 / 32.0
+        + mrd_request_wire_bytes(&p, 32 * 64) as f64 / 32.0
+        + mwr_wire_bytes(&p, 64) as f64 / 32.0;
+    let pcie_pps = tlp_layer_gbps(3, 16, 256) * 1e9 / 8.0 / per_pkt;
+    let line_pps = 100e9 / 8.0 / 1520.0;
+    let bound = pcie_pps.min(line_pps) * 1500.0 * 8.0 / 1e9;
+    let r = go(short(json!({"cpu": {"cores": 2}, "nic": {"rx_cqe_comp": true}})));
+    assert!(r.pcie_util.upstream > 0.97, "{:?}", r.pcie_util);
+    assert!((r.throughput_gbps - bound).abs() / bound < 0.03, "{} vs bound {bound}", r.throughput_gbps);
+}
+
+#[test]
+fn core_bound_throughput_follows_cycle_budget() {
+    // 3000 cycles of NF work per packet at 2.3 GHz: one core forwards at
+    // most 2.3e9/3000 = 0.77 Mpps, a little less with the driver's cycles.
+    let r = go(short(json!({"cpu": {"cores": 1}, "app": {"nf_cycles": 3000}, "traffic": {"size": 64}})));
+    let mpps = r.rx_pps / 1e6;
+    let upper = 2300.0 / 3000.0;
+    assert!(mpps < upper && mpps > 0.85 * upper, "{mpps} Mpps");
+    assert!(r.drops.no_descriptor > 0, "a core-bound NIC runs out of descriptors");
+    assert!(r.ring_occupancy_mean > 0.9 * 1024.0, "the ring stays full: {}", r.ring_occupancy_mean);
+}
+
+#[test]
+fn ddio_off_and_remote_socket_send_every_dma_write_to_dram() {
+    for extra in [json!({"llc": {"ddio_ways": 0}}), json!({"nic": {"remote_socket": [true]}})] {
+        let mut s = json!({"traffic": {"rate": "40Gbps"}});
+        for (k, v) in extra.as_object().unwrap() {
+            s[k] = v.clone();
+        }
+        let r = go(short(s));
+        assert_eq!(r.pcie_write_hit_rate, 0.0);
+        // Every received byte is written to DRAM (plus completion lines).
+        let rx_gbytes = r.throughput_gbps / 8.0;
+        assert!(r.mem_bw_gbytes_s.write >= rx_gbytes, "{} vs {rx_gbytes}", r.mem_bw_gbytes_s.write);
+    }
+}
+
+#[test]
+fn leaky_dma_grows_with_the_ring() {
+    // Reuse distance of a buffer is one trip around the ring: 256 x 24 lines
+    // fit the 2 DDIO ways (~73 K lines), 4096 x 24 lines do not.
+    let small = go(short(json!({"nic": {"rx_ring_size": 256}})));
+    let large = go(short(json!({"nic": {"rx_ring_size": 4096}})));
+    assert!(small.pcie_write_hit_rate > 0.95, "{}", small.pcie_write_hit_rate);
+    assert!(large.pcie_write_hit_rate < 0.6, "{}", large.pcie_write_hit_rate);
+    let more_ways = go(short(json!({"nic": {"rx_ring_size": 4096}, "llc": {"ddio_ways": 6}})));
+    assert!(more_ways.pcie_write_hit_rate > large.pcie_write_hit_rate + 0.3);
+}
+
+#[test]
+fn unloaded_latency_is_the_sum_of_the_path() {
+    // At 1 Gbps nothing queues: wire in, PCIe write + completion, poll,
+    // doorbell, WQE and data reads, wire out -- a few microseconds.
+    let r = go(short(json!({"traffic": {"rate": "1Gbps", "size": 64}})));
+    let p50 = r.latency_ns.p50;
+    assert!(p50 > 1000.0 && p50 < 5000.0, "p50 {p50} ns");
+}
+
+#[test]
+fn bad_scenarios_are_refused_with_the_key() {
+    let e = run_json(r#"{"llc": {"ddio_ways": 20}}"#).unwrap_err();
+    assert!(e.starts_with("llc.ddio_ways = 20"), "{e}");
+    let e = run_json(r#"{"nic": {"count": 1, "ddio": [true, false]}}"#).unwrap_err();
+    assert!(e.starts_with("nic.ddio"), "{e}");
+}
