@@ -101,15 +101,15 @@ pub static PARAMS: &[ParamDef] = &[
     p!("pcie_bench.transfers", Int, None, "100000", 1, 100_000_000, "transfers to time"),
     // --- LLC, private caches, DDIO, CAT --------------------------------------
     p!("llc.size", Int, Bytes, "24.75MiB", 65536, 1e10, "last-level cache capacity (all slices)"),
-    p!("llc.ways", Int, None, "11", 1, 32, "LLC associativity"),
+    p!("llc.ways", Int, None, "11", 1, 20, "LLC associativity"),
     p!("llc.slices", Int, None, "18", 1, 128, "LLC slices (sets are spread over slices by the slice hash)"),
     p!("llc.slice_hash", Bool, None, "true", 0, 0, "hash line addresses to slices (Intel's complex addressing) instead of plain modulo"),
     p!("llc.replacement", Choice(&["lru", "random"]), None, "lru", 0, 0, "LLC replacement policy within the allowed ways"),
     p!("llc.latency", Int, Time, "20ns", 0, 1e6, "load-to-use latency of an LLC hit"),
-    p!("llc.ddio_ways", Int, None, "2", 0, 32, "LLC ways DMA writes may allocate into (IIO LLC WAYS); 0 = DDIO off"),
+    p!("llc.ddio_ways", Int, None, "2", 0, 20, "LLC ways DMA writes may allocate into (IIO LLC WAYS); 0 = DDIO off"),
     p!("llc.cat_masks", IntList, None, "[]", 1, 4294967295u32, "per NIC: CAT way mask of the cores serving it; missing = all ways"),
     p!("l2.size", Int, Bytes, "1MiB", 4096, 1e9, "private L2 per core"),
-    p!("l2.ways", Int, None, "16", 1, 32, "L2 associativity"),
+    p!("l2.ways", Int, None, "16", 1, 20, "L2 associativity"),
     p!("l2.latency", Int, Time, "6ns", 0, 1e6, "load-to-use latency of an L2 hit"),
     // --- DRAM --------------------------------------------------------------
     p!("dram.channels", Int, None, "6", 1, 64, "memory channels of the socket"),
@@ -414,6 +414,12 @@ fn cross_check(c: &Config) -> Result<(), String> {
             "llc.size = {} B: must be llc.ways x llc.slices x 64 B x a power of two sets per slice ({} B per set-row)",
             c.u64("llc.size"),
             line
+        ));
+    }
+    let sets = c.u64("llc.size") / 64 / ways;
+    if !c.bool("llc.slice_hash") && !sets.is_power_of_two() {
+        return Err(format!(
+            "llc.slice_hash = false: plain modulo indexing needs a power-of-two number of sets, but llc.size / 64 B / llc.ways = {sets}; keep the slice hash or use llc.slices = 1"
         ));
     }
     let l2line = 64 * c.u64("l2.ways");

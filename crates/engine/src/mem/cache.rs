@@ -38,56 +38,61 @@ pub struct Cache {
     sets: u64,
     ways: usize,
     indexing: Indexing,
+    /// log2 of the number of sets the low line bits select; the tag is the
+    /// line address above them.
+    tag_shift: u32,
     policy: Policy,
-    /// One entry per (set, way), the ways of a set adjacent: a lookup
-    /// touches one contiguous run of memory.
-    slots: Vec<Slot>,
-    clock: u32,
+    set: Vec<Set>,
+    /// Private caches (cores) holding each (set, way)'s line, for an
+    /// inclusive LLC; read only when the tag's SHARED bit says so.
+    sharers: Vec<u32>,
     rng: Rng,
 }
 
-/// One way of one set, packed to 16 bytes.
-#[derive(Clone, Copy, Default)]
-struct Slot {
-    /// line + 1; 0 = invalid. The top bit is the dirty bit.
-    tag: u64,
-    /// LRU stamp: larger = more recent.
-    stamp: u32,
-    /// Private caches (cores) holding the line, for an inclusive LLC.
-    sharers: u32,
+/// Most ways a cache may have (Haswell-EP's LLC has 20).
+pub const MAX_WAYS: usize = 20;
+
+/// One set, laid out so that an 11-way LLC set (ranks + tags) fills exactly
+/// one 64 B host cache line: a lookup is one host memory access.
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct Set {
+    /// LRU rank per way: 0 = most recently used.
+    rank: [u8; MAX_WAYS],
+    /// (line >> tag_shift) + 1, 0 = invalid; top bits: DIRTY, SHARED.
+    tag: [u32; MAX_WAYS],
 }
 
-const DIRTY: u64 = 1 << 63;
+const DIRTY: u32 = 1 << 31;
+const SHARED: u32 = 1 << 30;
+const FLAGS: u32 = DIRTY | SHARED;
 
-impl Slot {
-    #[inline]
-    fn line_tag(&self) -> u64 {
-        self.tag & !DIRTY
-    }
-}
+/// Most cores whose copies one cache can track.
+pub const MAX_SHARERS: usize = 32;
 
-/// A zeroed vector backed by transparent huge pages where the OS allows:
-/// lookups land on random sets, and with 4 KiB pages nearly every one
-/// would also miss the host's TLB.
-fn huge_vec(n: usize) -> Vec<Slot> {
+/// Line addresses must stay below this (64 GiB of physical memory), so a
+/// tag fits in 30 bits whatever the number of sets.
+pub const MAX_LINE: u64 = 1 << 30;
+
+/// A vector backed by transparent huge pages where the OS allows: lookups
+/// land on random sets, and with 4 KiB pages nearly every one would also
+/// miss the host's TLB.
+fn huge_vec<T: Copy>(n: usize, fill: T) -> Vec<T> {
     // Advise before the first touch, so the pages are born huge.
-    let mut v = Vec::with_capacity(n);
+    let mut v: Vec<T> = Vec::with_capacity(n);
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
         let start = (v.as_ptr() as usize).next_multiple_of(HUGE);
-        let end = (v.as_ptr() as usize + n * std::mem::size_of::<Slot>()) / HUGE * HUGE;
+        let end = (v.as_ptr() as usize + n * std::mem::size_of::<T>()) / HUGE * HUGE;
         if end > start {
             // Advice only: failure leaves ordinary pages, which is correct.
             unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
         }
     }
-    v.resize(n, Slot::default());
+    v.resize(n, fill);
     v
 }
-
-/// Most cores whose copies one cache can track.
-pub const MAX_SHARERS: usize = 32;
 
 /// Fast 64-bit mixer (from MurmurHash3's finaliser) standing in for Intel's
 /// undocumented slice hash: every address bit influences the slice.
@@ -101,10 +106,31 @@ fn mix(mut x: u64) -> u64 {
 }
 
 impl Cache {
+    /// `size_bytes / 64 / ways` sets; with `Modulo` indexing the set count
+    /// must be a power of two, with `SliceHash` the sets per slice.
     pub fn new(size_bytes: u64, ways: usize, indexing: Indexing, policy: Policy, rng: Rng) -> Cache {
         let sets = size_bytes / LINE / ways as u64;
-        assert!(sets > 0, "cache smaller than one set");
-        Cache { sets, ways, indexing, policy, slots: huge_vec(sets as usize * ways), clock: 0, rng }
+        assert!(sets > 0 && (1..=MAX_WAYS).contains(&ways), "cache needs >= 1 set and 1..={MAX_WAYS} ways");
+        let low_sets = match indexing {
+            Indexing::Modulo => sets,
+            Indexing::SliceHash { sets_per_slice, .. } => sets_per_slice,
+        };
+        assert!(low_sets.is_power_of_two(), "set index bits must be a power of two");
+        // Initial ranks 0..ways: every set starts as a full LRU order.
+        let mut rank = [0u8; MAX_WAYS];
+        for (w, r) in rank.iter_mut().enumerate() {
+            *r = w as u8;
+        }
+        Cache {
+            sets,
+            ways,
+            indexing,
+            tag_shift: low_sets.trailing_zeros(),
+            policy,
+            set: huge_vec(sets as usize, Set { rank, tag: [0; MAX_WAYS] }),
+            sharers: huge_vec(sets as usize * ways, 0),
+            rng,
+        }
     }
 
     pub fn sets(&self) -> u64 {
@@ -123,13 +149,25 @@ impl Cache {
     #[inline]
     pub fn set_of(&self, line: u64) -> u64 {
         match self.indexing {
-            Indexing::Modulo => line % self.sets,
+            Indexing::Modulo => line & (self.sets - 1),
             Indexing::SliceHash { slices, sets_per_slice } => {
                 // Multiply-shift maps the hash onto 0..slices without a division.
                 let slice = ((mix(line) as u128 * slices as u128) >> 64) as u64;
                 (line & (sets_per_slice - 1)) * slices + slice
             }
         }
+    }
+
+    #[inline]
+    fn tag_of(&self, line: u64) -> u32 {
+        debug_assert!(line < MAX_LINE, "line {line:#x} beyond the modelled address space");
+        ((line >> self.tag_shift) + 1) as u32
+    }
+
+    /// A slot is (set, way) packed as set * MAX_WAYS + way.
+    #[inline]
+    fn split(slot: usize) -> (usize, usize) {
+        (slot / MAX_WAYS, slot % MAX_WAYS)
     }
 
     /// Ask the host CPU to start loading the set of `line`: a DMA touches
@@ -140,10 +178,8 @@ impl Cache {
         #[cfg(target_arch = "x86_64")]
         unsafe {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let p = self.slots.as_ptr().add(self.set_of(line) as usize * self.ways) as *const i8;
+            let p = self.set.as_ptr().add(self.set_of(line) as usize) as *const i8;
             _mm_prefetch(p, _MM_HINT_T0);
-            _mm_prefetch(p.add(64), _MM_HINT_T0);
-            _mm_prefetch(p.add(128), _MM_HINT_T0);
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = line;
@@ -152,54 +188,60 @@ impl Cache {
     /// Slot index of `line` if cached.
     #[inline]
     pub fn find(&self, line: u64) -> Option<usize> {
-        let base = self.set_of(line) as usize * self.ways;
-        let tag = line + 1;
-        self.slots[base..base + self.ways].iter().position(|s| s.line_tag() == tag).map(|w| base + w)
+        let s = self.set_of(line) as usize;
+        let tag = self.tag_of(line);
+        self.set[s].tag[..self.ways].iter().position(|&t| t & !FLAGS == tag).map(|w| s * MAX_WAYS + w)
     }
 
-    /// Mark a slot most recently used.
+    /// Mark a slot most recently used: ways more recent than it age by one.
     #[inline]
     pub fn touch(&mut self, slot: usize) {
-        if self.clock == u32::MAX {
-            self.renumber();
+        let (s, w) = Self::split(slot);
+        let set = &mut self.set[s];
+        let r = set.rank[w];
+        for x in &mut set.rank[..self.ways] {
+            *x += (*x < r) as u8;
         }
-        self.clock += 1;
-        self.slots[slot].stamp = self.clock;
-    }
-
-    /// Stamps wrap after 4 billion touches: squeeze them, keeping each
-    /// set's order (stamps are only compared within a set).
-    #[cold]
-    fn renumber(&mut self) {
-        for set in self.slots.chunks_mut(self.ways) {
-            let mut order: Vec<usize> = (0..set.len()).collect();
-            order.sort_by_key(|&w| set[w].stamp);
-            for (rank, w) in order.into_iter().enumerate() {
-                set[w].stamp = rank as u32;
-            }
-        }
-        self.clock = self.ways as u32;
+        set.rank[w] = 0;
     }
 
     pub fn set_dirty(&mut self, slot: usize) {
-        self.slots[slot].tag |= DIRTY;
+        let (s, w) = Self::split(slot);
+        self.set[s].tag[w] |= DIRTY;
     }
     pub fn is_dirty(&self, slot: usize) -> bool {
-        self.slots[slot].tag & DIRTY != 0
+        let (s, w) = Self::split(slot);
+        self.set[s].tag[w] & DIRTY != 0
     }
+    #[inline]
     pub fn sharers(&self, slot: usize) -> u64 {
-        self.slots[slot].sharers as u64
+        let (s, w) = Self::split(slot);
+        if self.set[s].tag[w] & SHARED == 0 {
+            0
+        } else {
+            self.sharers[s * self.ways + w] as u64
+        }
     }
     pub fn add_sharer(&mut self, slot: usize, core: usize) {
-        self.slots[slot].sharers |= 1 << core;
+        let (s, w) = Self::split(slot);
+        let i = s * self.ways + w;
+        if self.set[s].tag[w] & SHARED == 0 {
+            self.sharers[i] = 0;
+            self.set[s].tag[w] |= SHARED;
+        }
+        self.sharers[i] |= 1 << core;
     }
     pub fn remove_sharer(&mut self, line: u64, core: usize) {
-        if let Some(s) = self.find(line) {
-            self.slots[s].sharers &= !(1 << core);
+        if let Some(slot) = self.find(line) {
+            let (s, w) = Self::split(slot);
+            if self.set[s].tag[w] & SHARED != 0 {
+                self.sharers[s * self.ways + w] &= !(1 << core);
+            }
         }
     }
     pub fn clear_sharers(&mut self, slot: usize) {
-        self.slots[slot].sharers = 0;
+        let (s, w) = Self::split(slot);
+        self.set[s].tag[w] &= !SHARED;
     }
 
     /// Insert `line` (known to be absent) into one of the ways in `mask`,
@@ -207,56 +249,64 @@ impl Cache {
     pub fn insert(&mut self, line: u64, mask: u64, dirty: bool) -> (usize, Option<Victim>) {
         debug_assert!(self.find(line).is_none());
         debug_assert!(mask != 0 && mask & !self.all_ways() == 0);
-        let base = self.set_of(line) as usize * self.ways;
+        let s = self.set_of(line) as usize;
+        let set = &self.set[s];
         let mut pick = usize::MAX;
-        let mut oldest = u32::MAX;
+        let mut oldest = 0u8;
         let mut allowed = 0u32;
         for w in 0..self.ways {
             if mask & (1 << w) == 0 {
                 continue;
             }
             allowed += 1;
-            let s = &self.slots[base + w];
-            if s.tag == 0 {
-                pick = base + w;
+            if set.tag[w] == 0 {
+                pick = w;
                 break;
             }
-            if s.stamp < oldest {
-                oldest = s.stamp;
-                pick = base + w;
+            if pick == usize::MAX || set.rank[w] > oldest {
+                oldest = set.rank[w];
+                pick = w;
             }
         }
-        if self.policy == Policy::Random && self.slots[pick].tag != 0 {
+        if self.policy == Policy::Random && set.tag[pick] != 0 {
             let k = self.rng.gen_range(0..allowed);
-            pick = (0..self.ways).filter(|w| mask & (1 << w) != 0).nth(k as usize).unwrap() + base;
+            pick = (0..self.ways).filter(|w| mask & (1 << w) != 0).nth(k as usize).unwrap();
         }
-        let old = self.slots[pick];
-        let victim = (old.tag != 0).then(|| Victim { line: old.line_tag() - 1, dirty: old.tag & DIRTY != 0, sharers: old.sharers as u64 });
-        self.slots[pick] = Slot { tag: (line + 1) | if dirty { DIRTY } else { 0 }, stamp: 0, sharers: 0 };
-        self.touch(pick);
-        (pick, victim)
+        let slot = s * MAX_WAYS + pick;
+        let victim = (self.set[s].tag[pick] != 0).then(|| Victim { line: self.line_at(slot), dirty: self.is_dirty(slot), sharers: self.sharers(slot) });
+        self.set[s].tag[pick] = self.tag_of(line) | if dirty { DIRTY } else { 0 };
+        self.touch(slot);
+        (slot, victim)
     }
 
     /// Drop `line` if present; returns what it held.
     pub fn invalidate(&mut self, line: u64) -> Option<Victim> {
-        let s = self.find(line)?;
-        let old = std::mem::take(&mut self.slots[s]);
-        Some(Victim { line, dirty: old.tag & DIRTY != 0, sharers: old.sharers as u64 })
+        let slot = self.find(line)?;
+        let v = Victim { line, dirty: self.is_dirty(slot), sharers: self.sharers(slot) };
+        let (s, w) = Self::split(slot);
+        self.set[s].tag[w] = 0;
+        Some(v)
     }
 
     /// Valid lines (for occupancy invariants and tests).
     pub fn occupancy(&self) -> usize {
-        self.slots.iter().filter(|s| s.tag != 0).count()
+        self.set.iter().map(|s| s.tag[..self.ways].iter().filter(|&&t| t != 0).count()).sum()
     }
 
-    /// Line address held by a valid slot.
+    /// Line address held by a valid slot: the tag's high bits and the set's
+    /// low bits.
     pub fn line_at(&self, slot: usize) -> u64 {
-        self.slots[slot].line_tag() - 1
+        let (s, w) = Self::split(slot);
+        let low = match self.indexing {
+            Indexing::Modulo => s as u64,
+            Indexing::SliceHash { slices, .. } => s as u64 / slices,
+        };
+        (((self.set[s].tag[w] & !FLAGS) as u64 - 1) << self.tag_shift) | low
     }
 
     /// Way of a slot (tests and DDIO occupancy).
     pub fn way_of(&self, slot: usize) -> usize {
-        slot % self.ways
+        slot % MAX_WAYS
     }
 }
 
@@ -362,6 +412,12 @@ mod tests {
         // A 4 KiB stride maps to one set under modulo indexing with 64 sets
         // per slice; the slice hash spreads it over the slices.
         let c = Cache::new(18 * 64 * 11 * 64, 11, Indexing::SliceHash { slices: 18, sets_per_slice: 64 }, Policy::Lru, rng(1, 0, 0));
+        // and every slot maps back to the line it holds
+        let mut c2 = Cache::new(18 * 64 * 11 * 64, 11, Indexing::SliceHash { slices: 18, sets_per_slice: 64 }, Policy::Lru, rng(1, 0, 0));
+        for l in [5u64, 1 << 20, (1 << 30) - 12345] {
+            let (slot, _) = c2.insert(l, c2.all_ways(), false);
+            assert_eq!(c2.line_at(slot), l);
+        }
         let mut used = std::collections::HashSet::new();
         for i in 0..1000u64 {
             used.insert(c.set_of(i * 64));
@@ -370,17 +426,9 @@ mod tests {
     }
 
     #[test]
-    fn lru_order_survives_stamp_wraparound() {
-        let mut c = lru(1, 4);
-        c.clock = u32::MAX - 2;
-        for l in 0..4 {
-            c.insert(l, 0xf, false);
-        }
-        // Line 0 is the oldest across the wrap: it is the victim.
-        let (_, v) = c.insert(9, 0xf, false);
-        assert_eq!(v.unwrap().line, 0);
-        let (_, v) = c.insert(10, 0xf, false);
-        assert_eq!(v.unwrap().line, 1);
+    fn an_eleven_way_set_fits_one_host_line() {
+        assert_eq!(std::mem::offset_of!(Set, tag) + 11 * 4, 64);
+        assert_eq!(std::mem::align_of::<Set>(), 64);
     }
 
     #[test]

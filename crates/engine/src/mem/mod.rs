@@ -72,13 +72,14 @@ pub struct AddressMap {
 
 impl AddressMap {
     pub fn new() -> AddressMap {
-        // Start above 4 GiB so no region sits at address zero.
-        AddressMap { next: 1 << 32 }
+        // Start at 1 GiB so no region sits at address zero.
+        AddressMap { next: 1 << 30 }
     }
     /// A region of `bytes`, aligned to `align` (a power of two, >= 64).
     pub fn alloc(&mut self, bytes: u64, align: u64) -> u64 {
         let base = self.next.next_multiple_of(align.max(LINE));
         self.next = base + bytes.max(1);
+        assert!(self.next / LINE < cache::MAX_LINE, "host memory map exceeds the modelled 64 GiB");
         base
     }
 }
