@@ -16,7 +16,7 @@ MATURIN_REQ := maturin>=1.5,<2
 
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name 'Cargo.toml')
 
-.PHONY: run test test-rust test-python bench build clean
+.PHONY: run test test-rust test-python bench build clean readme
 
 run: build
 	$(BIN)/packetpath reproduce ddio --out out/ddio
@@ -46,6 +46,10 @@ $(VENV)/.venv-created:
 $(VENV)/.engine-built: $(VENV)/.venv-created $(RUST_SRC) pyproject.toml
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --extras test
 	touch $@
+
+# The README's parameter table is derived from the engine's declarations.
+readme: build
+	$(BIN)/python -c 'import re, pathlib; from packetpath import schema; p = pathlib.Path("README.md"); t = p.read_text(); a, b = "<!-- params:start -->\n", "<!-- params:end -->"; i, j = t.index(a) + len(a), t.index(b); p.write_text(t[:i] + schema.markdown() + t[j:])'
 
 clean:
 	rm -rf $(VENV) out python/packetpath/_engine*.so

@@ -17,3 +17,10 @@ def test_readme_starts_with_the_two_commands():
 def test_readme_lists_every_metric():
     for m in METRICS:
         assert f"| `{m.path}` | {m.unit} | {m.meaning} |" in README, m.path
+
+
+def test_readme_parameter_table_is_current():
+    from packetpath import schema
+
+    table = README.split("<!-- params:start -->\n", 1)[1].split("<!-- params:end -->", 1)[0]
+    assert table == schema.markdown(), "run `make readme` to regenerate the README's parameter table"

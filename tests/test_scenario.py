@@ -156,7 +156,8 @@ def test_parse_overrides_needs_key_equals_value(item):
 
 INT_KEYS = ["app.nf_cycles", "traffic.flows", "cpu.poll_cycles", "traffic.burst_len", "app.wp_reads", "nic.rx_buffer"]
 FLOAT_KEYS = ["traffic.zipf_s", "traffic.bimodal_small_share", "nic.pipeline_mpps"]
-BOOL_KEYS = ["llc.slice_hash", "corunner.enabled"]
+# (llc.slice_hash = false is valid only with a power-of-two set count, so not alone)
+BOOL_KEYS = ["nic.rx_cqe_comp", "corunner.enabled"]
 
 
 

@@ -17,8 +17,8 @@ class Metric(NamedTuple):
 
 
 METRICS: tuple[Metric, ...] = (
-    Metric("offered_gbps", "Gbps", "load offered on the wire (frames + preamble + inter-frame gap)"),
-    Metric("throughput_gbps", "Gbps", "load forwarded back onto the wire, same accounting"),
+    Metric("offered_gbps", "Gbps", "frame bits offered per second (FCS included; preamble and inter-frame gap not)"),
+    Metric("throughput_gbps", "Gbps", "frame bits that left the Tx ports per second, same accounting"),
     Metric("rx_pps", "pps", "packets received by the cores per second"),
     Metric("drop_rate", "", "share of offered packets dropped, for any of the reasons below"),
     Metric("drops.rx_buffer", "packets", "dropped because the NIC's receive buffer was full"),
@@ -31,14 +31,28 @@ METRICS: tuple[Metric, ...] = (
     Metric("latency_ns.max", "ns", "largest latency seen"),
     Metric("pcie_write_hit_rate", "", "DMA writes that updated a line already in the LLC (PCM's ItoM hits)"),
     Metric("pcie_read_hit_rate", "", "DMA reads served by the LLC (PCM's PCIeRdCur hits)"),
-    Metric("llc_hit_rate_cpu", "", "share of the cores' LLC lookups that hit"),
+    Metric("llc_hit_rate_cpu", "", "share of the cores' L2 misses that hit in the LLC"),
     Metric("mem_bw_gbytes_s.read", "GB/s", "DRAM read bandwidth"),
     Metric("mem_bw_gbytes_s.write", "GB/s", "DRAM write bandwidth"),
     Metric("pcie_util.upstream", "", "PCIe link utilisation, device to host (DMA writes, read requests)"),
     Metric("pcie_util.downstream", "", "PCIe link utilisation, host to device (read completions, doorbells)"),
-    Metric("ring_occupancy_mean", "", "mean Rx ring occupancy (descriptors filled by the NIC, not yet polled)"),
-    Metric("cycles_per_packet", "cycles", "core cycles spent per received packet"),
+    Metric("ring_occupancy_mean", "descriptors", "time-averaged Rx completions written by the NIC and not yet polled, per queue"),
+    Metric("cycles_per_packet", "cycles", "busy core cycles (work and memory stalls) per received packet"),
+    Metric("corunner.mean_latency_ns", "ns", "co-runner's mean memory access latency (null without a co-runner)"),
+    Metric("corunner.gbytes_s", "GB/s", "co-runner's streaming bandwidth"),
+    Metric("pcie_bench.gbps", "Gbps", "pcie-bench scenarios: payload bandwidth of back-to-back DMA (null otherwise)"),
+    Metric("pcie_bench.transfers_per_s", "1/s", "pcie-bench scenarios: DMA transfers per second"),
+    Metric("pcie_bench.latency_ns.p50", "ns", "pcie-bench scenarios: median time from issue to completion of one DMA"),
 )
+
+
+# Report sections present only in some runs (null otherwise).
+OPTIONAL_SECTIONS = ("corunner", "pcie_bench")
+
+
+def always(metric: Metric) -> bool:
+    """Whether every packet-forwarding report carries this metric."""
+    return metric.path.split(".")[0] not in OPTIONAL_SECTIONS
 
 
 def value(report: dict[str, Any], path: str) -> Any:

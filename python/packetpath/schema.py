@@ -40,3 +40,23 @@ def choices(definition: dict[str, Any]) -> list[str] | None:
     """The allowed words of a choice parameter, None for other kinds."""
     kind = definition["kind"]
     return kind["choice"] if isinstance(kind, dict) else None
+
+
+def markdown() -> str:
+    """The parameter table as Markdown, for the README (`make readme` writes it;
+    a test checks the README holds exactly this)."""
+    lines = ["| key | default | allowed (base unit) | doc |", "|---|---|---|---|"]
+    for d in definitions():
+        unit = d["base_unit"]
+        kind = d["kind"]
+        if isinstance(kind, dict):
+            allowed = " / ".join(kind["choice"])
+        elif kind in ("bool", "bool_list", "text"):
+            allowed = kind.replace("_", " ")
+        else:
+            lo, hi = d["min"], d["max"]
+            fmt = lambda x: f"{x:g}" if x is not None else "∞"  # noqa: E731
+            allowed = f"{fmt(lo)} .. {fmt(hi)} {unit}".rstrip() + (" (list)" if kind.endswith("list") else "")
+        default = d["default"] if d["default"] != "" else "—"
+        lines.append(f"| `{d['key']}` | `{default}` | {allowed} | {d['doc']} |")
+    return "\n".join(lines) + "\n"

@@ -5,9 +5,18 @@
 use crate::params;
 use serde_json::Value;
 
-/// Every parameter as JSON metadata (key, kind, unit, default, min, max, doc).
+/// Every parameter as JSON metadata (key, kind, unit, base_unit, default,
+/// min, max, doc); min and max are in the base unit.
 pub fn params_json() -> String {
-    serde_json::to_string(params::PARAMS).expect("params serialise")
+    let list: Vec<Value> = params::PARAMS
+        .iter()
+        .map(|p| {
+            let mut v = serde_json::to_value(p).expect("param serialises");
+            v["base_unit"] = Value::from(p.unit.base());
+            v
+        })
+        .collect();
+    serde_json::to_string(&list).expect("params serialise")
 }
 
 /// Validate a scenario (nested JSON object, profile already merged) and
