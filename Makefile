@@ -47,9 +47,9 @@ $(VENV)/.engine-built: $(VENV)/.venv-created $(RUST_SRC) pyproject.toml
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --extras test
 	touch $@
 
-# The README's parameter table is derived from the engine's declarations.
+# The README's metric and parameter tables are derived from the code.
 readme: build
-	$(BIN)/python -c 'import re, pathlib; from packetpath import schema; p = pathlib.Path("README.md"); t = p.read_text(); a, b = "<!-- params:start -->\n", "<!-- params:end -->"; i, j = t.index(a) + len(a), t.index(b); p.write_text(t[:i] + schema.markdown() + t[j:])'
+	$(BIN)/python -m packetpath._readme README.md
 
 clean:
 	rm -rf $(VENV) out python/packetpath/_engine*.so

@@ -14,13 +14,9 @@ def test_readme_starts_with_the_two_commands():
     assert [line.split("#")[0].strip() for line in first_block.splitlines()] == ["make run", "make test"]
 
 
-def test_readme_lists_every_metric():
-    for m in METRICS:
-        assert f"| `{m.path}` | {m.unit} | {m.meaning} |" in README, m.path
+def test_readme_tables_are_current():
+    from packetpath import _readme
 
-
-def test_readme_parameter_table_is_current():
-    from packetpath import schema
-
-    table = README.split("<!-- params:start -->\n", 1)[1].split("<!-- params:end -->", 1)[0]
-    assert table == schema.markdown(), "run `make readme` to regenerate the README's parameter table"
+    for name, body in _readme.tables().items():
+        i, j = _readme.section(README, name)
+        assert README[i:j] == body, f"run `make readme` to regenerate the README's {name} table"

@@ -278,6 +278,10 @@ fn parse_number(p: &ParamDef, v: &Value) -> Result<f64, String> {
             }
             x
         }
+        // Way masks read best in hex, as CAT and IIO LLC WAYS are written.
+        Value::String(s) if p.unit == Unit::None && s.starts_with("0x") => {
+            u64::from_str_radix(&s[2..], 16).map_err(|_| format!("{key} = {s}: not a hex number"))? as f64
+        }
         Value::String(s) => p.unit.parse(s).map_err(|e| format!("{key} = {e}"))?,
         other => return Err(format!("{key} = {other}: expected {}", p.unit.accepted())),
     };
@@ -549,7 +553,8 @@ mod tests {
 
     #[test]
     fn lists_parse_from_text_and_arrays() {
-        let c = validate(&json!({"nic": {"count": 2, "remote_socket": "false,true"}, "llc": {"cat_masks": ["0x0ff", 3]}})).unwrap();
+        let c = validate(&json!({"nic": {"count": 2, "remote_socket": "false,true"}, "llc": {"cat_masks": ["0x0ff", 3]}, "corunner": {"cat_mask": "0x030"}})).unwrap();
+        assert_eq!(c.u64("corunner.cat_mask"), 0x30);
         assert_eq!(c.bools("nic.remote_socket"), &[false, true]);
         assert_eq!(c.ints("llc.cat_masks"), &[0xff, 3]);
     }

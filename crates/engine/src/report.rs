@@ -49,6 +49,8 @@ pub struct NicReport {
     pub latency_ns: Latency,
     pub pcie_util: Dir,
     pub ring_occupancy_mean: f64,
+    /// LLC misses of this NIC's cores per received packet (PCM L3 misses).
+    pub llc_misses_per_packet: f64,
 }
 
 #[derive(Serialize, Debug, Clone, Default)]
@@ -111,6 +113,8 @@ pub struct Report {
     pub mem_bw_gbytes_s: Bw,
     pub pcie_util: Dir,
     pub ring_occupancy_mean: f64,
+    /// LLC misses of the NIC-serving cores per received packet.
+    pub llc_misses_per_packet: f64,
     /// Core cycles (work + memory stalls) per received packet.
     pub cycles_per_packet: f64,
     pub per_nic: Vec<NicReport>,
@@ -168,6 +172,9 @@ impl World {
             let d = ((n.pcie.down.busy_ps() - base.1) as f64 / dur).min(1.0);
             up += u / self.nics.len() as f64;
             down += d / self.nics.len() as f64;
+            let misses: u64 = (n.first_core..n.first_core + n.rxq.len())
+                .map(|c| self.mem.core_misses[c] - self.core_miss_base.get(c).copied().unwrap_or(0))
+                .sum();
             let occ = n.rxq.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.rxq.len() as f64;
             occ_sum += occ;
             per_nic.push(NicReport {
@@ -179,6 +186,7 @@ impl World {
                 latency_ns: latency(&n.hist),
                 pcie_util: Dir { upstream: u, downstream: d },
                 ring_occupancy_mean: occ,
+                llc_misses_per_packet: if c.rx_pkts == 0 { 0.0 } else { misses as f64 / c.rx_pkts as f64 },
             });
         }
         let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
@@ -200,6 +208,11 @@ impl World {
             mem_bw_gbytes_s: Bw { read: m.dram_read_bytes as f64 / secs / 1e9, write: m.dram_write_bytes as f64 / secs / 1e9 },
             pcie_util: Dir { upstream: up, downstream: down },
             ring_occupancy_mean: occ_sum / self.nics.len() as f64,
+            llc_misses_per_packet: {
+                let nic_cores = self.cores.len();
+                let m: u64 = (0..nic_cores).map(|c| self.mem.core_misses[c] - self.core_miss_base.get(c).copied().unwrap_or(0)).sum();
+                if total.rx_pkts == 0 { 0.0 } else { m as f64 / total.rx_pkts as f64 }
+            },
             cycles_per_packet: if total.rx_pkts == 0 { 0.0 } else { busy_cycles / total.rx_pkts as f64 },
             per_nic,
             corunner,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from packetpath.reproduce import Claim, crossover, latency, monotone, ordering, pct_change, relative_change, share, throughput
+from packetpath.reproduce import Claim, crossover, latency, monotone, ordering, pct_change, ratio, relative_change, share, throughput
 
 PAPER = "ddio"
 PROFILE = "ddio-skylake"
@@ -24,6 +24,10 @@ FIG10_CORES = [1, 2, 4, 6, 8]
 FIG11_CORES = [1, 2, 4]
 FIG11_WAYS = [2, 4, 6, 8]
 FIG2_RINGS = [256, 512, 1024, 2048]  # per core, 2 cores
+FIG5_WAYS = [2, 4, 6, 8, 11]
+# Fig 9: calls of std::mt19937 per packet; "ten such calls take ~70 cycles".
+FIG9_CALLS = [0, 20, 40, 60, 80, 100, 150]
+CYCLES_PER_CALL = 7
 FIG2_WAYS = [2, 4, 8]
 # The campus trace of Table 2 and Fig 14 has mixed sizes averaging 981 B; a
 # 64 B / 1500 B mix with the same mean stands in for it (we have no trace).
@@ -53,6 +57,16 @@ def scenarios() -> dict[str, dict]:
             runs[f"fig6/{size}B/{ring}"] = _scenario(1, ring, size)
     for rate in FIG8_RATES:
         runs[f"fig8/{rate}G"] = _scenario(2, 2048, 1500, rate)
+    for ways in FIG5_WAYS:
+        runs[f"fig5/{ways}w"] = _scenario(1, 4096, 1024, ways=ways)
+    for calls in FIG9_CALLS:
+        # the profile's NF cycles plus the dummy computation
+        runs[f"fig9/{calls}calls"] = _scenario(2, 2048, app={"nf_cycles": 40 + CYCLES_PER_CALL * calls})
+    # Sec 4.1-4.3 setup: the I/O application on 2 fixed ways (0x0C0), a
+    # cache-hungry co-runner on 2 others; then the NIC moves to the remote socket.
+    cosetup = {"llc": {"cat_masks": ["0x0c0"]}, "corunner": {"enabled": True, "cat_mask": "0x030", "buffer": "16MiB"}}
+    runs["sec4.3/local"] = _scenario(1, 4096, 1024, **cosetup)
+    runs["sec4.3/remote"] = _scenario(1, 4096, 1024, nic={"remote_socket": [True]}, **cosetup)
     for cores in FIG10_CORES:
         runs[f"fig10/{cores}c"] = _scenario(cores, 256)
     for cores in FIG11_CORES:
@@ -103,6 +117,26 @@ def claims(r: dict[str, dict]) -> list[Claim]:
     out.append(crossover(P, "Fig 8", "read hit rate stays high until ~98 Gbps (no knee below = 100)", rh, FIG8_RATES, 98,
                          100 if read_knee is None else read_knee))
 
+    # Fig 5 -- tuning IIO LLC WAYS, 1024 B at 100 Gbps, 4096 descriptors.
+    out.append(monotone(P, "Fig 5", "more IIO LLC WAYS raise the PCIe write hit rate (1024 B, 4096 desc.)", wh,
+                        "non-decreasing", [r[f"fig5/{w}w"][wh] for w in FIG5_WAYS], slack=0.02))
+    out.append(monotone(P, "Fig 5", "more IIO LLC WAYS raise the PCIe read hit rate (1024 B, 4096 desc.)", rh,
+                        "non-decreasing", [r[f"fig5/{w}w"][rh] for w in FIG5_WAYS], slack=0.02))
+
+    # Sec 4.3 -- a NIC on the remote socket: no I/O lines in the local LLC,
+    # and the I/O application's cache misses grow ~20x.
+    local, remote = r["sec4.3/local"], r["sec4.3/remote"]
+    out.append(share(P, "Sec 4.3", "remote-socket DMA does not end up in the local LLC (write hits)", wh, 0.0, remote[wh]))
+    out.append(ratio(P, "Sec 4.3", "the I/O application's LLC misses grow ~20x via the remote socket", "llc_misses_per_packet",
+                     20.0, remote["llc_misses_per_packet"] / max(local["llc_misses_per_packet"], 1e-9)))
+
+    # Fig 9 -- extra computation per packet: throughput falls past ~60 calls.
+    thr = [r[f"fig9/{c}calls"]["throughput_gbps"] for c in FIG9_CALLS]
+    out.append(crossover(P, "Fig 9", "throughput starts to fall beyond ~60 calls (~400 cycles) per packet", "throughput_gbps",
+                         FIG9_CALLS, 60, next((c for c, t in zip(FIG9_CALLS, thr) if t < 0.95 * thr[0]), None)))
+    out.append(ordering(P, "Fig 9", "once CPU-bound, the write hit rate rises (150 calls vs 40)", wh, ["150 calls", "40 calls"],
+                        {"150 calls": r["fig9/150calls"][wh], "40 calls": r["fig9/40calls"][wh]}))
+
     # Fig 10 -- 256 descriptors per core, more cores.
     hits = [r[f"fig10/{c}c"][wh] for c in FIG10_CORES]
     best = FIG10_CORES[max(range(len(hits)), key=hits.__getitem__)]
@@ -151,6 +185,11 @@ def plots(r: dict[str, dict], out_dir: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    def log2_axis(ax, ticks):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+        ax.minorticks_off()
+
     def save(fig, name):
         fig.tight_layout()
         fig.savefig(Path(out_dir) / f"{name}.png", dpi=110)
@@ -159,7 +198,8 @@ def plots(r: dict[str, dict], out_dir: Path) -> None:
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for size in FIG6_SIZES:
         ax.plot(FIG6_RINGS, [100 * r[f"fig6/{size}B/{n}"]["pcie_write_hit_rate"] for n in FIG6_RINGS], "o-", label=f"{size} B")
-    ax.set(xscale="log", xlabel="Rx descriptors", ylabel="PCIe write hit rate (%)", title="Fig 6: 1 core, 2-way DDIO")
+    ax.set(xlabel="Rx descriptors", ylabel="PCIe write hit rate (%)", title="Fig 6: 1 core, 2-way DDIO")
+    log2_axis(ax, FIG6_RINGS)
     ax.legend()
     save(fig, "fig6")
 
@@ -187,9 +227,22 @@ def plots(r: dict[str, dict], out_dir: Path) -> None:
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for w in FIG2_WAYS:
         ax.plot([2 * n for n in FIG2_RINGS], [r[f"fig2/{w}w/{n}"]["latency_ns"]["p99"] / 1e3 for n in FIG2_RINGS], "o-", label=f"{w}W")
-    ax.set(xscale="log", xlabel="Rx descriptors (2 cores)", ylabel="p99 latency (us)", title="Fig 2")
+    ax.set(xlabel="Rx descriptors (2 cores)", ylabel="p99 latency (us)", title="Fig 2")
+    log2_axis(ax, [2 * n for n in FIG2_RINGS])
     ax.legend()
     save(fig, "fig2")
+
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ax.plot(FIG9_CALLS, [r[f"fig9/{c}calls"]["throughput_gbps"] for c in FIG9_CALLS], "o-")
+    ax.set(xlabel="dummy calls per packet (~7 cycles each)", ylabel="throughput (Gbps)", title="Fig 9: 2 cores, 1500 B")
+    save(fig, "fig9")
+
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read")):
+        ax.plot(FIG5_WAYS, [100 * r[f"fig5/{w}w"][key] for w in FIG5_WAYS], "o-", label=label)
+    ax.set(xlabel="IIO LLC WAYS (DDIO ways)", ylabel="PCIe hit rate (%)", title="Fig 5: 1024 B, 4096 descriptors")
+    ax.legend()
+    save(fig, "fig5")
 
     cases = [k for k in r if k.startswith("fig14/")]
     fig, ax = plt.subplots(figsize=(6, 3.5))

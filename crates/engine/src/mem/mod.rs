@@ -101,11 +101,14 @@ pub struct Memory {
     l2_lat: Time,
     remote_lat: Time,
     pub stats: MemStats,
+    /// LLC misses of each core (PCM's per-core L3 misses).
+    pub core_misses: Vec<u64>,
 }
 
 impl Memory {
     /// `core_masks`: the CAT mask of every core that accesses memory.
     pub fn new(c: &Config, core_masks: Vec<u64>) -> Memory {
+        let n_cores = core_masks.len();
         let ways = c.usize("llc.ways");
         let slices = c.u64("llc.slices");
         let sets = c.u64("llc.size") / LINE / ways as u64;
@@ -133,6 +136,7 @@ impl Memory {
             l2_lat: c.u64("l2.latency"),
             remote_lat: c.u64("dram.remote_latency"),
             stats: MemStats::default(),
+            core_misses: vec![0; n_cores],
         }
     }
 
@@ -209,6 +213,7 @@ impl Memory {
             lat = self.llc_lat;
         } else {
             self.stats.core_llc_misses += 1;
+            self.core_misses[core] += 1;
             self.stats.dram_read_bytes += LINE;
             lat = self.llc_lat + self.dram.read(line, now);
             let (ls, victim) = self.llc.insert(line, self.core_mask[core], false);

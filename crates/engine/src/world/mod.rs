@@ -115,6 +115,7 @@ pub struct World {
     pub(crate) measuring: bool,
     pub(crate) mem_base: MemStats,
     pub(crate) pcie_base: Vec<(Time, Time)>,
+    pub(crate) core_miss_base: Vec<u64>,
     pub(crate) seed: u64,
 }
 
@@ -324,6 +325,7 @@ impl World {
             measuring: false,
             mem_base: MemStats::default(),
             pcie_base: vec![],
+            core_miss_base: vec![],
             seed,
         };
         for n in 0..w.nics.len() {
@@ -375,6 +377,7 @@ impl World {
     fn on_warmup_end(&mut self, now: Time) {
         self.measuring = true;
         self.mem_base = self.mem.stats;
+        self.core_miss_base = self.mem.core_misses.clone();
         self.pcie_base = self.nics.iter().map(|n| (n.pcie.up.busy_ps(), n.pcie.down.busy_ps())).collect();
         for n in &mut self.nics {
             for r in &mut n.rxq {
