@@ -128,13 +128,15 @@ pub const MAX_FLOWS: u32 = 1 << 24;
 
 /// The 5-tuple of synthetic flow `flow` on `port`: UDP from client
 /// 10.0.0.0 + flow, source port 1024 + flow % 64512, to destination port
-/// 9000 on one of 256 server addresses per port in the RFC 2544
-/// benchmarking range, 198.18.0.0 + (port % 512) * 256 + flow % 256.
+/// 9000 in the RFC 2544 benchmarking range 198.18.0.0/15: server
+/// flow % 256 of the /24 number (port * 64 + flow / 256) % 512.
 /// Distinct flows on a port always have distinct tuples.
 pub fn synthetic_tuple(flow: u32, port: u16) -> FiveTuple {
     FiveTuple {
         src_ip: 0x0A00_0000 | (flow & 0x00FF_FFFF),
-        dst_ip: 0xC612_0000 | ((port as u32 % 512) << 8) | (flow & 0xFF),
+        // 256 servers per /24; consecutive groups of 256 flows move to the
+        // next /24 of 198.18.0.0/15, so routing lookups see many prefixes.
+        dst_ip: 0xC612_0000 | (((port as u32 * 64 + flow / 256) % 512) << 8) | (flow & 0xFF),
         src_port: 1024 + (flow % 64512) as u16,
         dst_port: 9000,
         proto: PROTO_UDP,

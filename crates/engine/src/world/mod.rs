@@ -178,9 +178,10 @@ fn l3fwd_routes(c: &Config, nics: usize) -> Vec<(u32, u8, u16)> {
     let mut r = rng(c.u64("sim.seed"), stream::ROUTES, 0);
     let n = c.u64("app.l3fwd_routes") as usize;
     let mut routes = Vec::with_capacity(n + nics * 2);
-    for port in 0..nics as u32 {
-        // The traffic's servers sit in 198.18.(port).0/24 (RFC 2544 range).
-        routes.push((0xC612_0000 | (port % 512) << 8, 24, port as u16));
+    // The traffic's servers sit in 198.18.0.0/15 (RFC 2544 range): one /24
+    // route each, so every destination matches a real entry.
+    for i in 0..512u32 {
+        routes.push((0xC612_0000 | i << 8, 24, (i as usize % nics) as u16));
     }
     while routes.len() < n {
         let len = match r.gen_range(0..100) {
