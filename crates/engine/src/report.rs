@@ -16,7 +16,6 @@ pub struct NicCounters {
     pub drop_no_desc: u64,
     pub drop_core: u64,
     pub rx_pkts: u64,
-    pub tx_pkts: u64,
     pub tx_bytes: u64,
 }
 
@@ -39,9 +38,13 @@ pub struct Drops {
     pub software: u64,
 }
 
-#[derive(Serialize, Debug, Clone)]
-pub struct NicReport {
+/// What happened to the packets: the same metrics for the whole server
+/// and for each NIC.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct PacketMetrics {
+    /// Offered frame bits (FCS included, preamble and gap excluded) per second.
     pub offered_gbps: f64,
+    /// Frame bits that left the Tx ports per second.
     pub throughput_gbps: f64,
     pub rx_pps: f64,
     pub drop_rate: f64,
@@ -49,7 +52,7 @@ pub struct NicReport {
     pub latency_ns: Latency,
     pub pcie_util: Dir,
     pub ring_occupancy_mean: f64,
-    /// LLC misses of this NIC's cores per received packet (PCM L3 misses).
+    /// LLC misses of the packet-processing cores per received packet.
     pub llc_misses_per_packet: f64,
 }
 
@@ -96,14 +99,8 @@ pub struct SimInfo {
 
 #[derive(Serialize, Debug, Clone, Default)]
 pub struct Report {
-    /// Offered frame bits (FCS included, preamble and gap excluded) per second.
-    pub offered_gbps: f64,
-    /// Frame bits that left the Tx ports per second.
-    pub throughput_gbps: f64,
-    pub rx_pps: f64,
-    pub drop_rate: f64,
-    pub drops: Drops,
-    pub latency_ns: Latency,
+    #[serde(flatten)]
+    pub packets: PacketMetrics,
     /// DMA-written lines that were already in the LLC (PCM ItoM hits).
     pub pcie_write_hit_rate: f64,
     /// DMA-read lines served by the LLC (PCM PCIeRdCur hits).
@@ -111,19 +108,42 @@ pub struct Report {
     /// Core accesses that missed L2 and hit the LLC, over all that missed L2.
     pub llc_hit_rate_cpu: f64,
     pub mem_bw_gbytes_s: Bw,
-    pub pcie_util: Dir,
-    pub ring_occupancy_mean: f64,
-    /// LLC misses of the NIC-serving cores per received packet.
-    pub llc_misses_per_packet: f64,
     /// Core cycles (work + memory stalls) per received packet.
     pub cycles_per_packet: f64,
-    pub per_nic: Vec<NicReport>,
+    pub per_nic: Vec<PacketMetrics>,
     pub corunner: Option<CorunnerReport>,
     pub pcie_bench: Option<PcieBenchReport>,
     pub sim: SimInfo,
 }
 
-fn ratio(a: u64, b: u64) -> f64 {
+impl NicCounters {
+    fn add(&mut self, o: &NicCounters) {
+        self.arrived += o.arrived;
+        self.arrived_bytes += o.arrived_bytes;
+        self.drop_rx_buffer += o.drop_rx_buffer;
+        self.drop_no_desc += o.drop_no_desc;
+        self.drop_core += o.drop_core;
+        self.rx_pkts += o.rx_pkts;
+        self.tx_bytes += o.tx_bytes;
+    }
+
+    fn metrics(&self, hist: &Histogram<u64>, pcie_util: Dir, ring_occupancy_mean: f64, llc_misses: u64, secs: f64) -> PacketMetrics {
+        let c = self;
+        PacketMetrics {
+            offered_gbps: c.arrived_bytes as f64 * 8.0 / secs / 1e9,
+            throughput_gbps: c.tx_bytes as f64 * 8.0 / secs / 1e9,
+            rx_pps: c.rx_pkts as f64 / secs,
+            drop_rate: ratio(c.drop_rx_buffer + c.drop_no_desc + c.drop_core, c.arrived),
+            drops: Drops { rx_buffer: c.drop_rx_buffer, no_descriptor: c.drop_no_desc, software: c.drop_core },
+            latency_ns: latency(hist),
+            pcie_util,
+            ring_occupancy_mean,
+            llc_misses_per_packet: ratio(llc_misses, c.rx_pkts),
+        }
+    }
+}
+
+pub(crate) fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 {
         0.0
     } else {
@@ -149,45 +169,29 @@ impl World {
         let secs = (self.end - self.warmup) as f64 / 1e12;
         let dur = (self.end - self.warmup) as f64;
         let m = self.mem.stats.since(&self.mem_base);
+        let core_misses = |c: usize| self.mem.core_misses[c] - self.core_miss_base.get(c).copied().unwrap_or(0);
         let mut total = NicCounters::default();
         let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
+        let (mut util, mut occ, mut misses) = (Dir::default(), 0.0, 0);
+        let share = 1.0 / self.nics.len() as f64;
         let mut per_nic = vec![];
-        let (mut up, mut down) = (0.0, 0.0);
-        let mut occ_sum = 0.0;
         for (i, n) in self.nics.iter().enumerate() {
-            let c = n.c;
-            total.arrived += c.arrived;
-            total.arrived_bytes += c.arrived_bytes;
-            total.drop_rx_buffer += c.drop_rx_buffer;
-            total.drop_no_desc += c.drop_no_desc;
-            total.drop_core += c.drop_core;
-            total.rx_pkts += c.rx_pkts;
-            total.tx_pkts += c.tx_pkts;
-            total.tx_bytes += c.tx_bytes;
+            total.add(&n.c);
             hist.add(&n.hist).expect("same bounds");
             let base = self.pcie_base.get(i).copied().unwrap_or((0, 0));
             // Busy time is booked when a transfer is sent, so a transfer
             // straddling the window's end can push the sum a hair past 1.
-            let u = ((n.pcie.up.busy_ps() - base.0) as f64 / dur).min(1.0);
-            let d = ((n.pcie.down.busy_ps() - base.1) as f64 / dur).min(1.0);
-            up += u / self.nics.len() as f64;
-            down += d / self.nics.len() as f64;
-            let misses: u64 = (n.first_core..n.first_core + n.rxq.len())
-                .map(|c| self.mem.core_misses[c] - self.core_miss_base.get(c).copied().unwrap_or(0))
-                .sum();
-            let occ = n.rxq.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.rxq.len() as f64;
-            occ_sum += occ;
-            per_nic.push(NicReport {
-                offered_gbps: c.arrived_bytes as f64 * 8.0 / secs / 1e9,
-                throughput_gbps: c.tx_bytes as f64 * 8.0 / secs / 1e9,
-                rx_pps: c.rx_pkts as f64 / secs,
-                drop_rate: ratio(c.drop_rx_buffer + c.drop_no_desc + c.drop_core, c.arrived),
-                drops: Drops { rx_buffer: c.drop_rx_buffer, no_descriptor: c.drop_no_desc, software: c.drop_core },
-                latency_ns: latency(&n.hist),
-                pcie_util: Dir { upstream: u, downstream: d },
-                ring_occupancy_mean: occ,
-                llc_misses_per_packet: if c.rx_pkts == 0 { 0.0 } else { misses as f64 / c.rx_pkts as f64 },
-            });
+            let u = Dir {
+                upstream: ((n.pcie.up.busy_ps() - base.0) as f64 / dur).min(1.0),
+                downstream: ((n.pcie.down.busy_ps() - base.1) as f64 / dur).min(1.0),
+            };
+            let o = n.rxq.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.rxq.len() as f64;
+            let nm: u64 = (n.first_core..n.first_core + n.rxq.len()).map(core_misses).sum();
+            util.upstream += u.upstream * share;
+            util.downstream += u.downstream * share;
+            occ += o * share;
+            misses += nm;
+            per_nic.push(n.c.metrics(&n.hist, u, o, nm, secs));
         }
         let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
         let busy_cycles = busy as f64 * self.k.freq_mhz as f64 / 1e6;
@@ -196,23 +200,11 @@ impl World {
             gbytes_s: cr.done_lines as f64 * 64.0 / secs / 1e9,
         });
         Report {
-            offered_gbps: total.arrived_bytes as f64 * 8.0 / secs / 1e9,
-            throughput_gbps: total.tx_bytes as f64 * 8.0 / secs / 1e9,
-            rx_pps: total.rx_pkts as f64 / secs,
-            drop_rate: ratio(total.drop_rx_buffer + total.drop_no_desc + total.drop_core, total.arrived),
-            drops: Drops { rx_buffer: total.drop_rx_buffer, no_descriptor: total.drop_no_desc, software: total.drop_core },
-            latency_ns: latency(&hist),
+            packets: total.metrics(&hist, util, occ, misses, secs),
             pcie_write_hit_rate: ratio(m.dma_write_hits, m.dma_write_hits + m.dma_write_misses),
             pcie_read_hit_rate: ratio(m.dma_read_hits, m.dma_read_hits + m.dma_read_misses),
             llc_hit_rate_cpu: ratio(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),
             mem_bw_gbytes_s: Bw { read: m.dram_read_bytes as f64 / secs / 1e9, write: m.dram_write_bytes as f64 / secs / 1e9 },
-            pcie_util: Dir { upstream: up, downstream: down },
-            ring_occupancy_mean: occ_sum / self.nics.len() as f64,
-            llc_misses_per_packet: {
-                let nic_cores = self.cores.len();
-                let m: u64 = (0..nic_cores).map(|c| self.mem.core_misses[c] - self.core_miss_base.get(c).copied().unwrap_or(0)).sum();
-                if total.rx_pkts == 0 { 0.0 } else { m as f64 / total.rx_pkts as f64 }
-            },
             cycles_per_packet: if total.rx_pkts == 0 { 0.0 } else { busy_cycles / total.rx_pkts as f64 },
             per_nic,
             corunner,

@@ -31,11 +31,11 @@ fn same_seed_same_bytes_different_seed_different_run() {
 #[test]
 fn under_capacity_everything_offered_is_forwarded() {
     let r = go(short(json!({"traffic": {"rate": "20Gbps", "size": 1500}, "cpu": {"cores": 1}})));
-    assert_eq!(r.drop_rate, 0.0);
+    assert_eq!(r.packets.drop_rate, 0.0);
     // 20 Gbps on the wire = 20 * 1500/1520 Gbps of frames.
     let frames = 20.0 * 1500.0 / 1520.0;
-    assert!((r.throughput_gbps - frames).abs() / frames < 0.01, "{}", r.throughput_gbps);
-    assert!((r.offered_gbps - frames).abs() / frames < 0.01);
+    assert!((r.packets.throughput_gbps - frames).abs() / frames < 0.01, "{}", r.packets.throughput_gbps);
+    assert!((r.packets.offered_gbps - frames).abs() / frames < 0.01);
 }
 
 #[test]
@@ -56,7 +56,7 @@ fn many_configurations_keep_their_invariants() {
             "traffic": {"size": size, "arrival": if i % 2 == 0 { "bursty" } else { "poisson" }, "rate": "90Gbps"},
             "app": {"nf": nf, "wp_reads": 2}, "llc": {"ddio_ways": ways}, "sim": {"warmup": "0.2ms", "duration": "0.5ms"}
         }));
-        assert!(r.throughput_gbps > 0.0 && r.drop_rate < 1.0);
+        assert!(r.packets.throughput_gbps > 0.0 && r.packets.drop_rate < 1.0);
     }
 }
 
@@ -76,8 +76,8 @@ fn pcie_bounds_forwarding_throughput_at_line_rate() {
     let line_pps = 100e9 / 8.0 / 1520.0;
     let bound = pcie_pps.min(line_pps) * 1500.0 * 8.0 / 1e9;
     let r = go(short(json!({"cpu": {"cores": 2}, "nic": {"rx_cqe_comp": true}})));
-    assert!(r.pcie_util.upstream > 0.97, "{:?}", r.pcie_util);
-    assert!((r.throughput_gbps - bound).abs() / bound < 0.03, "{} vs bound {bound}", r.throughput_gbps);
+    assert!(r.packets.pcie_util.upstream > 0.97, "{:?}", r.packets.pcie_util);
+    assert!((r.packets.throughput_gbps - bound).abs() / bound < 0.03, "{} vs bound {bound}", r.packets.throughput_gbps);
 }
 
 #[test]
@@ -85,11 +85,11 @@ fn core_bound_throughput_follows_cycle_budget() {
     // 3000 cycles of NF work per packet at 2.3 GHz: one core forwards at
     // most 2.3e9/3000 = 0.77 Mpps, a little less with the driver's cycles.
     let r = go(short(json!({"cpu": {"cores": 1}, "app": {"nf_cycles": 3000}, "traffic": {"size": 64}})));
-    let mpps = r.rx_pps / 1e6;
+    let mpps = r.packets.rx_pps / 1e6;
     let upper = 2300.0 / 3000.0;
     assert!(mpps < upper && mpps > 0.85 * upper, "{mpps} Mpps");
-    assert!(r.drops.no_descriptor > 0, "a core-bound NIC runs out of descriptors");
-    assert!(r.ring_occupancy_mean > 0.9 * 1024.0, "the ring stays full: {}", r.ring_occupancy_mean);
+    assert!(r.packets.drops.no_descriptor > 0, "a core-bound NIC runs out of descriptors");
+    assert!(r.packets.ring_occupancy_mean > 0.9 * 1024.0, "the ring stays full: {}", r.packets.ring_occupancy_mean);
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn ddio_off_and_remote_socket_send_every_dma_write_to_dram() {
         let r = go(short(s));
         assert_eq!(r.pcie_write_hit_rate, 0.0);
         // Every received byte is written to DRAM (plus completion lines).
-        let rx_gbytes = r.throughput_gbps / 8.0;
+        let rx_gbytes = r.packets.throughput_gbps / 8.0;
         assert!(r.mem_bw_gbytes_s.write >= rx_gbytes, "{} vs {rx_gbytes}", r.mem_bw_gbytes_s.write);
     }
 }
@@ -124,7 +124,7 @@ fn unloaded_latency_is_the_sum_of_the_path() {
     // At 1 Gbps nothing queues: wire in, PCIe write + completion, poll,
     // doorbell, WQE and data reads, wire out -- a few microseconds.
     let r = go(short(json!({"traffic": {"rate": "1Gbps", "size": 64}})));
-    let p50 = r.latency_ns.p50;
+    let p50 = r.packets.latency_ns.p50;
     assert!(p50 > 1000.0 && p50 < 5000.0, "p50 {p50} ns");
 }
 

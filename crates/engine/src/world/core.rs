@@ -36,16 +36,10 @@ impl World {
 
         // Packets queued in software go first, keeping order.
         let core = &mut self.cores[c];
-        let mut tx_new = 0u64;
+        let produced_before = tq.produced;
         while tq.room() > 0 {
             let Some(p) = core.sw_queue.pop_front() else { break };
-            let i = tq.produced;
-            stall.add(mem.core_access(c, tq.wqe_addr(i, k.tx_desc), true, now));
-            let s = tq.slot(i);
-            tq.slot_pkt[s] = p;
-            tq.produced += 1;
-            tx_new += 1;
-            cycles += k.tx_cycles;
+            post_wqe(mem, c, tq, p, k.tx_desc, now, &mut stall);
         }
 
         // rx_burst
@@ -81,13 +75,7 @@ impl World {
             }
             refilled += 1;
             if tq.room() > 0 && core.sw_queue.is_empty() {
-                let i = tq.produced;
-                stall.add(mem.core_access(c, tq.wqe_addr(i, k.tx_desc), true, now));
-                let s = tq.slot(i);
-                tq.slot_pkt[s] = pkt;
-                tq.produced += 1;
-                tx_new += 1;
-                cycles += k.tx_cycles;
+                post_wqe(mem, c, tq, pkt, k.tx_desc, now, &mut stall);
             } else if core.sw_queue.len() < k.sw_queue {
                 core.sw_queue.push_back(pkt);
             } else {
@@ -100,6 +88,8 @@ impl World {
         }
         rq.consumed += got;
         rq.driver_pi += refilled;
+        let tx_new = tq.produced - produced_before;
+        cycles += tx_new * k.tx_cycles;
         if measuring {
             nic.c.rx_pkts += got;
         }
@@ -153,4 +143,12 @@ impl World {
         let cost = stall.total(self.k.mlp) + cycles_to_ps(16, self.k.freq_mhz);
         self.q.push(now + cost, Ev::Corunner);
     }
+}
+
+/// Build the WQE of one packet in the next Tx ring slot.
+fn post_wqe(mem: &mut crate::mem::Memory, c: usize, tq: &mut crate::nic::TxQueue, p: crate::nic::PktRef, wqe_size: u64, now: Time, stall: &mut Stall) {
+    stall.add(mem.core_access(c, tq.wqe_addr(tq.produced, wqe_size), true, now));
+    let s = tq.slot(tq.produced);
+    tq.slot_pkt[s] = p;
+    tq.produced += 1;
 }

@@ -8,7 +8,7 @@ use super::pcie_config;
 use crate::mem::{DmaMode, Memory};
 use crate::params::Config;
 use crate::pcie::{PcieLink, ReadTags};
-use crate::report::{latency, PcieBenchReport, Report, SimInfo};
+use crate::report::{latency, ratio, PcieBenchReport, Report, SimInfo};
 use crate::units::Time;
 use hdrhistogram::Histogram;
 
@@ -72,8 +72,8 @@ pub fn run(c: &Config) -> Result<Report, String> {
     let span = last.saturating_sub(first.unwrap_or(0)).max(1);
     let done_bytes = (n.saturating_sub(1)) * size;
     Ok(Report {
-        pcie_write_hit_rate: ratio(mem.stats.dma_write_hits, mem.stats.dma_write_misses),
-        pcie_read_hit_rate: ratio(mem.stats.dma_read_hits, mem.stats.dma_read_misses),
+        pcie_write_hit_rate: ratio(mem.stats.dma_write_hits, mem.stats.dma_write_hits + mem.stats.dma_write_misses),
+        pcie_read_hit_rate: ratio(mem.stats.dma_read_hits, mem.stats.dma_read_hits + mem.stats.dma_read_misses),
         pcie_bench: Some(PcieBenchReport {
             mode,
             size,
@@ -86,13 +86,6 @@ pub fn run(c: &Config) -> Result<Report, String> {
     })
 }
 
-fn ratio(hits: u64, misses: u64) -> f64 {
-    if hits + misses == 0 {
-        0.0
-    } else {
-        hits as f64 / (hits + misses) as f64
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -92,7 +92,6 @@ impl World {
             nic.port.tx_leaving.push_back((end, pkt.size));
             nic.total_out += 1;
             if end >= self.warmup && end <= self.end {
-                nic.c.tx_pkts += 1;
                 nic.c.tx_bytes += pkt.size as u64;
                 if pkt.arrival >= self.warmup {
                     let ns = (end - pkt.arrival) / 1000;
