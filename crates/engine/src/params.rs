@@ -66,7 +66,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("traffic.pcap", Text, None, "", 0, 0, "pcap file replayed for size_dist = pcap (sizes, flows and gaps scaled to traffic.rate)"),
     p!("traffic.arrival", Choice(&["constant", "poisson", "bursty"]), None, "constant", 0, 0, "inter-arrival process"),
     p!("traffic.burst_len", Int, None, "32", 1, 1_000_000, "frames per back-to-back burst for arrival = bursty"),
-    p!("traffic.flows", Int, None, "1024", 1, 100_000_000, "number of distinct 5-tuples"),
+    p!("traffic.flows", Int, None, "1024", 1, 16_777_216, "number of distinct 5-tuples (one 10.0.0.0/8 client address each)"),
     p!("traffic.flow_popularity", Choice(&["uniform", "zipf"]), None, "uniform", 0, 0, "how packets pick a flow"),
     p!("traffic.zipf_s", Float, None, "1.0", 0, 5, "Zipf exponent for flow_popularity = zipf"),
     // --- NIC ---------------------------------------------------------------
@@ -504,6 +504,16 @@ fn cross_check(c: &Config) -> Result<(), String> {
             c.u64("mempool.size")
         ));
     }
+    // The model's physical address space is 64 GiB (cache tags are 30-bit).
+    let pools = c.u64("nic.count") * c.u64("mempool.size") * c.u64("mempool.mbuf_size");
+    let host = pools + c.u64("app.wp_size") + c.u64("corunner.buffer") + (64 << 20);
+    if host > 60 << 30 {
+        return Err(format!(
+            "mempool.size = {}: packet pools ({} GiB) + app.wp_size + corunner.buffer exceed the 60 GiB of host memory the model addresses",
+            c.u64("mempool.size"),
+            pools >> 30
+        ));
+    }
     if c.u64("sim.warmup") + c.u64("sim.duration") > 100 * crate::units::S {
         return Err("sim.duration + sim.warmup: at most 100 s of simulated time".into());
     }
@@ -549,6 +559,12 @@ mod tests {
         assert!(e.starts_with("traffic.rate = "), "{e}");
         let e = validate(&json!({"traffic": {"rate": 100}})).unwrap_err();
         assert!(e.contains("give a unit"), "{e}");
+    }
+
+    #[test]
+    fn host_memory_beyond_the_model_is_refused() {
+        let e = validate(&json!({"mempool": {"size": 40_000_000}})).unwrap_err();
+        assert!(e.starts_with("mempool.size = 40000000") && e.contains("60 GiB"), "{e}");
     }
 
     #[test]
