@@ -64,22 +64,14 @@ impl World {
             let pkt = tq.slot_pkt[tq.slot(tq.sent)];
             nic.port.drain(now);
             if nic.port.tx_buffer_used + pkt.size as u64 > nic.port.tx_buffer {
-                if !nic.port.tx_resume_pending {
-                    nic.port.tx_resume_pending = true;
-                    let at = nic.port.tx_leaving.front().map_or(now, |f| f.0);
-                    self.q.push(at, Ev::TxResume { nic: n as u16 });
-                }
-                return;
+                let at = nic.port.tx_leaving.front().map_or(now, |f| f.0);
+                return self.tx_resume_at(n, at);
             }
             // No read tag free yet: wait for one rather than queue a request
             // on the link ahead of time.
             let tag_free = nic.tags.next_free();
             if tag_free > now {
-                if !nic.port.tx_resume_pending {
-                    nic.port.tx_resume_pending = true;
-                    self.q.push(tag_free, Ev::TxResume { nic: n as u16 });
-                }
-                return;
+                return self.tx_resume_at(n, tag_free);
             }
             nic.port.tx_buffer_used += pkt.size as u64;
             tq.sent += 1;
@@ -107,6 +99,15 @@ impl World {
                 self.q.push(end, Ev::TxCqe { nic: n as u16, q: qi as u16, upto });
             }
             nic.port.tx_ready.rotate_left(1);
+        }
+    }
+
+    /// Pump again at `at` (once: a pending resume covers every reason).
+    fn tx_resume_at(&mut self, n: usize, at: Time) {
+        let port = &mut self.nics[n].port;
+        if !port.tx_resume_pending {
+            port.tx_resume_pending = true;
+            self.q.push(at, Ev::TxResume { nic: n as u16 });
         }
     }
 

@@ -1,0 +1,206 @@
+"""The results store: a Parquet dataset with one row per run, queried with DuckDB.
+
+A store is a directory of Parquet files, ``part-*.parquet``. Each file holds
+the rows of runs that finished together and is written under a temporary
+name in ``DIR/.tmp/`` and then renamed into place, so a reader (or a sweep
+killed half-way) never sees a partial file. Nothing is ever rewritten: a row
+is appended once, when its run finishes.
+
+A row holds, flat, everything needed to find and reproduce a run:
+
+    run_id          config hash: sha256 of the fully resolved, validated
+                    scenario (every parameter in base units, the seed
+                    included) and the engine version
+    scenario        the scenario it was resolved from (name, path or "<dict>")
+    name            what the caller called the run (a paper run's name, or
+                    the swept values), for reading only
+    seed, engine_version
+    every parameter, as dotted keys in the engine's base units
+                    (ps, B, Mbps, MHz, MB/s; lists as JSON text)
+    every metric of `packetpath.metrics`, plus sim.events and sim.packets
+    report          the whole report as JSON (per-NIC metrics included)
+    wall_s          wall-clock seconds the simulation took
+    finished_at     when it finished (UTC)
+
+In SQL, dotted columns are quoted: ``SELECT "traffic.size",
+throughput_gbps FROM runs``. The view ``runs`` holds every row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from packetpath import _engine, metrics, schema
+from packetpath.errors import ConfigError
+
+ENGINE_VERSION: str = _engine.__version__
+
+# Report values kept as columns beyond the metrics table.
+SIM_COLUMNS = ("sim.events", "sim.packets", "sim.sim_time_ps")
+META_COLUMNS = ("run_id", "scenario", "name", "seed", "engine_version")
+TAIL_COLUMNS = ("report", "wall_s", "finished_at")
+
+
+def config_hash(config: Mapping[str, Any], engine_version: str = ENGINE_VERSION) -> str:
+    """The identity of a run: its normalised config (seed included) and the engine version."""
+    text = json.dumps({"config": dict(config), "engine": engine_version}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def _arrow_schema():
+    import pyarrow as pa
+
+    fields = [pa.field(c, pa.string()) for c in META_COLUMNS if c != "seed"]
+    fields.insert(3, pa.field("seed", pa.int64()))
+    for d in schema.definitions():
+        kind = d["kind"]
+        if kind == "int":
+            t = pa.int64()
+        elif kind == "float":
+            t = pa.float64()
+        elif kind == "bool":
+            t = pa.bool_()
+        else:  # choices, text, lists (as JSON)
+            t = pa.string()
+        fields.append(pa.field(d["key"], t))
+    fields += [pa.field(m.path, pa.float64()) for m in metrics.METRICS]
+    fields += [pa.field(c, pa.int64()) for c in SIM_COLUMNS]
+    fields += [pa.field("report", pa.string()), pa.field("wall_s", pa.float64())]
+    fields.append(pa.field("finished_at", pa.timestamp("ms", tz="UTC")))
+    return pa.schema(fields)
+
+
+def make_row(
+    run_id: str, scenario: str, name: str, config: Mapping[str, Any], report: Mapping[str, Any], wall_s: float
+) -> dict[str, Any]:
+    """One store row for a finished run."""
+    row: dict[str, Any] = {
+        "run_id": run_id,
+        "scenario": scenario,
+        "name": name,
+        "seed": int(config["sim.seed"]),
+        "engine_version": ENGINE_VERSION,
+    }
+    for d in schema.definitions():
+        value = config.get(d["key"])
+        row[d["key"]] = json.dumps(value) if isinstance(value, list) else value
+    for m in metrics.METRICS:
+        value = metrics.value(dict(report), m.path)
+        row[m.path] = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    for c in SIM_COLUMNS:
+        row[c] = metrics.value(dict(report), c)
+    row["report"] = json.dumps(report, sort_keys=True)
+    row["wall_s"] = float(wall_s)
+    row["finished_at"] = datetime.now(UTC)
+    return row
+
+
+class Store:
+    """A results directory (created on the first write, not before)."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise ConfigError(f"store {self.path}: not a directory")
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r})"
+
+    def files(self) -> list[Path]:
+        return sorted(self.path.glob("part-*.parquet")) if self.path.is_dir() else []
+
+    # -- writing ---------------------------------------------------------------
+
+    def append(self, rows: Sequence[Mapping[str, Any]]) -> Path | None:
+        """Write rows as one new Parquet file, atomically (temp name, then rename)."""
+        if not rows:
+            return None
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        tmp_dir = self.path / ".tmp"
+        tmp_dir.mkdir(parents=True, exist_ok=True)
+        table = pa.Table.from_pylist([dict(r) for r in rows], schema=_arrow_schema())
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+        final = self.path / f"part-{stamp}-{uuid.uuid4().hex[:8]}.parquet"
+        tmp = tmp_dir / final.name
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, final)
+        return final
+
+    def check_writable(self) -> None:
+        """A store written by a newer engine is refused: its rows could not be
+        told apart from stale ones, and its columns may differ."""
+        newer = [v for v in self.engine_versions() if _version(v) > _version(ENGINE_VERSION)]
+        if newer:
+            raise ConfigError(
+                f"store {self.path} was written by engine {max(newer, key=_version)}, newer than this engine "
+                f"{ENGINE_VERSION}; upgrade packetpath or use another --store"
+            )
+
+    # -- reading ---------------------------------------------------------------
+
+    def connect(self):
+        """A DuckDB connection with the view ``runs`` over every stored row."""
+        import duckdb
+
+        con = duckdb.connect()
+        files = self.files()
+        if files:
+            listing = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+            con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet([{listing}], union_by_name = true)")
+        else:  # an empty store still has the columns
+            import pyarrow as pa
+
+            empty = pa.Table.from_pylist([], schema=_arrow_schema())
+            con.register("_empty", empty)
+            con.execute("CREATE VIEW runs AS SELECT * FROM _empty")
+        return con
+
+    def query(self, sql: str):
+        """Run SQL over the view ``runs``; returns a pandas DataFrame. Bad SQL is a ConfigError."""
+        import duckdb
+
+        con = self.connect()
+        try:
+            return con.execute(sql).df()
+        except duckdb.Error as e:
+            raise ConfigError(f"query failed: {str(e).splitlines()[0]}") from None
+        finally:
+            con.close()
+
+    def engine_versions(self) -> list[str]:
+        if not self.files():
+            return []
+        return list(self.query("SELECT DISTINCT engine_version FROM runs")["engine_version"])
+
+    def rows(self, run_ids: Iterable[str] | None = None):
+        """Stored rows (all, or those of the given run ids), as a DataFrame; one row per run id."""
+        con = self.connect()
+        try:
+            if run_ids is None:
+                return con.execute("SELECT * FROM runs ORDER BY finished_at").df()
+            import pyarrow as pa
+
+            con.register("_wanted", pa.table({"run_id": list(run_ids)}))
+            return con.execute(
+                "SELECT * FROM runs WHERE run_id IN (SELECT run_id FROM _wanted) "
+                "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY finished_at) = 1"
+            ).df()
+        finally:
+            con.close()
+
+
+def _version(text: str) -> tuple[int, ...]:
+    parts = []
+    for p in str(text).split("."):
+        digits = "".join(ch for ch in p if ch.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)

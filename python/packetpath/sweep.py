@@ -1,0 +1,289 @@
+"""Design-space sweeps: many whole simulations, run in parallel, stored as they finish.
+
+One task is one whole simulation. Tasks run on a local process pool (one
+worker per core, a rich progress bar) or, given a scheduler address, on a
+Dask cluster; the results go to a `Store` one file per finished run, so a
+sweep killed half-way keeps everything that finished, and running it again
+skips every run whose config hash (the fully resolved scenario, seed
+included, and the engine version) is already stored. There is one way to run
+many simulations: `packetpath.reproduce` runs its papers through `execute`
+too.
+
+    df = packetpath.sweep("l2fwd", grid={"traffic.size": [64, 1500], "cpu.cores": [1, 2]}, store="results")
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random as _random
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from packetpath import api, schema
+from packetpath.errors import ConfigError, EngineError
+from packetpath.scenario import Overrides, ScenarioLike, parse_overrides, parse_text, resolve
+from packetpath.store import Store, config_hash, make_row
+
+RunFn = Callable[[dict[str, Any]], dict[str, Any]]
+"""Takes a resolved scenario (flat dotted keys), returns its report."""
+
+Grid = Mapping[str, Sequence[Any]] | Sequence[str]
+"""``{"traffic.size": [64, 1500]}`` or ``["traffic.size=64,1500", ...]`` (the CLI's ``--grid``)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One simulation: a resolved, validated scenario and its identity."""
+
+    name: str
+    """For people: a paper run's name, or the swept values (``traffic.size=64 cpu.cores=2``)."""
+    scenario: str
+    values: dict[str, Any] = field(repr=False)
+    """What `packetpath.run` is given (merged flat values)."""
+    config: dict[str, Any] = field(repr=False)
+    """Every parameter normalised by the engine: what the run id hashes."""
+    run_id: str = ""
+
+
+def make_task(name: str, scenario: ScenarioLike, set: Overrides = None, seed: int | None = None) -> Task:
+    s = resolve(scenario, set, seed)
+    return Task(name, s.name, s.values, s.config, config_hash(s.config))
+
+
+# -- grids -----------------------------------------------------------------------
+
+
+def parse_grid(grid: Grid) -> dict[str, list[Any]]:
+    """``["traffic.size=64,1500"]`` -> ``{"traffic.size": [64, 1500]}``; a mapping passes
+    through (a scalar becomes a one-value axis). An empty grid or axis is a ConfigError."""
+    axes: dict[str, list[Any]] = {}
+    if isinstance(grid, Mapping):
+        for key, values in grid.items():
+            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+                values = [values]
+            axes[str(key)] = list(values)
+    else:
+        for item in [grid] if isinstance(grid, str) else grid:
+            key, sep, text = item.partition("=")
+            key = key.strip()
+            if not sep or not key:
+                raise ConfigError(f"--grid '{item}': expected key=v1,v2,..., e.g. --grid traffic.size=64,1500")
+            axes[key] = _grid_values(key, text)
+    if not axes:
+        raise ConfigError("empty grid: give at least one --grid KEY=V1,V2,... (e.g. --grid traffic.size=64,1500)")
+    for key, values in axes.items():
+        if not values:
+            raise ConfigError(f"--grid {key}: empty grid, give at least one value")
+    return axes
+
+
+def _grid_values(key: str, text: str) -> list[Any]:
+    """Values of one axis. A list parameter (e.g. ``nic.ddio``) takes one list per
+    value, its items joined by ``+`` (``--grid nic.ddio=true+false,false+false``)."""
+    definition = schema.lookup(key)
+    kind = definition["kind"] if definition else None
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if isinstance(kind, str) and kind.endswith("_list"):
+        return [parse_text(key, t.replace("+", ",")) for t in items]
+    return [parse_text(key, t) for t in items]
+
+
+def grid_points(axes: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """Every combination, the last axis varying fastest."""
+    keys = list(axes)
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(axes[k] for k in keys))]
+
+
+def sample(points: list[dict[str, Any]], n: int, seed: int | None) -> list[dict[str, Any]]:
+    """``n`` distinct points drawn at random (all of them if the grid is smaller),
+    in grid order; the same ``seed`` draws the same points."""
+    if n < 1:
+        raise ConfigError(f"--random {n}: must be at least 1")
+    chosen = sorted(_random.Random(0 if seed is None else seed).sample(range(len(points)), min(n, len(points))))
+    return [points[i] for i in chosen]
+
+
+def tasks_for(
+    scenario: ScenarioLike,
+    grid: Grid,
+    set: Overrides = None,
+    seed: int | None = None,
+    random: int | None = None,
+) -> list[Task]:
+    """Resolve and validate every point before anything runs: a bad key or value
+    fails at once, with the engine's message (and did-you-mean)."""
+    points = grid_points(parse_grid(grid))
+    if random is not None:
+        points = sample(points, random, seed)
+    base = parse_overrides(set)
+    tasks = []
+    for point in points:
+        name = " ".join(f"{k}={_text(v)}" for k, v in point.items())
+        try:
+            tasks.append(make_task(name, scenario, {**base, **point}, seed))
+        except ConfigError as e:
+            raise ConfigError(f"--grid {name}: {e}" if len(points) > 1 else str(e)) from None
+    return tasks
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return "+".join(map(_text, value))
+    return str(value)
+
+
+# -- running ---------------------------------------------------------------------
+
+
+def _simulate(run: RunFn, values: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    """In a worker: one whole simulation and its wall time."""
+    start = time.perf_counter()
+    report = run(values)
+    return report, time.perf_counter() - start
+
+
+def execute(
+    tasks: Sequence[Task],
+    *,
+    store: Store | str | os.PathLike | None = None,
+    jobs: int | None = None,
+    scheduler: Any = None,
+    run: RunFn | None = None,
+    progress: bool = True,
+    title: str = "sweep",
+) -> list[dict[str, Any]]:
+    """Run the tasks not already in the store; one store row per task, in task order.
+
+    ``jobs`` local worker processes (default: every core; 1 = in this
+    process); ``scheduler`` a Dask scheduler address (``tcp://host:8786``) or
+    a ``distributed.Client``, instead of the local pool; ``run`` replaces
+    `packetpath.run` (a module-level function, so it can be sent to workers).
+    A failing run raises, naming it (``title/name: ...``), after every run that
+    finished before it has been stored."""
+    run = run or api.run
+    if store is not None and not isinstance(store, Store):
+        store = Store(store)
+    rows: dict[str, dict[str, Any]] = {}
+    if store is not None:
+        store.check_writable()
+        stored = store.rows(t.run_id for t in tasks)
+        for record in stored.to_dict("records"):
+            rows[record["run_id"]] = record
+    todo = list({t.run_id: t for t in tasks if t.run_id not in rows}.values())  # one run per identity
+    client = _connect(scheduler) if scheduler is not None and todo else None
+
+    columns = (TextColumn(title), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    console = Console(stderr=True)
+    show = progress and console.is_terminal and bool(todo)
+    with Progress(*columns, console=console, transient=True, disable=not show) as bar:
+        counter = bar.add_task(title, total=len(todo))
+        for task, outcome in _completed(todo, jobs or os.cpu_count() or 1, run, client):
+            try:
+                report, wall_s = outcome()
+            except (ConfigError, EngineError) as e:
+                raise type(e)(f"{title}/{task.name}: {e}") from None
+            row = make_row(task.run_id, task.scenario, task.name, task.config, report, wall_s)
+            if store is not None:
+                store.append([row])
+            rows[task.run_id] = row
+            bar.advance(counter)
+    return [rows[t.run_id] for t in tasks]
+
+
+def _completed(
+    tasks: list[Task], jobs: int, run: RunFn, client: Any
+) -> Iterator[tuple[Task, Callable[[], tuple[dict[str, Any], float]]]]:
+    """(task, get its result) as runs finish: in this process, a process pool, or Dask."""
+    if not tasks:
+        return
+    if client is not None:
+        from distributed import as_completed as dask_completed
+
+        futures = client.map(_simulate, [run] * len(tasks), [t.values for t in tasks], pure=False)
+        by_key = {f.key: t for f, t in zip(futures, tasks, strict=True)}
+        try:
+            for future in dask_completed(futures):
+                yield by_key[future.key], future.result
+        finally:
+            client.cancel(futures)
+        return
+    if jobs == 1:
+        for task in tasks:
+            yield task, lambda task=task: _simulate(run, task.values)
+        return
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+        futures = {pool.submit(_simulate, run, task.values): task for task in tasks}
+        try:
+            for future in as_completed(futures):
+                yield futures[future], future.result
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _connect(scheduler: Any, timeout: float = 5.0) -> Any:
+    """A Dask client: given one, or connected to an address (a clear ConfigError within seconds if unreachable)."""
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - a dependency
+        raise ConfigError("--scheduler needs dask.distributed (pip install 'dask[distributed]')") from None
+    if isinstance(scheduler, Client):
+        return scheduler
+    address = str(scheduler)
+    try:
+        return Client(address, timeout=f"{timeout}s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as e:
+        reason = " ".join(str(e).split()) or type(e).__name__
+        if len(reason) > 200:
+            reason = reason[:200] + "..."
+        raise ConfigError(f"cannot reach the Dask scheduler at '{address}' within {timeout:g} s: {reason}") from None
+
+
+# -- the sweep -------------------------------------------------------------------
+
+
+def sweep(
+    scenario: ScenarioLike,
+    grid: Grid,
+    *,
+    set: Overrides = None,
+    seed: int | None = None,
+    random: int | None = None,
+    store: Store | str | os.PathLike | None = None,
+    scheduler: Any = None,
+    jobs: int | None = None,
+    run: RunFn | None = None,
+    progress: bool = True,
+):
+    """Simulate every point of a grid (or ``random`` of them) and return a pandas
+    DataFrame, one row per point in grid order: every parameter, every metric,
+    seed, engine version, run id.
+
+    ``grid`` maps dotted keys to values (``{"traffic.size": [64, 1500]}``) or
+    is a list of ``"key=v1,v2"``; ``set`` fixes other parameters; ``seed`` is
+    every run's seed and the seed of the ``random`` draw. With ``store`` the
+    rows are appended to that Parquet store as runs finish, and runs already
+    stored are not run again. ``scheduler``: a Dask scheduler address or
+    client instead of the local process pool."""
+    import pandas as pd
+
+    tasks = tasks_for(scenario, grid, set=set, seed=seed, random=random)
+    rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress)
+    df = pd.DataFrame.from_records(rows)
+    df.attrs["swept"] = list(parse_grid(grid))
+    return df
+
+
+def reports(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The full reports of store rows."""
+    return [json.loads(r["report"]) for r in rows]
