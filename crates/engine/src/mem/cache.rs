@@ -190,7 +190,14 @@ impl Cache {
     pub fn find(&self, line: u64) -> Option<usize> {
         let s = self.set_of(line) as usize;
         let tag = self.tag_of(line);
-        self.set[s].tag[..self.ways].iter().position(|&t| t & !FLAGS == tag).map(|w| s * MAX_WAYS + w)
+        // Compare every way at once (a fixed-length loop the compiler turns
+        // into vector compares), then keep the ways the cache really has.
+        let mut hits = 0u32;
+        for (w, t) in self.set[s].tag.iter().enumerate() {
+            hits |= ((t & !FLAGS == tag) as u32) << w;
+        }
+        hits &= (1 << self.ways) - 1;
+        (hits != 0).then(|| s * MAX_WAYS + hits.trailing_zeros() as usize)
     }
 
     /// Mark a slot most recently used: ways more recent than it age by one.
@@ -199,7 +206,9 @@ impl Cache {
         let (s, w) = Self::split(slot);
         let set = &mut self.set[s];
         let r = set.rank[w];
-        for x in &mut set.rank[..self.ways] {
+        // Over all MAX_WAYS (vectorisable): unused ways keep ranks >= ways,
+        // never below r, so they are left alone.
+        for x in &mut set.rank {
             *x += (*x < r) as u8;
         }
         set.rank[w] = 0;
@@ -251,25 +260,26 @@ impl Cache {
         debug_assert!(mask != 0 && mask & !self.all_ways() == 0);
         let s = self.set_of(line) as usize;
         let set = &self.set[s];
-        let mut pick = usize::MAX;
-        let mut oldest = 0u8;
-        let mut allowed = 0u32;
-        for w in 0..self.ways {
-            if mask & (1 << w) == 0 {
-                continue;
-            }
-            allowed += 1;
-            if set.tag[w] == 0 {
-                pick = w;
-                break;
-            }
-            if pick == usize::MAX || set.rank[w] > oldest {
-                oldest = set.rank[w];
-                pick = w;
+        let allowed = (mask as u32) & ((1 << self.ways) - 1);
+        // A free allowed way if there is one, else the allowed way with the
+        // highest LRU rank (ranks are distinct within a set).
+        let mut free = 0u32;
+        for (w, t) in set.tag.iter().enumerate() {
+            free |= ((*t == 0) as u32) << w;
+        }
+        free &= allowed;
+        let mut pick = free.trailing_zeros() as usize;
+        if free == 0 {
+            let mut oldest = 0u8;
+            for w in 0..self.ways {
+                if allowed & (1 << w) != 0 && set.rank[w] >= oldest {
+                    oldest = set.rank[w];
+                    pick = w;
+                }
             }
         }
         if self.policy == Policy::Random && set.tag[pick] != 0 {
-            let k = self.rng.gen_range(0..allowed);
+            let k = self.rng.gen_range(0..allowed.count_ones());
             pick = (0..self.ways).filter(|w| mask & (1 << w) != 0).nth(k as usize).unwrap();
         }
         let slot = s * MAX_WAYS + pick;
