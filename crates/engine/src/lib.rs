@@ -17,3 +17,4 @@ pub mod world;
 pub mod pcie;
 pub mod traffic;
 pub mod wire;
+pub mod rings;
