@@ -66,7 +66,9 @@ impl World {
                 }
                 None => {
                     nic.total_drop += 1;
-                    if measuring {
+                    // Counted against the window the packet arrived in,
+                    // like every other drop, so drop_rate stays a share.
+                    if pkt.arrival >= self.warmup {
                         nic.c.drop_core += 1;
                     }
                     refilled += 1;
@@ -81,7 +83,7 @@ impl World {
             } else {
                 nic.pool.free(local, pkt.mbuf);
                 nic.total_drop += 1;
-                if measuring {
+                if pkt.arrival >= self.warmup {
                     nic.c.drop_core += 1;
                 }
             }

@@ -1,0 +1,50 @@
+"""Random valid scenarios never crash the engine: every run either returns a
+report whose conservation laws hold (the engine checks them itself) or is
+refused with a one-line ConfigError -- never an EngineError."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import packetpath
+from packetpath import ConfigError
+
+SHORT = {"sim.warmup": "20us", "sim.duration": "60us"}
+
+scenarios = st.fixed_dictionaries(
+    {
+        "cpu.cores": st.integers(1, 4),
+        "nic.count": st.integers(1, 2),
+        "nic.rx_ring_size": st.sampled_from([16, 64, 256, 1024, 4096]),
+        "nic.tx_ring_size": st.sampled_from([16, 256, 1024]),
+        "nic.rx_cqe_comp": st.booleans(),
+        "nic.desc_fetch": st.integers(1, 64),
+        "traffic.size": st.integers(64, 1518),
+        "traffic.rate": st.integers(1, 100).map(lambda g: f"{g}Gbps"),
+        "traffic.arrival": st.sampled_from(["constant", "poisson", "bursty"]),
+        "traffic.size_dist": st.sampled_from(["fixed", "imix", "bimodal"]),
+        "traffic.flows": st.integers(1, 100_000),
+        "app.nf": st.sampled_from(["l2fwd", "l3fwd", "workpackage"]),
+        "app.wp_reads": st.integers(0, 8),
+        "app.rx_burst": st.integers(1, 64),
+        "app.sw_queue": st.integers(0, 2048),
+        "llc.ddio_ways": st.integers(0, 11),
+        "mempool.order": st.sampled_from(["lifo", "fifo"]),
+        "pcie.max_read_tags": st.integers(1, 256),
+        "corunner.enabled": st.booleans(),
+    }
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios, st.integers(0, 2**32 - 1))
+def test_random_scenarios_run_or_are_refused_cleanly(values, seed):
+    try:
+        r = packetpath.run({"profile": "ddio-skylake", **values, **SHORT}, seed=seed)
+    except ConfigError as e:
+        assert "\n" not in str(e)
+        return
+    assert 0 <= r["drop_rate"] <= 1
+    assert 0 <= r["pcie_write_hit_rate"] <= 1 and 0 <= r["pcie_read_hit_rate"] <= 1
+    assert len(r["per_nic"]) == values["nic.count"]
