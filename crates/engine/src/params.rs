@@ -127,11 +127,13 @@ pub static PARAMS: &[ParamDef] = &[
     p!("app.rx_burst", Int, None, "32", 1, 1024, "packets taken per rx_burst call"),
     p!("app.tx_burst", Int, None, "32", 1, 1024, "packets handed per tx_burst call"),
     p!("app.sw_queue", Int, None, "1024", 0, 1_000_000, "packets the application buffers when the Tx ring is full (FastClick queue)"),
-    p!("app.nf", Choice(&["l2fwd", "l3fwd", "workpackage"]), None, "l2fwd", 0, 0, "network function each core runs"),
+    p!("app.nf", Choice(&["l2fwd", "l3fwd", "workpackage", "nat", "lb"]), None, "l2fwd", 0, 0, "network function each core runs"),
     p!("app.nf_cycles", Int, None, "20", 0, 10_000_000, "compute cycles per packet of the NF itself (beyond its memory accesses)"),
     p!("app.wp_reads", Int, None, "0", 0, 100_000, "WorkPackage: random reads per packet"),
     p!("app.wp_size", Int, Bytes, "8MiB", 64, 1e11, "WorkPackage: buffer the random reads fall into"),
     p!("app.l3fwd_routes", Int, None, "16384", 1, 10_000_000, "l3fwd: routes in the longest-prefix-match table"),
+    p!("app.flow_table_size", Int, None, "1048576", 1024, 16_777_216, "nat/lb: flow entries per core's cuckoo table (NAT uses two per flow)"),
+    p!("app.lb_backends", Int, None, "32", 1, 65536, "lb: backend servers new flows are spread over round-robin"),
     p!("mempool.size", Int, None, "65535", 64, 100_000_000, "mbufs in each NIC's packet pool"),
     p!("mempool.cache", Int, None, "256", 0, 512, "per-core mempool cache (DPDK caps it at 512)"),
     p!("mempool.order", Choice(&["lifo", "fifo"]), None, "lifo", 0, 0, "reuse order of freed buffers: lifo (DPDK per-core cache) or fifo"),
@@ -506,7 +508,13 @@ fn cross_check(c: &Config) -> Result<(), String> {
     }
     // The model's physical address space is 64 GiB (cache tags are 30-bit).
     let pools = c.u64("nic.count") * c.u64("mempool.size") * c.u64("mempool.mbuf_size");
-    let host = pools + c.u64("app.wp_size") + c.u64("corunner.buffer") + (64 << 20);
+    let tables = if matches!(c.text("app.nf"), "nat" | "lb") {
+        let (b, k) = crate::nf::flowtable::FlowTable::footprint(c.u64("app.flow_table_size"));
+        c.u64("nic.count") * c.u64("cpu.cores") * (b + k)
+    } else {
+        0
+    };
+    let host = pools + tables + c.u64("app.wp_size") + c.u64("corunner.buffer") + (64 << 20);
     if host > 60 << 30 {
         return Err(format!(
             "mempool.size = {}: packet pools ({} GiB) + app.wp_size + corunner.buffer exceed the 60 GiB of host memory the model addresses",

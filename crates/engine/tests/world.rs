@@ -135,3 +135,15 @@ fn bad_scenarios_are_refused_with_the_key() {
     let e = run_json(r#"{"nic": {"count": 1, "ddio": [true, false]}}"#).unwrap_err();
     assert!(e.starts_with("nic.ddio"), "{e}");
 }
+
+#[test]
+fn nat_state_costs_more_with_more_flows() {
+    // Few flows: the per-core cuckoo tables stay cached. A million flows:
+    // new flows every packet, two inserts each, and tables far beyond the LLC.
+    let run_nat = |flows: u32| go(json!({"cpu": {"cores": 2}, "app": {"nf": "nat"}, "traffic": {"flows": flows, "rate": "40Gbps"}, "sim": {"warmup": "0.5ms", "duration": "1ms"}}));
+    let few = run_nat(64);
+    let many = run_nat(1_000_000);
+    let (f, m) = (few.packets.llc_misses_per_packet, many.packets.llc_misses_per_packet);
+    assert!(m > f + 1.0, "misses per packet: {f} with 64 flows, {m} with 1 M");
+    assert!(many.cycles_per_packet > few.cycles_per_packet);
+}

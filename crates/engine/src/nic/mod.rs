@@ -17,6 +17,8 @@ pub struct PktRef {
     /// First bit at the NIC's Rx port.
     pub arrival: Time,
     pub dst_ip: u32,
+    /// Flow index within its port (the key of per-flow NF state).
+    pub flow: u32,
 }
 
 /// One Rx queue: descriptor ring + completion queue in host memory.

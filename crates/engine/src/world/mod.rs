@@ -13,6 +13,7 @@ mod tx;
 use crate::cpu::mempool::Mempool;
 use crate::cpu::Core;
 use crate::mem::{AddressMap, DmaMode, MemStats, Memory};
+use crate::nf::flowtable::FlowTable;
 use crate::nf::lpm::Lpm;
 use crate::nf::Nf;
 use crate::nic::{Port, RxQueue, TxQueue};
@@ -279,6 +280,16 @@ impl World {
                 Nf::L3fwd(Lpm::new(&routes, 0, tbl24, tbl8))
             }
             "workpackage" => Nf::WorkPackage { base: map.alloc(c.u64("app.wp_size"), 4096), size: c.u64("app.wp_size"), reads: c.u64("app.wp_reads") as u32 },
+            nf @ ("nat" | "lb") => {
+                let entries = c.u64("app.flow_table_size");
+                let (b, k) = FlowTable::footprint(entries);
+                let tables = (0..cores.len()).map(|_| FlowTable::new(entries, map.alloc(b, 4096), map.alloc(k, 4096))).collect();
+                if nf == "nat" {
+                    Nf::Nat { tables, next_port: vec![1024; cores.len()] }
+                } else {
+                    Nf::Lb { tables, backends: c.u64("app.lb_backends") as u32, next: vec![0; cores.len()] }
+                }
+            }
             _ => Nf::L2fwd,
         };
         let corunner = c.bool("corunner.enabled").then(|| Corunner {

@@ -32,7 +32,7 @@ impl World {
             }
             return;
         }
-        let pkt = PktRef { mbuf: 0, size: p.size, arrival: p.arrival, dst_ip: p.dst_ip };
+        let pkt = PktRef { mbuf: 0, size: p.size, arrival: p.arrival, dst_ip: p.dst_ip, flow: p.flow };
         let qi = nic.port.rss_queue(p.rss_hash);
         let rq = &mut nic.rxq[qi];
         if rq.wait.is_empty() && rq.fetched > rq.used {

@@ -1,0 +1,223 @@
+//! A per-core cuckoo hash flow table laid out as DPDK's `rte_hash`:
+//! 64 B buckets of 8 (16-bit signature, key index) pairs, two candidate
+//! buckets per key, a separate key store of 32 B entries holding key and
+//! value. Lookups and inserts are real (with cuckoo displacement); each
+//! returns the host addresses it read or wrote, so the cache model prices
+//! the NF's state exactly as the table's layout dictates.
+
+use crate::sim::Rng;
+use rand::Rng as _;
+
+pub const BUCKET_ENTRIES: usize = 8;
+pub const BUCKET_BYTES: u64 = 64;
+pub const KEY_ENTRY_BYTES: u64 = 32;
+/// Most displacements one insert may make before the table counts as full.
+const MAX_KICKS: usize = 128;
+
+/// Memory the table touched: (address, written).
+#[derive(Default, Clone, Debug)]
+pub struct Touched {
+    pub addrs: Vec<(u64, bool)>,
+}
+
+pub struct FlowTable {
+    mask: u32,
+    /// Per bucket slot: signature and key index + 1 (0 = empty).
+    sig: Vec<u16>,
+    idx: Vec<u32>,
+    keys: Vec<u64>,
+    values: Vec<u32>,
+    free: Vec<u32>,
+    bucket_addr: u64,
+    key_addr: u64,
+}
+
+#[inline]
+fn hash(key: u64) -> u32 {
+    // CRC-like mixing as rte_hash's default would give; any strong hash works.
+    let mut x = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 29;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    (x ^ (x >> 32)) as u32
+}
+
+impl FlowTable {
+    /// Room for `entries` keys (rte_hash sizing: buckets = entries / 8,
+    /// rounded up to a power of two). Host memory is allocated zeroed, so
+    /// untouched parts cost nothing.
+    pub fn new(entries: u64, bucket_addr: u64, key_addr: u64) -> FlowTable {
+        let buckets = (entries.div_ceil(BUCKET_ENTRIES as u64)).next_power_of_two().max(2);
+        let slots = (buckets as usize) * BUCKET_ENTRIES;
+        FlowTable {
+            mask: (buckets - 1) as u32,
+            sig: vec![0; slots],
+            idx: vec![0; slots],
+            keys: vec![0; entries as usize],
+            values: vec![0; entries as usize],
+            free: (0..entries as u32).rev().collect(),
+            bucket_addr,
+            key_addr,
+        }
+    }
+
+    /// Bytes of (bucket array, key store) for the address map.
+    pub fn footprint(entries: u64) -> (u64, u64) {
+        let buckets = (entries.div_ceil(BUCKET_ENTRIES as u64)).next_power_of_two().max(2);
+        (buckets * BUCKET_BYTES, entries * KEY_ENTRY_BYTES)
+    }
+
+    fn buckets_of(&self, key: u64) -> (u32, u32, u16) {
+        let h = hash(key);
+        let sig = (h >> 16) as u16 | 1;
+        let prim = h & self.mask;
+        let alt = (prim ^ (sig as u32).wrapping_mul(0x5bd1_e995)) & self.mask;
+        (prim, alt, sig)
+    }
+
+    fn alt_of(&self, bucket: u32, sig: u16) -> u32 {
+        (bucket ^ (sig as u32).wrapping_mul(0x5bd1_e995)) & self.mask
+    }
+
+    fn search(&self, bucket: u32, sig: u16, key: u64, t: &mut Touched) -> Option<usize> {
+        t.addrs.push((self.bucket_addr + bucket as u64 * BUCKET_BYTES, false));
+        let base = bucket as usize * BUCKET_ENTRIES;
+        for s in base..base + BUCKET_ENTRIES {
+            if self.idx[s] != 0 && self.sig[s] == sig {
+                let k = self.idx[s] as usize - 1;
+                t.addrs.push((self.key_addr + k as u64 * KEY_ENTRY_BYTES, false));
+                if self.keys[k] == key {
+                    return Some(k);
+                }
+            }
+        }
+        None
+    }
+
+    /// The value stored for `key`, reading the primary bucket, then the
+    /// secondary one, and the key entries whose signatures match.
+    pub fn lookup(&self, key: u64, t: &mut Touched) -> Option<u32> {
+        let (prim, alt, sig) = self.buckets_of(key);
+        self.search(prim, sig, key, t).or_else(|| self.search(alt, sig, key, t)).map(|k| self.values[k])
+    }
+
+    /// Insert a key known to be absent. Cuckoo displacement moves entries
+    /// to their alternate buckets when both candidates are full; returns
+    /// false when the table is full (the key is not stored).
+    pub fn insert(&mut self, key: u64, value: u32, rng: &mut Rng, t: &mut Touched) -> bool {
+        let Some(k) = self.free.pop() else { return false };
+        let (prim, alt, sig) = self.buckets_of(key);
+        self.keys[k as usize] = key;
+        self.values[k as usize] = value;
+        t.addrs.push((self.key_addr + k as u64 * KEY_ENTRY_BYTES, true));
+        let (mut bucket, mut sig, mut idx) = (prim, sig, k + 1);
+        let mut path = vec![];
+        for kick in 0..=MAX_KICKS {
+            for b in [bucket, if kick == 0 { alt } else { bucket }] {
+                let base = b as usize * BUCKET_ENTRIES;
+                if let Some(s) = (base..base + BUCKET_ENTRIES).find(|&s| self.idx[s] == 0) {
+                    self.idx[s] = idx;
+                    self.sig[s] = sig;
+                    t.addrs.push((self.bucket_addr + b as u64 * BUCKET_BYTES, true));
+                    return true;
+                }
+            }
+            // Both full: evict a random entry of this bucket to its other bucket.
+            let s = bucket as usize * BUCKET_ENTRIES + rng.gen_range(0..BUCKET_ENTRIES);
+            t.addrs.push((self.bucket_addr + bucket as u64 * BUCKET_BYTES, true));
+            std::mem::swap(&mut self.idx[s], &mut idx);
+            std::mem::swap(&mut self.sig[s], &mut sig);
+            path.push(s);
+            bucket = self.alt_of(bucket, sig);
+        }
+        // No room: undo the displacements (each swap is its own inverse), so
+        // the table is as before and only the new key is refused, as
+        // rte_hash's -ENOSPC.
+        for &s in path.iter().rev() {
+            std::mem::swap(&mut self.idx[s], &mut idx);
+            std::mem::swap(&mut self.sig[s], &mut sig);
+        }
+        debug_assert_eq!(idx, k + 1);
+        self.free.push(k);
+        false
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len() - self.free.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::rng;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn lookups_touch_bucket_then_key() {
+        let mut t = FlowTable::new(1024, 0x1000_0000, 0x2000_0000);
+        let mut r = rng(1, 0, 0);
+        let mut touched = Touched::default();
+        assert!(t.insert(42, 7, &mut r, &mut touched));
+        let mut touched = Touched::default();
+        assert_eq!(t.lookup(42, &mut touched), Some(7));
+        assert!(touched.addrs.len() >= 2 && touched.addrs[0].0 >= 0x1000_0000 && touched.addrs.iter().any(|a| a.0 >= 0x2000_0000));
+        let mut touched = Touched::default();
+        assert_eq!(t.lookup(43, &mut touched), None);
+        // a miss reads both buckets
+        assert!(touched.addrs.iter().filter(|a| a.0 < 0x2000_0000).count() == 2);
+    }
+
+    #[test]
+    fn fills_to_high_load_with_displacement() {
+        let n = 4096;
+        let mut t = FlowTable::new(n, 0, 1 << 30);
+        let mut r = rng(2, 0, 0);
+        let mut stored = 0;
+        for k in 0..n {
+            stored += t.insert(k * 7919 + 1, k as u32, &mut r, &mut Touched::default()) as u64;
+        }
+        assert!(stored as f64 > 0.95 * n as f64, "only {stored} of {n}");
+    }
+
+    #[test]
+    fn a_refused_insert_loses_nothing() {
+        // Every slot asked for: near 100 % load some inserts run out of
+        // displacements; they are refused and every stored key stays.
+        let n = 2048u64;
+        let mut t = FlowTable::new(n, 0, 1 << 30);
+        let mut r = rng(4, 0, 0);
+        let stored: Vec<u64> = (1..=n).filter(|&k| t.insert(k * 31, k as u32, &mut r, &mut Touched::default())).collect();
+        assert!((stored.len() as u64) < n, "expected some refusals at 100 % load");
+        assert_eq!(t.len(), stored.len());
+        for k in stored {
+            assert_eq!(t.lookup(k * 31, &mut Touched::default()), Some((k) as u32));
+        }
+    }
+
+    proptest! {
+        /// Against a HashMap: every stored key is found with its value,
+        /// absent keys are not.
+        #[test]
+        fn agrees_with_a_hashmap(keys in proptest::collection::hash_set(any::<u64>(), 1..600), probes in proptest::collection::vec(any::<u64>(), 50)) {
+            let mut t = FlowTable::new(512, 0, 1 << 30);
+            let mut r = rng(3, 0, 0);
+            let mut model = HashMap::new();
+            for (i, &k) in keys.iter().enumerate() {
+                if t.insert(k, i as u32, &mut r, &mut Touched::default()) {
+                    model.insert(k, i as u32);
+                }
+            }
+            prop_assert_eq!(t.len(), model.len());
+            for (&k, &v) in &model {
+                prop_assert_eq!(t.lookup(k, &mut Touched::default()), Some(v));
+            }
+            for p in probes {
+                prop_assert_eq!(t.lookup(p, &mut Touched::default()), model.get(&p).copied());
+            }
+        }
+    }
+}
