@@ -218,8 +218,19 @@ def reproduce_cmd(
 def bench_cmd(
     json_: JsonFlag = False,
     repeat: Annotated[int, typer.Option(min=1, help="Runs per scenario; the median is reported.")] = 3,
+    peers: Annotated[bool, typer.Option("--peers", help="Instead: the LLC model beside pycachesim on one trace.")] = False,
 ) -> None:
     """Measure simulation speed and memory on a fixed suite of scenarios."""
+    if peers:
+        from packetpath import peers as side_by_side
+
+        result = side_by_side.cache_vs_pycachesim()
+        if json_:
+            _print_json(result)
+        else:
+            for key, value in result.items():
+                _console().print(f"{key:36} {value:,.6g}" if isinstance(value, float) else f"{key:36} {value}")
+        return
     results = bench.bench(repeat)
     if json_:
         _print_json(results)

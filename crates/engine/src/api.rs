@@ -44,3 +44,34 @@ pub fn run(cfg: &params::Config) -> Result<crate::report::Report, String> {
     let w = crate::world::World::build(cfg)?;
     w.run().map_err(|e| format!("{e} (seed {})", cfg.u64("sim.seed")))
 }
+
+/// Replay a trace of line addresses through one LRU cache of `sets` (a
+/// power of two, modulo indexed) x `ways`, loads only: (hits, misses,
+/// seconds spent in the model). For side-by-side checks against other cache
+/// simulators on the same trace.
+pub fn lru_trace(sets: u64, ways: usize, lines: &[u64]) -> Result<(u64, u64, f64), String> {
+    use crate::mem::cache::{Cache, Indexing, Policy, MAX_WAYS};
+    if !sets.is_power_of_two() || !(1..=MAX_WAYS).contains(&ways) {
+        return Err(format!("sets = {sets}, ways = {ways}: sets must be a power of two and ways 1..={MAX_WAYS}"));
+    }
+    if let Some(l) = lines.iter().find(|&&l| l >= crate::mem::cache::MAX_LINE) {
+        return Err(format!("line address {l:#x} beyond the modelled {:#x}", crate::mem::cache::MAX_LINE));
+    }
+    let mut c = Cache::new(sets * ways as u64 * 64, ways, Indexing::Modulo, Policy::Lru, crate::sim::rng(0, 0, 0));
+    let all = c.all_ways();
+    let (mut hits, mut misses) = (0, 0);
+    let start = std::time::Instant::now();
+    for &l in lines {
+        match c.find(l) {
+            Some(s) => {
+                c.touch(s);
+                hits += 1;
+            }
+            None => {
+                c.insert(l, all, false);
+                misses += 1;
+            }
+        }
+    }
+    Ok((hits, misses, start.elapsed().as_secs_f64()))
+}

@@ -41,6 +41,11 @@ fn run_json(py: Python<'_>, scenario: String) -> PyResult<String> {
     guarded(py, || packetpath_engine::api::run_json(&scenario))
 }
 
+#[pyfunction]
+fn lru_trace(py: Python<'_>, sets: u64, ways: usize, lines: Vec<u64>) -> PyResult<(u64, u64, f64)> {
+    py.allow_threads(|| packetpath_engine::api::lru_trace(sets, ways, &lines)).map_err(PyValueError::new_err)
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EngineError", m.py().get_type::<EngineError>())?;
@@ -48,5 +53,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(params_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(lru_trace, m)?)?;
     Ok(())
 }
