@@ -168,3 +168,13 @@ def test_optional_sections_carry_their_metrics():
     check_metrics(bw, [m.path for m in metrics.METRICS if m.path.startswith("pcie_bench.")])
     # 64 B reads on Gen3 x16: the published model's 86.6 Gbps, within 2 %
     assert abs(bw["pcie_bench"]["gbps"] - 86.63) / 86.63 < 0.02
+
+
+def test_pcap_replay_runs_at_the_offered_rate():
+    from pathlib import Path
+
+    pcap = Path(__file__).parents[1] / "crates/engine/tests/data/traffic/sample50.pcap"
+    r = packetpath.run("l2fwd", set={**SHORT, "traffic.size_dist": "pcap", "traffic.pcap": str(pcap), "traffic.rate": "10Gbps"})
+    # Frame bits offered at 10 Gbps on the wire: a little under 10 Gbps.
+    assert 5 < r["offered_gbps"] < 10
+    assert r["drop_rate"] == 0
