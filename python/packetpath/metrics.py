@@ -44,11 +44,13 @@ METRICS: tuple[Metric, ...] = (
     Metric("pcie_bench.gbps", "Gbps", "pcie-bench scenarios: payload bandwidth of back-to-back DMA (null otherwise)"),
     Metric("pcie_bench.transfers_per_s", "1/s", "pcie-bench scenarios: DMA transfers per second"),
     Metric("pcie_bench.latency_ns.p50", "ns", "pcie-bench scenarios: median time from issue to completion of one DMA"),
+    Metric("copy_bench.gbytes_s", "GB/s", "copy microbenchmark: bytes copied per second (null otherwise)"),
+    Metric("copy_bench.ns_per_line", "ns", "copy microbenchmark: time per 64 B line"),
 )
 
 
 # Report sections present only in some runs (null otherwise).
-OPTIONAL_SECTIONS = ("corunner", "pcie_bench")
+OPTIONAL_SECTIONS = ("corunner", "pcie_bench", "copy_bench")
 
 
 def always(metric: Metric) -> bool:

@@ -80,6 +80,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("nic.rx_cqe_comp", Bool, None, "false", 0, 0, "Rx CQE compression: 8 completions share one 64 B line, written when 8 are ready or the queue idles (mlx5 rxq_cqe_comp_en)"),
     p!("nic.desc_fetch", Int, None, "32", 1, 256, "descriptors the NIC fetches per PCIe read (it keeps up to twice this many cached)"),
     p!("nic.tx_cqe_every", Int, None, "32", 1, 65536, "Tx WQEs per requested completion (CQE)"),
+    p!("nic.nicmem_latency", Int, Time, "100ns", 0, 1e7, "NIC memory access time for a host MMIO read, inside the NIC"),
     p!("nic.rx_buffer", Int, Bytes, "256KiB", 2048, 1e9, "on-NIC receive buffer per port; full = drop"),
     p!("nic.tx_buffer", Int, Bytes, "128KiB", 2048, 1e9, "on-NIC transmit buffer per port (fetched frames waiting for the wire)"),
     p!("nic.pipeline_mpps", Float, None, "150", 1, 10_000, "packets per microsecond x1000 the NIC's packet pipeline processes (Mpps)"),
@@ -99,6 +100,10 @@ pub static PARAMS: &[ParamDef] = &[
     p!("pcie_bench.window", Int, Bytes, "8KiB", 64, 1e10, "host buffer the transfers walk through (wrapping)"),
     p!("pcie_bench.cache", Choice(&["warm", "cold"]), None, "warm", 0, 0, "host buffer cached before the run (warm) or flushed before each transfer (cold)"),
     p!("pcie_bench.transfers", Int, None, "100000", 1, 100_000_000, "transfers to time"),
+    // --- CPU copy microbenchmark between host memory and NIC memory ------
+    p!("copy_bench.mode", Choice(&["off", "host_to_host", "host_to_nicmem", "nicmem_to_host"]), None, "off", 0, 0, "run a memcpy loop on one core instead of packet traffic (nicmem paper Sec. 6.5)"),
+    p!("copy_bench.size", Int, Bytes, "32KiB", 64, 1e9, "bytes of the source (and destination) buffer"),
+    p!("copy_bench.iterations", Int, None, "100", 1, 1_000_000, "copies of the whole buffer"),
     // --- LLC, private caches, DDIO, CAT --------------------------------------
     p!("llc.size", Int, Bytes, "24.75MiB", 65536, 1e10, "last-level cache capacity (all slices)"),
     p!("llc.ways", Int, None, "11", 1, 20, "LLC associativity"),
@@ -121,6 +126,9 @@ pub static PARAMS: &[ParamDef] = &[
     p!("cpu.max_cores", Int, None, "18", 1, 32, "physical cores of the socket"),
     p!("cpu.freq", Int, Freq, "2.3GHz", 100, 10_000, "core clock"),
     p!("cpu.mlp", Int, None, "10", 1, 64, "independent cache misses a core overlaps (line fill buffers)"),
+    p!("cpu.wc_buffers", Int, None, "10", 1, 64, "write-combining buffers per core: 64 B MMIO stores in flight to write-combined memory"),
+    p!("cpu.uc_load_bytes", Int, Bytes, "32", 1, 64, "bytes one load moves from uncached memory (one MMIO read each, serialised)"),
+    p!("cpu.copy_cycles_per_line", Int, None, "2", 0, 1000, "instructions' cycles to copy one 64 B line beyond its memory stalls"),
     p!("cpu.poll_cycles", Int, None, "60", 0, 100_000, "cycles of one poll-loop iteration (rx_burst + tx_burst call overhead)"),
     p!("cpu.rx_cycles", Int, None, "40", 0, 100_000, "driver cycles per received packet (CQE parse, mbuf init, refill)"),
     p!("cpu.tx_cycles", Int, None, "40", 0, 100_000, "driver cycles per transmitted packet (WQE build, completion, free)"),

@@ -87,6 +87,15 @@ pub struct PcieBenchReport {
     pub latency_ns: Latency,
 }
 
+/// Result of the CPU copy microbenchmark.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct CopyBenchReport {
+    pub mode: String,
+    pub size: u64,
+    pub gbytes_s: f64,
+    pub ns_per_line: f64,
+}
+
 #[derive(Serialize, Debug, Clone, Default)]
 pub struct SimInfo {
     pub seed: u64,
@@ -113,6 +122,7 @@ pub struct Report {
     pub per_nic: Vec<PacketMetrics>,
     pub corunner: Option<CorunnerReport>,
     pub pcie_bench: Option<PcieBenchReport>,
+    pub copy_bench: Option<CopyBenchReport>,
     pub sim: SimInfo,
 }
 
@@ -209,6 +219,7 @@ impl World {
             per_nic,
             corunner,
             pcie_bench: None,
+            copy_bench: None,
             sim: SimInfo {
                 seed: self.seed,
                 events: self.q.events(),

@@ -243,11 +243,12 @@ impl PcieLink {
         self.down.send(now, super::tlp::mmio_write_wire_bytes(&self.cfg, len)) + self.cfg.latency_ps
     }
 
-    /// CPU MMIO read of a device register (the device answers at once):
-    /// when the data is back at the root complex.
-    pub fn mmio_read(&mut self, now: Time, len: u64) -> Time {
+    /// CPU MMIO read of device memory that the device answers
+    /// `device_ps` after the request arrives: when the data is back at the
+    /// root complex.
+    pub fn mmio_read(&mut self, now: Time, len: u64, device_ps: Time) -> Time {
         let at_dev = self.down.send(now, mrd_overhead(&self.cfg)) + self.cfg.latency_ps;
-        self.up.send(at_dev, cpld_wire_bytes(&self.cfg, 0, len)) + self.cfg.latency_ps
+        self.up.send(at_dev + device_ps, cpld_wire_bytes(&self.cfg, 0, len)) + self.cfg.latency_ps
     }
 }
 
@@ -332,7 +333,7 @@ mod tests {
         let mut l = PcieLink::new(PcieConfig::default());
         l.mmio_write(0, 4);
         l.msi(0);
-        l.mmio_read(0, 4);
+        l.mmio_read(0, 4, 0);
         assert_eq!(l.down.bytes(), 28 + 24);
         assert_eq!(l.up.bytes(), 28 + 24);
     }

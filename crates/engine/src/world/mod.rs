@@ -6,6 +6,7 @@
 //! (the NIC transmit path), `core.rs` (the cores' poll loop and the co-runner).
 
 mod core;
+pub mod copybench;
 pub mod pciebench;
 mod rx;
 mod tx;
