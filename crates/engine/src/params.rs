@@ -128,6 +128,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("cpu.mlp", Int, None, "10", 1, 64, "independent cache misses a core overlaps (line fill buffers)"),
     p!("cpu.wc_buffers", Int, None, "10", 1, 64, "write-combining buffers per core: 64 B MMIO stores in flight to write-combined memory"),
     p!("cpu.uc_load_bytes", Int, Bytes, "32", 1, 64, "bytes one load moves from uncached memory (one MMIO read each, serialised)"),
+    p!("cpu.nt_store_threshold", Int, Bytes, "16MiB", 0, 1e12, "copies at least this large use non-temporal stores (glibc memcpy's __x86_shared_non_temporal_threshold); 0 = never"),
     p!("cpu.copy_cycles_per_line", Int, None, "2", 0, 1000, "instructions' cycles to copy one 64 B line beyond its memory stalls"),
     p!("cpu.poll_cycles", Int, None, "60", 0, 100_000, "cycles of one poll-loop iteration (rx_burst + tx_burst call overhead)"),
     p!("cpu.rx_cycles", Int, None, "40", 0, 100_000, "driver cycles per received packet (CQE parse, mbuf init, refill)"),

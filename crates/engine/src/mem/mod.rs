@@ -299,6 +299,18 @@ impl Memory {
         lat
     }
 
+    /// A non-temporal (streaming) store of a whole line: no read for
+    /// ownership; cached copies are dropped and the line goes to DRAM.
+    pub fn nt_store(&mut self, addr: u64, now: Time) {
+        let line = addr / LINE;
+        if let Some(s) = self.llc.find(line) {
+            self.invalidate_sharers(s, None);
+            self.llc.invalidate(line);
+        }
+        self.dram.write(line, now);
+        self.stats.dram_write_bytes += LINE;
+    }
+
     /// Flush `len` bytes at `addr` from every cache (clflush): dirty data is
     /// written back to DRAM, all copies are invalidated.
     pub fn flush(&mut self, addr: u64, len: u64, now: Time) {

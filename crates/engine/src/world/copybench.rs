@@ -9,7 +9,9 @@
 //!   MMIO read round trip over PCIe, and they do not overlap.
 //!
 //! Host memory is the same hierarchy the packet path uses (L2, LLC, DRAM);
-//! independent misses overlap up to `cpu.mlp`.
+//! independent misses overlap up to `cpu.mlp`. Host copies of at least
+//! `cpu.nt_store_threshold` bytes use non-temporal stores (no read for
+//! ownership), as glibc's memcpy does.
 
 use super::pcie_config;
 use crate::cpu::Stall;
@@ -37,6 +39,9 @@ pub fn run(c: &Config) -> Result<Report, String> {
     let wc_buffers = c.usize("cpu.wc_buffers");
     let uc_bytes = c.u64("cpu.uc_load_bytes");
     let nicmem_ps = c.u64("nic.nicmem_latency");
+    // Large host copies stream their stores past the caches, as glibc does.
+    let nt = c.u64("cpu.nt_store_threshold");
+    let streaming = nt > 0 && size >= nt;
     // Release times of the write-combining buffers in use.
     let mut wc: VecDeque<Time> = VecDeque::with_capacity(wc_buffers);
     let mut t: Time = 0;
@@ -66,7 +71,11 @@ pub fn run(c: &Config) -> Result<Report, String> {
                     }
                     _ => {
                         stall.add(mem.core_access(0, src + off, false, t));
-                        stall.add(mem.core_access(0, dst + off, true, t));
+                        if streaming {
+                            mem.nt_store(dst + off, t);
+                        } else {
+                            stall.add(mem.core_access(0, dst + off, true, t));
+                        }
                     }
                 }
             }
