@@ -94,6 +94,22 @@ fn huge_vec<T: Copy>(n: usize, fill: T) -> Vec<T> {
     v
 }
 
+/// Bit mask of the first `ways` ways whose tag satisfies `f`. Fixed-length
+/// loops the compiler turns into vector compares; an 11-way set reads only
+/// its first host line (ranks + 11 tags), wider sets the whole array.
+#[inline]
+fn ways_where(tags: &[u32; MAX_WAYS], ways: usize, f: impl Fn(u32) -> bool) -> u32 {
+    fn scan<const N: usize>(tags: &[u32; MAX_WAYS], f: &impl Fn(u32) -> bool) -> u32 {
+        let mut m = 0u32;
+        for (w, &t) in tags[..N].iter().enumerate() {
+            m |= (f(t) as u32) << w;
+        }
+        m
+    }
+    let m = if ways <= 11 { scan::<11>(tags, &f) } else { scan::<MAX_WAYS>(tags, &f) };
+    m & ((1u32 << ways) - 1)
+}
+
 /// Fast 64-bit mixer (from MurmurHash3's finaliser) standing in for Intel's
 /// undocumented slice hash: every address bit influences the slice.
 #[inline]
@@ -190,13 +206,7 @@ impl Cache {
     pub fn find(&self, line: u64) -> Option<usize> {
         let s = self.set_of(line) as usize;
         let tag = self.tag_of(line);
-        // Compare every way at once (a fixed-length loop the compiler turns
-        // into vector compares), then keep the ways the cache really has.
-        let mut hits = 0u32;
-        for (w, t) in self.set[s].tag.iter().enumerate() {
-            hits |= ((t & !FLAGS == tag) as u32) << w;
-        }
-        hits &= (1 << self.ways) - 1;
+        let hits = ways_where(&self.set[s].tag, self.ways, |t| t & !FLAGS == tag);
         (hits != 0).then(|| s * MAX_WAYS + hits.trailing_zeros() as usize)
     }
 
@@ -263,11 +273,7 @@ impl Cache {
         let allowed = (mask as u32) & ((1 << self.ways) - 1);
         // A free allowed way if there is one, else the allowed way with the
         // highest LRU rank (ranks are distinct within a set).
-        let mut free = 0u32;
-        for (w, t) in set.tag.iter().enumerate() {
-            free |= ((*t == 0) as u32) << w;
-        }
-        free &= allowed;
+        let free = ways_where(&set.tag, self.ways, |t| t == 0) & allowed;
         let mut pick = free.trailing_zeros() as usize;
         if free == 0 {
             let mut oldest = 0u8;
