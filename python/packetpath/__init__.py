@@ -13,11 +13,13 @@ from importlib.metadata import PackageNotFoundError, version
 
 from packetpath.api import params, run
 from packetpath.errors import ConfigError, EngineError
+from packetpath.results import Results
 from packetpath.scenario import load_scenario
+from packetpath.sweep import sweep
 
 try:
     __version__ = version("packetpath")
 except PackageNotFoundError:  # running from a source tree that was never installed
     from packetpath._engine import __version__
 
-__all__ = ["ConfigError", "EngineError", "__version__", "load_scenario", "params", "run"]
+__all__ = ["ConfigError", "EngineError", "Results", "__version__", "load_scenario", "params", "run", "sweep"]

@@ -4,6 +4,10 @@
     packetpath scenarios | profiles | params [SCENARIO]
     packetpath reproduce PAPER [--json] [--out DIR] [--jobs N]
     packetpath bench [--json] [--repeat N]
+    packetpath sweep SCENARIO --grid KEY=V1,V2 [--grid ...] [--random N] [--scheduler ADDR] [--store DIR]
+    packetpath results show | query "SQL"    [--store DIR]
+    packetpath plot METRIC --x KEY [--by KEY] [--kind line|scatter|heatmap] [--store DIR] [--out STEM]
+    packetpath report [--out DIR] [--from DIR ...]
 
 Bad input — an unknown key or name, a bad unit or value, a missing or
 malformed file — prints one line ``error: ...`` on stderr and exits 2. An
@@ -49,7 +53,7 @@ def main() -> None:
     app()
 
 
-def _command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+def _command(name: str, group: typer.Typer | None = None) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Register a sub-command whose expected failures become one line and an exit code."""
 
     def register(fn: Callable[..., None]) -> Callable[..., None]:
@@ -72,7 +76,7 @@ def _command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
                     f"{type(e).__name__}: {e} (a packetpath bug; PACKETPATH_DEBUG=1 shows the traceback)",
                 )
 
-        return app.command(name)(wrapper)
+        return (group or app).command(name)(wrapper)
 
     return register
 
@@ -203,9 +207,11 @@ def reproduce_cmd(
     jobs: Annotated[
         int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: every core).")
     ] = None,
+    store: Annotated[Path | None, typer.Option(help="Results store: runs are appended; runs already stored are skipped.")] = None,
+    scheduler: Annotated[str | None, typer.Option(metavar="ADDRESS", help="Dask scheduler instead of local processes.")] = None,
 ) -> None:
     """Run a paper's scenarios and print each claim beside the paper's value."""
-    claims = reproduce_paper(paper, jobs=jobs, out=out)
+    claims = reproduce_paper(paper, jobs=jobs, out=out, store=store, scheduler=scheduler)
     if json_:
         _print_json([c.to_json() for c in claims])
     else:
@@ -249,3 +255,123 @@ def bench_cmd(
             f"{r['wall_s_median']:.3f}",
         )
     _console().print(table)
+
+
+StoreOpt = Annotated[Path, typer.Option("--store", help="Results store: a directory of Parquet files.")]
+DEFAULT_STORE = Path("results")
+
+
+@_command("sweep")
+def sweep_cmd(
+    scenario_: ScenarioArg,
+    grid: Annotated[
+        list[str] | None,
+        typer.Option("--grid", metavar="KEY=V1,V2,...", help="Values of one swept parameter (repeatable: the grid is every combination)."),
+    ] = None,
+    random: Annotated[int | None, typer.Option("--random", metavar="N", help="Run N random points of the grid (deterministic given --seed).")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help="Fix a parameter for every run (repeatable).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of every run, and of the --random draw.")] = None,
+    scheduler: Annotated[str | None, typer.Option(metavar="ADDRESS", help="Dask scheduler (tcp://host:8786) instead of the local process pool.")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Local worker processes (default: every core).")] = None,
+    flush_every: Annotated[float, typer.Option(min=0, metavar="SECONDS", help="Runs finishing within this long share one Parquet file (0: one file per run).")] = 1.0,
+    json_: JsonFlag = False,
+) -> None:
+    """Simulate every point of a parameter grid; rows go to the results store as runs finish."""
+    from packetpath.sweep import sweep as run_sweep
+
+    df = run_sweep(scenario_, grid or [], set=set_, seed=seed, random=random, store=store, scheduler=scheduler, jobs=jobs, flush_s=flush_every)
+    swept = df.attrs.get("swept", [])
+    shown = df[["run_id", *swept, *(m for m in SUMMARY_METRICS)]]
+    if json_:
+        typer.echo(shown.to_json(orient="records", indent=2))
+    else:
+        _console().print(_frame_table(shown, title=f"{scenario_}: {len(df)} runs (store {store})"))
+
+
+SUMMARY_METRICS = ("throughput_gbps", "drop_rate", "latency_ns.p99", "pcie_write_hit_rate", "pcie_read_hit_rate")
+
+
+def _frame_table(df: Any, title: str = "") -> Table:
+    table = Table(title=title or None)
+    for column in df.columns:
+        table.add_column(str(column), overflow="fold")
+    for row in df.itertuples(index=False):
+        table.add_row(*(Text(str(v) if isinstance(v, (str, int)) else _number(v)) for v in row))
+    return table
+
+
+results_app = typer.Typer(no_args_is_help=True, help="Query the results store (DuckDB over its Parquet files; the view is `runs`).")
+app.add_typer(results_app, name="results")
+
+
+@_command("show", results_app)
+def results_show_cmd(
+    store: StoreOpt = DEFAULT_STORE,
+    limit: Annotated[int, typer.Option(min=1, help="Rows to show (the most recent).")] = 20,
+    json_: JsonFlag = False,
+) -> None:
+    """Summarise the store and show its most recent runs."""
+    from packetpath.store import Store
+
+    s = Store(store)
+    df = s.query(
+        'SELECT run_id, scenario, name, seed, engine_version, throughput_gbps, "latency_ns.p99", '
+        f"pcie_write_hit_rate, wall_s, finished_at FROM runs ORDER BY finished_at DESC LIMIT {limit}"
+    )
+    if json_:
+        typer.echo(df.to_json(orient="records", indent=2, date_format="iso"))
+        return
+    total = int(s.query("SELECT count(*) AS n FROM runs")["n"][0])
+    _console().print(_frame_table(df, title=f"store {store}: {total} runs in {len(s.files())} files"))
+
+
+@_command("query", results_app)
+def results_query_cmd(
+    sql: Annotated[str, typer.Argument(metavar="SQL", help='e.g. \'SELECT "traffic.size", avg(throughput_gbps) FROM runs GROUP BY 1\'')],
+    store: StoreOpt = DEFAULT_STORE,
+    json_: JsonFlag = False,
+) -> None:
+    """Run SQL over the view `runs` (one row per run; dotted columns in double quotes)."""
+    from packetpath.store import Store
+
+    df = Store(store).query(sql)
+    if json_:
+        typer.echo(df.to_json(orient="records", indent=2, date_format="iso"))
+    else:
+        _console().print(_frame_table(df))
+
+
+@_command("plot")
+def plot_cmd(
+    metric: Annotated[str, typer.Argument(metavar="METRIC", help="Metric column, e.g. throughput_gbps or latency_ns.p99.")],
+    x: Annotated[str, typer.Option("--x", metavar="KEY", help="Parameter on the x axis.")],
+    by: Annotated[str | None, typer.Option("--by", metavar="KEY", help="One line per value of this parameter (heatmap: the y axis).")] = None,
+    kind: Annotated[str, typer.Option(help="line, scatter or heatmap.")] = "line",
+    where: Annotated[str | None, typer.Option(metavar="SQL", help="Condition on the runs, e.g. '\"cpu.cores\" = 2'.")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+    out: Annotated[Path, typer.Option(metavar="STEM", help="Output path without extension; writes STEM.png and STEM.svg.")] = Path("plot"),
+) -> None:
+    """Plot a metric against a parameter from the results store (PNG and SVG)."""
+    from packetpath.plots import plot_store
+
+    for path in plot_store(store, metric, x, by=by, kind=kind, where=where, out=out):
+        typer.echo(str(path))
+
+
+@_command("report")
+def report_cmd(
+    out: Annotated[Path, typer.Option(help="Folder of the report; the page is OUT/index.html.")] = Path("out/report"),
+    from_: Annotated[
+        list[Path] | None,
+        typer.Option("--from", metavar="DIR", help="A `reproduce --out` folder to read (repeatable); without it the papers are reproduced into OUT."),
+    ] = None,
+    paper: Annotated[list[str] | None, typer.Option(help="Papers to reproduce when no --from is given (default: all).")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: every core).")] = None,
+    store: Annotated[Path | None, typer.Option(help="Results store for the reproduced runs (resumable).")] = None,
+) -> None:
+    """Write one offline HTML page: every reproduced figure as a chart beside its claims."""
+    from packetpath import htmlreport
+
+    path = htmlreport.build(out, folders=from_ or [], papers=paper or [], jobs=jobs, store=store)
+    typer.echo(str(path))

@@ -181,21 +181,34 @@ class Store:
             return []
         return list(self.query("SELECT DISTINCT engine_version FROM runs")["engine_version"])
 
-    def rows(self, run_ids: Iterable[str] | None = None):
-        """Stored rows (all, or those of the given run ids), as a DataFrame; one row per run id."""
+    def rows(self, run_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Stored rows (all, or those of the given run ids) as plain Python values; one per run id."""
         con = self.connect()
         try:
             if run_ids is None:
-                return con.execute("SELECT * FROM runs ORDER BY finished_at").df()
+                return _pylist(con.sql("SELECT * FROM runs ORDER BY finished_at"))
             import pyarrow as pa
 
             con.register("_wanted", pa.table({"run_id": list(run_ids)}))
-            return con.execute(
-                "SELECT * FROM runs WHERE run_id IN (SELECT run_id FROM _wanted) "
-                "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY finished_at) = 1"
-            ).df()
+            return _pylist(
+                con.sql(
+                    "SELECT * FROM runs WHERE run_id IN (SELECT run_id FROM _wanted) "
+                    "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY finished_at) = 1"
+                )
+            )
         finally:
             con.close()
+
+
+def _pylist(result) -> list[dict[str, Any]]:
+    return result.to_arrow_table().to_pylist()
+
+
+def frame(rows: Sequence[Mapping[str, Any]]):
+    """Rows as a pandas DataFrame with the store's column types (the same for fresh and stored rows)."""
+    import pyarrow as pa
+
+    return pa.Table.from_pylist([dict(r) for r in rows], schema=_arrow_schema()).to_pandas()
 
 
 def _version(text: str) -> tuple[int, ...]:

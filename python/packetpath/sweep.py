@@ -30,7 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from packetpath import api, schema
 from packetpath.errors import ConfigError, EngineError
 from packetpath.scenario import Overrides, ScenarioLike, parse_overrides, parse_text, resolve
-from packetpath.store import Store, config_hash, make_row
+from packetpath.store import Store, config_hash, frame, make_row
 
 RunFn = Callable[[dict[str, Any]], dict[str, Any]]
 """Takes a resolved scenario (flat dotted keys), returns its report."""
@@ -161,6 +161,7 @@ def execute(
     run: RunFn | None = None,
     progress: bool = True,
     title: str = "sweep",
+    flush_s: float = 1.0,
 ) -> list[dict[str, Any]]:
     """Run the tasks not already in the store; one store row per task, in task order.
 
@@ -169,35 +170,59 @@ def execute(
     a ``distributed.Client``, instead of the local pool; ``run`` replaces
     `packetpath.run` (a module-level function, so it can be sent to workers).
     A failing run raises, naming it (``title/name: ...``), after every run that
-    finished before it has been stored."""
+    finished before it has been stored. Finished runs are written as soon as
+    ``flush_s`` seconds have passed since the last write (0: each run its
+    own file), and always at the end, on an error and on Ctrl-C; only a
+    hard kill (SIGKILL, power loss) can lose the runs of the last
+    ``flush_s`` seconds."""
     run = run or api.run
     if store is not None and not isinstance(store, Store):
         store = Store(store)
     rows: dict[str, dict[str, Any]] = {}
     if store is not None:
         store.check_writable()
-        stored = store.rows(t.run_id for t in tasks)
-        for record in stored.to_dict("records"):
+        for record in store.rows(t.run_id for t in tasks):
             rows[record["run_id"]] = record
     todo = list({t.run_id: t for t in tasks if t.run_id not in rows}.values())  # one run per identity
     client = _connect(scheduler) if scheduler is not None and todo else None
+    try:
+        _run_todo(todo, rows, store, jobs, run, client, progress, title, flush_s)
+    finally:
+        if client is not None and client is not scheduler:  # ours to close
+            client.close()
+    return [rows[t.run_id] for t in tasks]
+
+
+def _run_todo(
+    todo: list[Task], rows: dict, store: Store | None, jobs: int | None, run: RunFn, client: Any, progress: bool,
+    title: str, flush_s: float,
+) -> None:
 
     columns = (TextColumn(title), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     console = Console(stderr=True)
     show = progress and console.is_terminal and bool(todo)
+    pending: list[dict[str, Any]] = []  # finished, not yet written
+    last_write = time.monotonic()
     with Progress(*columns, console=console, transient=True, disable=not show) as bar:
         counter = bar.add_task(title, total=len(todo))
-        for task, outcome in _completed(todo, jobs or os.cpu_count() or 1, run, client):
-            try:
-                report, wall_s = outcome()
-            except (ConfigError, EngineError) as e:
-                raise type(e)(f"{title}/{task.name}: {e}") from None
-            row = make_row(task.run_id, task.scenario, task.name, task.config, report, wall_s)
+        try:
+            for task, outcome in _completed(todo, jobs or os.cpu_count() or 1, run, client):
+                try:
+                    report, wall_s = outcome()
+                except (ConfigError, EngineError) as e:
+                    raise type(e)(f"{title}/{task.name}: {e}") from None
+                row = make_row(task.run_id, task.scenario, task.name, task.config, report, wall_s)
+                rows[task.run_id] = row
+                pending.append(row)
+                # A Parquet file costs ~10 ms to write: runs finishing within
+                # flush_s of the last write share one file.
+                if store is not None and time.monotonic() - last_write >= flush_s:
+                    store.append(pending)
+                    pending, last_write = [], time.monotonic()
+                bar.advance(counter)
+        finally:  # an error or Ctrl-C: what finished is kept
             if store is not None:
-                store.append([row])
-            rows[task.run_id] = row
-            bar.advance(counter)
-    return [rows[t.run_id] for t in tasks]
+                store.append(pending)
 
 
 def _completed(
@@ -212,8 +237,9 @@ def _completed(
         futures = client.map(_simulate, [run] * len(tasks), [t.values for t in tasks], pure=False)
         by_key = {f.key: t for f, t in zip(futures, tasks, strict=True)}
         try:
-            for future in dask_completed(futures):
-                yield by_key[future.key], future.result
+            with client.as_current():
+                for future in dask_completed(futures):
+                    yield by_key[future.key], future.result
         finally:
             client.cancel(futures)
         return
@@ -264,6 +290,7 @@ def sweep(
     jobs: int | None = None,
     run: RunFn | None = None,
     progress: bool = True,
+    flush_s: float = 1.0,
 ):
     """Simulate every point of a grid (or ``random`` of them) and return a pandas
     DataFrame, one row per point in grid order: every parameter, every metric,
@@ -275,11 +302,9 @@ def sweep(
     rows are appended to that Parquet store as runs finish, and runs already
     stored are not run again. ``scheduler``: a Dask scheduler address or
     client instead of the local process pool."""
-    import pandas as pd
-
     tasks = tasks_for(scenario, grid, set=set, seed=seed, random=random)
-    rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress)
-    df = pd.DataFrame.from_records(rows)
+    rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, flush_s=flush_s)
+    df = frame(rows)
     df.attrs["swept"] = list(parse_grid(grid))
     return df
 

@@ -179,73 +179,61 @@ def claims(r: dict[str, dict]) -> list[Claim]:
     return out
 
 
-def plots(r: dict[str, dict], out_dir: Path) -> None:
-    import matplotlib
+def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
+    """The reproduced figures as data: the PNGs of `plots` and the interactive
+    charts of `packetpath report` are both drawn from this."""
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    def line(label: str, runs: list[str], x: list[float], y: list[float]) -> dict[str, Any]:
+        return {"label": label, "runs": runs, "x": x, "y": y}
 
-    def log2_axis(ax, ticks):
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(ticks, [str(t) for t in ticks])
-        ax.minorticks_off()
+    def fig(id: str, figure: str, title: str, xlabel: str, ylabel: str, series: list, xscale: str = "linear", kind: str = "line") -> dict[str, Any]:
+        return {"id": id, "figure": figure, "title": title, "xlabel": xlabel, "ylabel": ylabel, "xscale": xscale, "kind": kind, "series": series}
 
-    def save(fig, name):
-        fig.tight_layout()
-        fig.savefig(Path(out_dir) / f"{name}.png", dpi=110)
-        plt.close(fig)
+    def pct(name: str, key: str) -> float:
+        return 100 * r[name][key]
 
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    for size in FIG6_SIZES:
-        ax.plot(FIG6_RINGS, [100 * r[f"fig6/{size}B/{n}"]["pcie_write_hit_rate"] for n in FIG6_RINGS], "o-", label=f"{size} B")
-    ax.set(xlabel="Rx descriptors", ylabel="PCIe write hit rate (%)", title="Fig 6: 1 core, 2-way DDIO")
-    log2_axis(ax, FIG6_RINGS)
-    ax.legend()
-    save(fig, "fig6")
-
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read")):
-        ax.plot([r[f"fig8/{g}G"]["throughput_gbps"] for g in FIG8_RATES], [100 * r[f"fig8/{g}G"][key] for g in FIG8_RATES], "o-", label=label)
-    ax.set(xlabel="throughput (Gbps)", ylabel="PCIe hit rate (%)", title="Fig 8: 2 cores, 1500 B, 4096 descriptors")
-    ax.legend()
-    save(fig, "fig8")
-
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    ax.plot(FIG10_CORES, [100 * r[f"fig10/{c}c"]["pcie_write_hit_rate"] for c in FIG10_CORES], "o-", label="write")
-    ax.plot(FIG10_CORES, [100 * r[f"fig10/{c}c"]["pcie_read_hit_rate"] for c in FIG10_CORES], "s-", label="read")
-    ax.set(xlabel="cores (256 descriptors each)", ylabel="PCIe hit rate (%)", title="Fig 10")
-    ax.legend()
-    save(fig, "fig10")
-
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    for c in FIG11_CORES:
-        ax.plot(FIG11_WAYS, [100 * r[f"fig11/{c}c/{w}w"]["pcie_write_hit_rate"] for w in FIG11_WAYS], "o-", label=f"{c} core(s)")
-    ax.set(xlabel="DDIO ways", ylabel="PCIe write hit rate (%)", title="Fig 11: 4096 descriptors in total")
-    ax.legend()
-    save(fig, "fig11")
-
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    for w in FIG2_WAYS:
-        ax.plot([2 * n for n in FIG2_RINGS], [r[f"fig2/{w}w/{n}"]["latency_ns"]["p99"] / 1e3 for n in FIG2_RINGS], "o-", label=f"{w}W")
-    ax.set(xlabel="Rx descriptors (2 cores)", ylabel="p99 latency (us)", title="Fig 2")
-    log2_axis(ax, [2 * n for n in FIG2_RINGS])
-    ax.legend()
-    save(fig, "fig2")
-
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    ax.plot(FIG9_CALLS, [r[f"fig9/{c}calls"]["throughput_gbps"] for c in FIG9_CALLS], "o-")
-    ax.set(xlabel="dummy calls per packet (~7 cycles each)", ylabel="throughput (Gbps)", title="Fig 9: 2 cores, 1500 B")
-    save(fig, "fig9")
-
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read")):
-        ax.plot(FIG5_WAYS, [100 * r[f"fig5/{w}w"][key] for w in FIG5_WAYS], "o-", label=label)
-    ax.set(xlabel="IIO LLC WAYS (DDIO ways)", ylabel="PCIe hit rate (%)", title="Fig 5: 1024 B, 4096 descriptors")
-    ax.legend()
-    save(fig, "fig5")
-
+    figs = []
+    figs.append(fig("fig6", "Fig 6", "Fig 6: 1 core, 2-way DDIO", "Rx descriptors", "PCIe write hit rate (%)", [
+        line(f"{size} B", runs := [f"fig6/{size}B/{n}" for n in FIG6_RINGS], FIG6_RINGS, [pct(n, "pcie_write_hit_rate") for n in runs])
+        for size in FIG6_SIZES
+    ], xscale="log2"))
+    runs = [f"fig8/{g}G" for g in FIG8_RATES]
+    figs.append(fig("fig8", "Fig 8", "Fig 8: 2 cores, 1500 B, 4096 descriptors", "throughput (Gbps)", "PCIe hit rate (%)", [
+        line(label, runs, [r[n]["throughput_gbps"] for n in runs], [pct(n, key) for n in runs])
+        for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read"))
+    ]))
+    runs = [f"fig10/{c}c" for c in FIG10_CORES]
+    figs.append(fig("fig10", "Fig 10", "Fig 10", "cores (256 descriptors each)", "PCIe hit rate (%)", [
+        line(label, runs, FIG10_CORES, [pct(n, key) for n in runs])
+        for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read"))
+    ]))
+    figs.append(fig("fig11", "Fig 11", "Fig 11: 4096 descriptors in total", "DDIO ways", "PCIe write hit rate (%)", [
+        line(f"{c} core(s)", runs := [f"fig11/{c}c/{w}w" for w in FIG11_WAYS], FIG11_WAYS, [pct(n, "pcie_write_hit_rate") for n in runs])
+        for c in FIG11_CORES
+    ]))
+    figs.append(fig("fig2", "Fig 2", "Fig 2", "Rx descriptors (2 cores)", "p99 latency (us)", [
+        line(f"{w}W", runs := [f"fig2/{w}w/{n}" for n in FIG2_RINGS], [2 * n for n in FIG2_RINGS], [r[n]["latency_ns"]["p99"] / 1e3 for n in runs])
+        for w in FIG2_WAYS
+    ], xscale="log2"))
+    runs = [f"fig9/{c}calls" for c in FIG9_CALLS]
+    figs.append(fig("fig9", "Fig 9", "Fig 9: 2 cores, 1500 B", "dummy calls per packet (~7 cycles each)", "throughput (Gbps)", [
+        line("throughput", runs, FIG9_CALLS, [r[n]["throughput_gbps"] for n in runs])
+    ]))
+    runs = [f"fig5/{w}w" for w in FIG5_WAYS]
+    figs.append(fig("fig5", "Fig 5", "Fig 5: 1024 B, 4096 descriptors", "IIO LLC WAYS (DDIO ways)", "PCIe hit rate (%)", [
+        line(label, runs, FIG5_WAYS, [pct(n, key) for n in runs])
+        for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read"))
+    ]))
     cases = [k for k in r if k.startswith("fig14/")]
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.bar([c.split("/")[1] for c in cases], [r[c]["per_nic"][0]["latency_ns"]["p99"] / 1e3 for c in cases])
-    ax.set(ylabel="high-priority p99 (us)", title="Fig 14: 200 Gbps over two NICs")
-    save(fig, "fig14")
+    figs.append(fig("fig14", "Fig 14", "Fig 14: 200 Gbps over two NICs", "", "high-priority p99 (us)", [
+        line("p99", cases, [c.split("/")[1] for c in cases], [r[c]["per_nic"][0]["latency_ns"]["p99"] / 1e3 for c in cases])
+    ], kind="bar"))
+    return figs
+
+
+def plots(r: dict[str, dict], out_dir: Path) -> None:
+    """One PNG per figure of `figures`."""
+    from packetpath.plots import render_figure
+
+    for f in figures(r):
+        render_figure(f, Path(out_dir) / f["id"], formats=("png",))

@@ -1,0 +1,129 @@
+"""Plots with matplotlib: figures given as data, and metrics of a results store.
+
+`render_figure` draws a figure described as data (``{title, xlabel, ylabel,
+xscale, kind, series: [{label, x, y}]}``), the form the paper modules'
+``figures()`` return and the HTML report draws too. `plot_store` draws a
+metric of a results store against a parameter: lines (one per value of
+``by``), a scatter, or a heatmap over two parameters. Every plot is written
+as PNG and SVG.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from packetpath.errors import ConfigError
+
+KINDS = ("line", "scatter", "heatmap")
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, stem: Path, formats: Sequence[str]) -> list[Path]:
+    plt = _pyplot()
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    paths = []
+    for fmt in formats:
+        path = stem.with_name(f"{stem.name}.{fmt}")
+        fig.savefig(path, dpi=110)
+        paths.append(path)
+    plt.close(fig)
+    return paths
+
+
+def render_figure(figure: Mapping[str, Any], stem: str | os.PathLike, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
+    """Draw a figure given as data; writes ``stem.png`` (and ``.svg``)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.5) if figure.get("kind") == "bar" else (5, 3.5))
+    if figure.get("kind") == "bar":
+        for s in figure["series"]:
+            ax.bar([str(x) for x in s["x"]], s["y"], label=s["label"])
+    else:
+        for s in figure["series"]:
+            ax.plot(s["x"], s["y"], "o-", label=s["label"])
+        if figure.get("xscale") == "log2":
+            ticks = sorted({x for s in figure["series"] for x in s["x"]})
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+            ax.minorticks_off()
+        if len(figure["series"]) > 1:
+            ax.legend()
+    ax.set(xlabel=figure.get("xlabel", ""), ylabel=figure.get("ylabel", ""), title=figure.get("title", ""))
+    return _save(fig, Path(stem), formats)
+
+
+def plot_store(
+    store: Any,
+    metric: str,
+    x: str,
+    by: str | None = None,
+    kind: str = "line",
+    where: str | None = None,
+    out: str | os.PathLike = "plot",
+    formats: Sequence[str] = ("png", "svg"),
+) -> list[Path]:
+    """Plot ``metric`` against parameter ``x`` from a results store (a `Store` or its
+    directory), averaging runs that share the plotted coordinates (e.g. seeds).
+
+    ``kind="line"``: one line per value of ``by``; ``"scatter"``: every run,
+    coloured by ``by``; ``"heatmap"``: ``x`` against ``by``, coloured by the
+    metric. ``where`` is an SQL condition on the ``runs`` view. Writes
+    ``out.png`` and ``out.svg``; returns their paths."""
+    from packetpath.store import Store
+
+    if kind not in KINDS:
+        raise ConfigError(f"plot kind '{kind}': must be one of {', '.join(KINDS)}")
+    if kind == "heatmap" and not by:
+        raise ConfigError("a heatmap needs a second parameter: --by KEY")
+    store = store if isinstance(store, Store) else Store(store)
+    columns = set(store.query("SELECT * FROM runs LIMIT 0").columns)
+    for role, name in (("metric", metric), ("--x", x), ("--by", by)):
+        if name is not None and name not in columns:
+            import difflib
+
+            close = difflib.get_close_matches(name, sorted(columns), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise ConfigError(f"{role} '{name}': no such column in the store {store.path}{hint}")
+    quoted = [f'"{c}"' for c in (x, by) if c]
+    condition = f"WHERE {where}" if where else ""
+    if kind == "scatter":
+        sql = f'SELECT {", ".join(quoted)}, "{metric}" AS y FROM runs {condition}'
+    else:
+        group = ", ".join(quoted)
+        sql = f'SELECT {group}, avg("{metric}") AS y FROM runs {condition} GROUP BY {group} ORDER BY {group}'
+    df = store.query(sql)
+    if df.empty:
+        raise ConfigError(f"no runs to plot in the store {store.path}" + (f" where {where}" if where else ""))
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    if kind == "heatmap":
+        table = df.pivot_table(index=by, columns=x, values="y", aggfunc="mean")
+        image = ax.imshow(table.values, aspect="auto", origin="lower", cmap="viridis")
+        ax.set_xticks(range(len(table.columns)), [f"{v:g}" if isinstance(v, float) else str(v) for v in table.columns])
+        ax.set_yticks(range(len(table.index)), [f"{v:g}" if isinstance(v, float) else str(v) for v in table.index])
+        fig.colorbar(image, ax=ax, label=metric)
+        ax.set(xlabel=x, ylabel=by, title=f"{metric}")
+    else:
+        groups = [(None, df)] if not by else list(df.groupby(by, sort=True))
+        for value, part in groups:
+            label = None if by is None else f"{by}={value}"
+            if kind == "line":
+                ax.plot(part[x], part["y"], "o-", label=label)
+            else:
+                ax.scatter(part[x], part["y"], label=label, s=16)
+        if by:
+            ax.legend(fontsize="small")
+        ax.set(xlabel=x, ylabel=metric, title=f"{metric} vs {x}")
+    return _save(fig, Path(out), formats)

@@ -1,0 +1,214 @@
+"""Sweeps, the results store, plots and the HTML report (issue 8)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import packetpath
+from conftest import PACKETPATH
+from packetpath import api, htmlreport
+from packetpath.errors import ConfigError, EngineError
+from packetpath.reproduce import reproduce
+from packetpath.store import Store
+from packetpath.sweep import sweep
+
+SHORT = {"sim.duration": "100us", "sim.warmup": "50us"}
+GRID = {"traffic.size": [64, 1500], "cpu.cores": [1, 2]}
+VOLATILE = ["wall_s", "finished_at"]
+
+
+def stable(df: pd.DataFrame) -> pd.DataFrame:
+    return df.drop(columns=VOLATILE).sort_values("run_id").reset_index(drop=True)
+
+
+def failing_after_two(values: dict) -> dict:
+    """A run function that is 'killed' on the third run."""
+    if values.get("cpu.cores") == 2 and values.get("traffic.size") == 1500:
+        raise EngineError("interrupted")
+    return api.run(values)
+
+
+def short_run(values: dict) -> dict:
+    """The real engine on short simulations (for the report test)."""
+    return api.run({**values, **{"sim.duration": "40us", "sim.warmup": "20us"}})
+
+
+def test_local_sweep_rows_are_deterministic(tmp_path):
+    a = sweep("l2fwd", GRID, set=SHORT, jobs=2, progress=False)
+    b = sweep("l2fwd", GRID, set=SHORT, jobs=1, progress=False, store=tmp_path / "s")
+    assert len(a) == 4 and list(a["traffic.size"]) == [64, 64, 1500, 1500]
+    pd.testing.assert_frame_equal(stable(a), stable(b))
+    assert set(a["engine_version"]) == {packetpath.__version__} and a["run_id"].is_unique
+    assert {"throughput_gbps", "latency_ns.p99", "llc.ways", "seed", "report"} <= set(a.columns)
+
+
+def test_dask_local_cluster_gives_the_rows_of_a_local_sweep(tmp_path):
+    from distributed import LocalCluster
+
+    local = sweep("l2fwd", GRID, set=SHORT, jobs=1, progress=False)
+    with LocalCluster(n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None) as cluster:
+        remote = sweep("l2fwd", GRID, set=SHORT, scheduler=cluster.scheduler_address, store=tmp_path / "s", progress=False)
+    pd.testing.assert_frame_equal(stable(local), stable(remote))
+    assert len(Store(tmp_path / "s").rows()) == 4
+
+
+def test_interrupted_sweep_resumes_without_loss_or_duplicates(tmp_path):
+    store = tmp_path / "s"
+    with pytest.raises(EngineError, match="interrupted"):
+        sweep("l2fwd", GRID, set=SHORT, jobs=1, store=store, run=failing_after_two, progress=False)
+    assert len(Store(store).rows()) == 3  # the runs that finished before the failure
+    calls = []
+    resumed = sweep("l2fwd", GRID, set=SHORT, jobs=1, store=store, progress=False,
+                    run=lambda v: calls.append(v) or api.run(v))
+    assert len(calls) == 1  # only the missing run
+    whole = sweep("l2fwd", GRID, set=SHORT, jobs=1, progress=False)
+    pd.testing.assert_frame_equal(stable(resumed), stable(whole))
+    stored = Store(store).query("SELECT run_id, count(*) AS n FROM runs GROUP BY run_id")
+    assert len(stored) == 4 and set(stored["n"]) == {1}
+
+
+def test_a_killed_sweep_process_resumes(tmp_path):
+    store = tmp_path / "s"
+    grid = ["--grid", "traffic.size=64,128,256,512,1024,1500", "--grid", "cpu.cores=1,2"]
+    args = [str(PACKETPATH)]
+    cmd = [*args, "sweep", "l2fwd", *grid, "--set", "sim.duration=300us", "--set", "sim.warmup=50us", "--jobs", "1", "--flush-every", "0", "--store", str(store)]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while len(Store(store).files()) < 3 and time.time() < deadline and p.poll() is None:
+        time.sleep(0.01)
+    p.kill()
+    p.wait()
+    before = len(Store(store).rows())
+    assert before >= 3
+    assert not list((store / ".tmp").glob("*")) or all(f.suffix == ".parquet" for f in (store / ".tmp").glob("*"))
+    done = subprocess.run([*cmd, "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = Store(store).query("SELECT run_id, count(*) AS n FROM runs GROUP BY run_id")
+    assert len(rows) == 12 and set(rows["n"]) == {1}
+
+
+def test_random_points_are_deterministic():
+    grid = {"traffic.size": [64, 128, 256, 512, 1024, 1500], "cpu.cores": [1, 2]}
+    ran = []
+    fake = lambda v: ran.append(v) or {"throughput_gbps": 1.0, "sim": {}}  # noqa: E731
+    a = sweep("l2fwd", grid, random=3, seed=5, jobs=1, run=fake, progress=False)
+    b = sweep("l2fwd", grid, random=3, seed=5, jobs=1, run=fake, progress=False)
+    assert len(a) == 3 and list(a["run_id"]) == list(b["run_id"])
+    assert set(a["seed"]) == {5}
+
+
+def test_duckdb_queries_and_results_object(tmp_path):
+    sweep("l2fwd", GRID, set=SHORT, jobs=1, store=tmp_path / "s", progress=False)
+    res = packetpath.Results(tmp_path / "s")
+    df = res.query('SELECT "traffic.size", max(throughput_gbps) AS t FROM runs GROUP BY 1 ORDER BY 1')
+    assert list(df["traffic.size"]) == [64, 1500] and df["t"].iloc[1] > df["t"].iloc[0]
+    assert len(res) == 4 and len(res.df) == 4
+    page = res._repr_html_()
+    assert "4 runs" in page and "<table" in page
+    with pytest.raises(ConfigError, match="query failed"):
+        res.query("SELECT nope FROM runs")
+
+
+def test_plots_png_and_svg(tmp_path):
+    store = tmp_path / "s"
+    sweep("l2fwd", GRID, set=SHORT, jobs=1, store=store, progress=False)
+    for kind in ("line", "scatter", "heatmap"):
+        paths = packetpath.Results(store).plot("throughput_gbps", x="traffic.size", by="cpu.cores", kind=kind, out=tmp_path / kind)
+        assert [p.suffix for p in paths] == [".png", ".svg"]
+        assert paths[0].read_bytes().startswith(b"\x89PNG") and b"<svg" in paths[1].read_bytes()
+
+
+def test_cli_sweep_results_plot(cli, tmp_path):
+    store = str(tmp_path / "s")
+    out = cli("sweep", "l2fwd", "--grid", "traffic.size=64,1500", "--set", "sim.duration=100us",
+              "--set", "sim.warmup=50us", "--store", store, "--jobs", "1", "--json")
+    assert out.code == 0, out.stderr
+    assert [r["traffic.size"] for r in json.loads(out.stdout)] == [64, 1500]
+    q = cli("results", "query", 'SELECT count(*) AS n FROM runs', "--store", store, "--json")
+    assert q.code == 0 and json.loads(q.stdout) == [{"n": 2}]
+    assert cli("results", "show", "--store", store).code == 0
+    p = cli("plot", "throughput_gbps", "--x", "traffic.size", "--store", store, "--out", str(tmp_path / "fig"))
+    assert p.code == 0, p.stderr
+    assert (tmp_path / "fig.png").exists() and (tmp_path / "fig.svg").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--grid", "traffic.sise=64,128"], "did you mean 'traffic.size"),
+        ([], "empty grid"),
+        (["--grid", "traffic.size="], "empty grid"),
+        (["--grid", "traffic.size=64", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler"),
+    ],
+)
+def test_sweep_bad_input(cli, tmp_path, args, expected):
+    store = tmp_path / "s"
+    start = time.time()
+    out = cli("sweep", "l2fwd", *args, "--store", str(store))
+    assert out.code == 2 and out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], out.stderr
+    assert time.time() - start < 15 and not store.exists()  # nothing written
+
+
+def test_a_store_from_a_newer_engine_is_refused(cli, tmp_path):
+    store = Store(tmp_path / "s")
+    sweep("l2fwd", {"traffic.size": [64]}, set=SHORT, jobs=1, store=store, progress=False)
+    con = store.connect()
+    newer = con.sql("SELECT * REPLACE ('99.0.0' AS engine_version) FROM runs").to_arrow_table()
+    import pyarrow.parquet as pq
+
+    pq.write_table(newer, store.path / "part-zzz.parquet")
+    out = cli("sweep", "l2fwd", "--grid", "traffic.size=64", "--store", str(store.path))
+    assert out.code == 2 and out.stderr.startswith("error: store ") and "newer than this engine" in out.stderr
+    assert len(out.stderr.splitlines()) == 1
+
+
+def test_reproduce_runs_through_the_store(fake_paper, tmp_path):
+    from test_reproduce import fake_run
+
+    store = tmp_path / "s"
+    reproduce(fake_paper(), jobs=1, run=fake_run, progress=False, store=store)
+    assert len(Store(store).rows()) == 2
+    calls = []
+    claims = reproduce(fake_paper(), jobs=1, run=lambda v: calls.append(v) or fake_run(v), progress=False, store=store)
+    assert calls == [] and [c.passed for c in claims] == [True, False]
+
+
+def _chromium() -> str | None:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and os.environ.get("PACKETPATH_REQUIRE_CHROMIUM"):
+        pytest.fail("chromium is not installed (.ci/run installs Debian's chromium package)")
+    return found
+
+
+def test_html_report_renders_in_headless_chromium(tmp_path):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("chromium not installed")
+    reproduce("ddio", jobs=2, out=tmp_path / "ddio", run=short_run, progress=False)
+    page = htmlreport.build(tmp_path / "report", folders=[tmp_path / "ddio"])
+    text = page.read_text()
+    assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text  # offline
+    p = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert p.returncode == 0, p.stderr[-2000:]
+    dom = p.stdout
+    figures = json.loads(text.split('<script type="application/json" id="data">')[1].split("</script>")[0])["papers"][0]["figures"]
+    assert len(figures) == 8
+    assert f'data-rendered="{len(figures)}"' in dom and 'data-errors="0"' in dom, dom[-3000:]
+    assert dom.count('<svg class="chart-svg"') == len(figures) and dom.count("<circle") > 50
+    assert "PASS" in dom and "Every claim" in dom and "nic.rx_ring_size" in dom
+    console = [line for line in p.stderr.splitlines() if "CONSOLE" in line]
+    assert not console, console
