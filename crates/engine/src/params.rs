@@ -74,13 +74,21 @@ pub static PARAMS: &[ParamDef] = &[
     p!("nic.line_rate", Int, Rate, "100Gbps", 1_000, 1.6e6, "Ethernet line rate of each port"),
     p!("nic.rx_ring_size", Int, None, "1024", 16, 65536, "Rx descriptors per queue (one queue per core); a power of two"),
     p!("nic.tx_ring_size", Int, None, "1024", 16, 65536, "Tx descriptors per queue; a power of two"),
-    p!("nic.rx_desc_size", Int, Bytes, "16", 8, 256, "bytes of one Rx descriptor in host memory"),
-    p!("nic.tx_desc_size", Int, Bytes, "64", 8, 256, "bytes of one Tx descriptor (WQE) in host memory"),
+    p!("nic.rx_desc_size", Int, Bytes, "16", 8, 256, "bytes of one Rx scatter entry in host memory (a descriptor has one per buffer)"),
+    p!("nic.tx_desc_size", Int, Bytes, "64", 8, 256, "bytes of one Tx WQE building block (WQEBB); a WQE is 32 B of control and Ethernet segments, the inlined bytes and 16 B per buffer, rounded up to WQEBBs"),
     p!("nic.cqe_size", Int, Bytes, "64", 8, 256, "bytes of one completion entry the NIC writes"),
     p!("nic.rx_cqe_comp", Bool, None, "false", 0, 0, "Rx CQE compression: 8 completions share one 64 B line, written when 8 are ready or the queue idles (mlx5 rxq_cqe_comp_en)"),
     p!("nic.desc_fetch", Int, None, "32", 1, 256, "descriptors the NIC fetches per PCIe read (it keeps up to twice this many cached)"),
     p!("nic.tx_cqe_every", Int, None, "32", 1, 65536, "Tx WQEs per requested completion (CQE)"),
-    p!("nic.nicmem_latency", Int, Time, "100ns", 0, 1e7, "NIC memory access time for a host MMIO read, inside the NIC"),
+    p!("nic.nicmem_latency", Int, Time, "100ns", 0, 1e7, "access time of on-NIC memory (nicmem), for the NIC's DMA engine or a host MMIO read"),
+    p!("nic.nicmem_size", Int, Bytes, "256KiB", 0, 4e9, "on-NIC memory (nicmem) the driver may use for packet buffers, per NIC"),
+    p!("nic.nicmem_buf_size", Int, Bytes, "2KiB", 64, 65536, "bytes of one nicmem payload buffer"),
+    p!("nic.header_split", Bool, None, "false", 0, 0, "split each received frame at nic.split_offset: header to a host buffer, payload to a second buffer (two scatter entries per descriptor, two chained mbufs)"),
+    p!("nic.split_offset", Int, Bytes, "64", 14, 9216, "header bytes of a split frame; frames no longer than this are not split"),
+    p!("nic.payload_mem", Choice(&["host", "nicmem"]), None, "host", 0, 0, "where payload buffers of split frames live; nicmem = a primary ring of nicmem buffers, spilling to host buffers when it is empty (split rings)"),
+    p!("nic.host_queues", Int, None, "0", 0, 256, "queues per NIC that get no nicmem buffers with payload_mem = nicmem (the last ones); nicmem queues = cpu.cores - host_queues"),
+    p!("nic.tx_inline", Bool, None, "false", 0, 0, "header inlining: the core copies a split frame's header into the Tx WQE, so the NIC reads no header buffer"),
+    p!("nic.max_wqe_size", Int, Bytes, "1KiB", 64, 65536, "largest Tx WQE the NIC accepts (bounds inlined bytes)"),
     p!("nic.rx_buffer", Int, Bytes, "256KiB", 2048, 1e9, "on-NIC receive buffer per port; full = drop"),
     p!("nic.tx_buffer", Int, Bytes, "128KiB", 2048, 1e9, "on-NIC transmit buffer per port (fetched frames waiting for the wire)"),
     p!("nic.pipeline_mpps", Float, None, "150", 1, 10_000, "packets per microsecond x1000 the NIC's packet pipeline processes (Mpps)"),
@@ -133,6 +141,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("cpu.poll_cycles", Int, None, "60", 0, 100_000, "cycles of one poll-loop iteration (rx_burst + tx_burst call overhead)"),
     p!("cpu.rx_cycles", Int, None, "40", 0, 100_000, "driver cycles per received packet (CQE parse, mbuf init, refill)"),
     p!("cpu.tx_cycles", Int, None, "40", 0, 100_000, "driver cycles per transmitted packet (WQE build, completion, free)"),
+    p!("cpu.seg_cycles", Int, None, "20", 0, 100_000, "driver cycles per extra buffer (chained mbuf / scatter entry) of a packet, on Rx and on Tx"),
     p!("app.rx_burst", Int, None, "32", 1, 1024, "packets taken per rx_burst call"),
     p!("app.tx_burst", Int, None, "32", 1, 1024, "packets handed per tx_burst call"),
     p!("app.sw_queue", Int, None, "1024", 0, 1_000_000, "packets the application buffers when the Tx ring is full (FastClick queue)"),
@@ -508,6 +517,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
             max_frame + crate::cpu::mempool::DATA_OFFSET
         ));
     }
+    check_nicmem(c, max_frame)?;
     let per_nic_bufs = c.u64("cpu.cores") * (c.u64("nic.rx_ring_size") + c.u64("mempool.cache")) + c.u64("app.tx_burst");
     if c.u64("mempool.size") < per_nic_bufs {
         return Err(format!(
@@ -516,7 +526,8 @@ fn cross_check(c: &Config) -> Result<(), String> {
         ));
     }
     // The model's physical address space is 64 GiB (cache tags are 30-bit).
-    let pools = c.u64("nic.count") * c.u64("mempool.size") * c.u64("mempool.mbuf_size");
+    // A split frame's payload pool is a second pool of the same size.
+    let pools = c.u64("nic.count") * c.u64("mempool.size") * c.u64("mempool.mbuf_size") * if c.bool("nic.header_split") { 2 } else { 1 };
     let tables = if matches!(c.text("app.nf"), "nat" | "lb") {
         let (b, k) = crate::nf::flowtable::FlowTable::footprint(c.u64("app.flow_table_size"));
         c.u64("nic.count") * c.u64("cpu.cores") * (b + k)
@@ -537,10 +548,81 @@ fn cross_check(c: &Config) -> Result<(), String> {
     Ok(())
 }
 
+/// Header split, nicmem and inlining: what the NIC and its descriptors can hold.
+fn check_nicmem(c: &Config, max_frame: u64) -> Result<(), String> {
+    let split = c.bool("nic.header_split");
+    let off = c.u64("nic.split_offset");
+    if split && off > max_frame {
+        return Err(format!("nic.split_offset = {off} B: beyond the largest frame of the traffic ({max_frame} B)"));
+    }
+    let nicmem = c.text("nic.payload_mem") == "nicmem";
+    if nicmem && !split {
+        return Err("nic.payload_mem = nicmem: needs nic.header_split = true (the header must reach the cores in host memory)".into());
+    }
+    if c.bool("nic.tx_inline") && !split {
+        return Err("nic.tx_inline = true: needs nic.header_split = true (only a split header is inlined)".into());
+    }
+    let wqe = tx_wqe_bytes(c);
+    if wqe > c.u64("nic.max_wqe_size") {
+        return Err(format!(
+            "nic.split_offset = {off} B: inlining it makes a {wqe} B Tx WQE, more than nic.max_wqe_size = {} B",
+            c.u64("nic.max_wqe_size")
+        ));
+    }
+    let (cores, host_q) = (c.u64("cpu.cores"), c.u64("nic.host_queues"));
+    if host_q > cores {
+        return Err(format!("nic.host_queues = {host_q}: more than the {cores} queues of a NIC (cpu.cores)"));
+    }
+    if nicmem && host_q < cores {
+        let buf = c.u64("nic.nicmem_buf_size");
+        if max_frame.saturating_sub(off) > buf {
+            return Err(format!("nic.nicmem_buf_size = {buf} B: a {max_frame} B frame split at {off} B needs {} B", max_frame - off));
+        }
+        let per_queue = c.u64("nic.nicmem_size") / buf / (cores - host_q);
+        if per_queue == 0 {
+            return Err(format!(
+                "nic.nicmem_size = {} B: not one {buf} B buffer for each of the {} nicmem queues",
+                c.u64("nic.nicmem_size"),
+                cores - host_q
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Bytes of one Tx WQE (mlx5 layout): 16 B control + 16 B Ethernet segment,
+/// the inlined header rounded to 16 B, one 16 B data segment per buffer in
+/// host or NIC memory; whole 64 B building blocks.
+pub fn tx_wqe_bytes(c: &Config) -> u64 {
+    let (split, inline) = (c.bool("nic.header_split"), c.bool("nic.tx_inline"));
+    let inlined = if inline { c.u64("nic.split_offset").next_multiple_of(16) } else { 0 };
+    let segs = if split && !inline { 2 } else { 1 };
+    (32 + inlined + 16 * segs).next_multiple_of(c.u64("nic.tx_desc_size"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn wqe_sizes_follow_the_mlx5_layout() {
+        let wqe = |v: serde_json::Value| tx_wqe_bytes(&validate(&v).unwrap());
+        assert_eq!(wqe(json!({})), 64);
+        assert_eq!(wqe(json!({"nic.header_split": true})), 64);
+        assert_eq!(wqe(json!({"nic.header_split": true, "nic.tx_inline": true})), 128);
+        assert_eq!(wqe(json!({"nic.header_split": true, "nic.tx_inline": true, "nic.split_offset": 200})), 256);
+    }
+
+    #[test]
+    fn nicmem_bad_inputs_name_the_key() {
+        let err = |v: serde_json::Value| validate(&v).unwrap_err();
+        assert!(err(json!({"nic.payload_mem": "nicmem"})).starts_with("nic.payload_mem"));
+        assert!(err(json!({"nic.header_split": true, "nic.split_offset": 2000})).starts_with("nic.split_offset = 2000"));
+        assert!(err(json!({"nic.header_split": true, "nic.tx_inline": true, "nic.split_offset": 1400, "nic.max_wqe_size": 1024})).contains("max_wqe_size"));
+        assert!(err(json!({"nic.host_queues": 3, "cpu.cores": 2})).starts_with("nic.host_queues = 3"));
+        assert!(err(json!({"nic.header_split": true, "nic.payload_mem": "nicmem", "nic.nicmem_size": 1024})).starts_with("nic.nicmem_size"));
+    }
 
     #[test]
     fn defaults_validate() {

@@ -17,6 +17,9 @@ pub struct NicCounters {
     pub drop_core: u64,
     pub rx_pkts: u64,
     pub tx_bytes: u64,
+    /// Split frames whose payload went to a nicmem / a host buffer.
+    pub pay_nicmem: u64,
+    pub pay_host: u64,
 }
 
 #[derive(Serialize, Debug, Clone, Default)]
@@ -51,7 +54,13 @@ pub struct PacketMetrics {
     pub drops: Drops,
     pub latency_ns: Latency,
     pub pcie_util: Dir,
+    /// PCIe payload bytes (TLP data: packets, descriptors, completions,
+    /// doorbells) per received packet, each direction.
+    pub pcie_bytes_per_packet: Dir,
     pub ring_occupancy_mean: f64,
+    /// Share of split frames whose payload landed in nicmem (the rest
+    /// spilled to the host buffers of the secondary rings).
+    pub nicmem_rx_share: f64,
     /// LLC misses of the packet-processing cores per received packet.
     pub llc_misses_per_packet: f64,
 }
@@ -135,10 +144,13 @@ impl NicCounters {
         self.drop_core += o.drop_core;
         self.rx_pkts += o.rx_pkts;
         self.tx_bytes += o.tx_bytes;
+        self.pay_nicmem += o.pay_nicmem;
+        self.pay_host += o.pay_host;
     }
 
-    fn metrics(&self, hist: &Histogram<u64>, pcie_util: Dir, ring_occupancy_mean: f64, llc_misses: u64, secs: f64) -> PacketMetrics {
+    fn metrics(&self, hist: &Histogram<u64>, pcie: (Dir, [u64; 2]), ring_occupancy_mean: f64, llc_misses: u64, secs: f64) -> PacketMetrics {
         let c = self;
+        let (pcie_util, data) = pcie;
         PacketMetrics {
             offered_gbps: c.arrived_bytes as f64 * 8.0 / secs / 1e9,
             throughput_gbps: c.tx_bytes as f64 * 8.0 / secs / 1e9,
@@ -147,7 +159,9 @@ impl NicCounters {
             drops: Drops { rx_buffer: c.drop_rx_buffer, no_descriptor: c.drop_no_desc, software: c.drop_core },
             latency_ns: latency(hist),
             pcie_util,
+            pcie_bytes_per_packet: Dir { upstream: ratio(data[0], c.rx_pkts), downstream: ratio(data[1], c.rx_pkts) },
             ring_occupancy_mean,
+            nicmem_rx_share: ratio(c.pay_nicmem, c.pay_nicmem + c.pay_host),
             llc_misses_per_packet: ratio(llc_misses, c.rx_pkts),
         }
     }
@@ -182,26 +196,28 @@ impl World {
         let core_misses = |c: usize| self.mem.core_misses[c] - self.core_miss_base.get(c).copied().unwrap_or(0);
         let mut total = NicCounters::default();
         let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
-        let (mut util, mut occ, mut misses) = (Dir::default(), 0.0, 0);
+        let (mut util, mut occ, mut misses, mut data) = (Dir::default(), 0.0, 0, [0; 2]);
         let share = 1.0 / self.nics.len() as f64;
         let mut per_nic = vec![];
         for (i, n) in self.nics.iter().enumerate() {
             total.add(&n.c);
             hist.add(&n.hist).expect("same bounds");
-            let base = self.pcie_base.get(i).copied().unwrap_or((0, 0));
+            let base = self.pcie_base.get(i).copied().unwrap_or_default();
             // Busy time is booked when a transfer is sent, so a transfer
             // straddling the window's end can push the sum a hair past 1.
             let u = Dir {
-                upstream: ((n.pcie.up.busy_ps() - base.0) as f64 / dur).min(1.0),
-                downstream: ((n.pcie.down.busy_ps() - base.1) as f64 / dur).min(1.0),
+                upstream: ((n.pcie.up.busy_ps() - base[0]) as f64 / dur).min(1.0),
+                downstream: ((n.pcie.down.busy_ps() - base[1]) as f64 / dur).min(1.0),
             };
+            let d = [n.pcie.data_up - base[2], n.pcie.data_down - base[3]];
+            data = [data[0] + d[0], data[1] + d[1]];
             let o = n.rxq.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.rxq.len() as f64;
             let nm: u64 = (n.first_core..n.first_core + n.rxq.len()).map(core_misses).sum();
             util.upstream += u.upstream * share;
             util.downstream += u.downstream * share;
             occ += o * share;
             misses += nm;
-            per_nic.push(n.c.metrics(&n.hist, u, o, nm, secs));
+            per_nic.push(n.c.metrics(&n.hist, (u, d), o, nm, secs));
         }
         let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
         let busy_cycles = busy as f64 * self.k.freq_mhz as f64 / 1e6;
@@ -210,7 +226,7 @@ impl World {
             gbytes_s: cr.done_lines as f64 * 64.0 / secs / 1e9,
         });
         Report {
-            packets: total.metrics(&hist, util, occ, misses, secs),
+            packets: total.metrics(&hist, (util, data), occ, misses, secs),
             pcie_write_hit_rate: ratio(m.dma_write_hits, m.dma_write_hits + m.dma_write_misses),
             pcie_read_hit_rate: ratio(m.dma_read_hits, m.dma_read_hits + m.dma_read_misses),
             llc_hit_rate_cpu: ratio(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),

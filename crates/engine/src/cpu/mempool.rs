@@ -22,6 +22,8 @@ pub struct Mempool {
     caches: Vec<Vec<u32>>,
     cache_size: usize,
     len: usize,
+    /// Data in another region (nicmem): its base and per-object stride.
+    ext_data: Option<(u64, u64)>,
 }
 
 impl Mempool {
@@ -35,7 +37,16 @@ impl Mempool {
             caches: vec![Vec::with_capacity(cache_size * 3 / 2 + 64); cores],
             cache_size,
             len: count,
+            ext_data: None,
         }
+    }
+
+    /// A pool whose mbufs live in host memory but whose data buffers lie
+    /// elsewhere (DPDK external buffers, here in NIC memory at `data_base`).
+    pub fn with_external_data(base: u64, count: usize, cores: usize, cache_size: usize, data_base: u64, data_stride: u64) -> Mempool {
+        let mut p = Mempool::new(base, OBJ_HDR + MBUF_HDR, count, cores, cache_size);
+        p.ext_data = Some((data_base, data_stride));
+        p
     }
 
     /// Address of the mbuf header (its first line holds the fields the driver touches).
@@ -47,6 +58,9 @@ impl Mempool {
     /// Address of the packet data.
     #[inline]
     pub fn data_addr(&self, m: u32) -> u64 {
+        if let Some((base, stride)) = self.ext_data {
+            return base + m as u64 * stride;
+        }
         self.base + m as u64 * self.obj_size + DATA_OFFSET
     }
 
@@ -124,6 +138,13 @@ mod tests {
         let p = Mempool::new(1 << 32, 2368, 8, 1, 0);
         assert_eq!(p.mbuf_addr(2), (1 << 32) + 2 * 2368 + 64);
         assert_eq!(p.data_addr(0) - p.mbuf_addr(0), 256);
+    }
+
+    #[test]
+    fn external_data_lies_in_its_own_region() {
+        let p = Mempool::with_external_data(1 << 30, 4, 1, 0, 1 << 40, 2048);
+        assert_eq!(p.mbuf_addr(1), (1 << 30) + 192 + 64);
+        assert_eq!(p.data_addr(3), (1 << 40) + 3 * 2048);
     }
 
     proptest! {

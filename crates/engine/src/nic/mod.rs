@@ -9,10 +9,18 @@
 use crate::units::Time;
 use std::collections::VecDeque;
 
+/// No buffer (a header already inlined and freed, or an unsplit frame's payload).
+pub const NO_BUF: u32 = u32::MAX;
+
 /// A packet as software and rings carry it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PktRef {
+    /// The (header) buffer in host memory.
     pub mbuf: u32,
+    /// Payload buffer of a split frame ([`NO_BUF`] if none), in NIC memory
+    /// when `pay_nic`, else in the host payload pool.
+    pub pay: u32,
+    pub pay_nic: bool,
     pub size: u32,
     /// First bit at the NIC's Rx port.
     pub arrival: Time,
@@ -23,8 +31,17 @@ pub struct PktRef {
 
 /// One Rx queue: descriptor ring + completion queue in host memory.
 pub struct RxQueue {
-    /// Buffer posted in each descriptor slot.
+    /// Buffer posted in each descriptor slot (the header buffer of a split frame).
     pub slot_mbuf: Vec<u32>,
+    /// With header split: the host payload buffer posted in each slot (the
+    /// secondary ring), used when the primary ring is empty.
+    pub slot_pay: Vec<u32>,
+    /// Split rings: nicmem payload buffers posted to the primary ring. Its
+    /// descriptors and indices live in NIC memory, so the NIC takes them
+    /// without a PCIe read.
+    pub primary: VecDeque<u32>,
+    /// This queue's nicmem buffers not posted (the primary ring is full).
+    pub nicmem_spare: Vec<u32>,
     /// Packet received into each slot (valid between DMA and consumption).
     pub slot_pkt: Vec<PktRef>,
     pub size: u64,
@@ -57,6 +74,9 @@ impl RxQueue {
     pub fn new(size: u64, ring_addr: u64, cq_addr: u64) -> RxQueue {
         RxQueue {
             slot_mbuf: vec![0; size as usize],
+            slot_pay: vec![],
+            primary: VecDeque::new(),
+            nicmem_spare: vec![],
             slot_pkt: vec![PktRef::default(); size as usize],
             size,
             ring_addr,
@@ -85,6 +105,18 @@ impl RxQueue {
     /// (CQE compression) they share it.
     pub fn cqe_addr(&self, i: u64, cqe_size: u64, per_line: u64) -> u64 {
         self.cq_addr + (i % self.size) * (cqe_size / per_line).max(1)
+    }
+    /// Post spare nicmem buffers to the primary ring while it has room;
+    /// returns how many were posted (each is a descriptor the core writes
+    /// into NIC memory).
+    pub fn post_primary(&mut self) -> u64 {
+        let mut n = 0;
+        while (self.primary.len() as u64) < self.size {
+            let Some(b) = self.nicmem_spare.pop() else { break };
+            self.primary.push_back(b);
+            n += 1;
+        }
+        n
     }
     /// Account the occupancy integral up to `now`.
     pub fn sample(&mut self, now: Time, measuring: bool) {

@@ -171,6 +171,9 @@ impl ReadTags {
 pub struct PcieLink {
     pub up: Link,
     pub down: Link,
+    /// Payload bytes (TLP data, no headers) carried upstream and downstream.
+    pub data_up: u64,
+    pub data_down: u64,
     cfg: PcieConfig,
 }
 
@@ -187,6 +190,8 @@ impl PcieLink {
         Ok(PcieLink {
             up: Link::new(gbps),
             down: Link::new(gbps),
+            data_up: 0,
+            data_down: 0,
             cfg,
         })
     }
@@ -202,6 +207,7 @@ impl PcieLink {
 
     /// Posted DMA write: when the last MWr reaches the root complex.
     pub fn dma_write(&mut self, now: Time, addr: u64, len: u64) -> Time {
+        self.data_up += len;
         self.up.send(now, mwr_wire_bytes_at(&self.cfg, addr, len)) + self.cfg.latency_ps
     }
 
@@ -219,6 +225,7 @@ impl PcieLink {
     /// CplDs for `len` bytes at `addr`, sent downstream once the host has the
     /// data at `host_ready`: when the last completion reaches the device.
     pub fn dma_read_completion(&mut self, host_ready: Time, addr: u64, len: u64) -> Time {
+        self.data_down += len;
         self.down.send(host_ready, cpld_wire_bytes(&self.cfg, addr, len)) + self.cfg.latency_ps
     }
 
@@ -240,6 +247,7 @@ impl PcieLink {
 
     /// CPU MMIO write (doorbell): when it reaches the device.
     pub fn mmio_write(&mut self, now: Time, len: u64) -> Time {
+        self.data_down += len;
         self.down.send(now, super::tlp::mmio_write_wire_bytes(&self.cfg, len)) + self.cfg.latency_ps
     }
 
@@ -247,6 +255,7 @@ impl PcieLink {
     /// `device_ps` after the request arrives: when the data is back at the
     /// root complex.
     pub fn mmio_read(&mut self, now: Time, len: u64, device_ps: Time) -> Time {
+        self.data_up += len;
         let at_dev = self.down.send(now, mrd_overhead(&self.cfg)) + self.cfg.latency_ps;
         self.up.send(at_dev + device_ps, cpld_wire_bytes(&self.cfg, 0, len)) + self.cfg.latency_ps
     }

@@ -7,8 +7,11 @@
 //! ring the Rx and Tx doorbells. Its duration is the cycles of the code plus
 //! the memory stalls the cache hierarchy reports.
 
-use super::{Ev, World};
+use super::{Ev, Knobs, NicState, World};
+use crate::cpu::mempool::Mempool;
 use crate::cpu::Stall;
+use crate::mem::Memory;
+use crate::nic::{PktRef, TxQueue, NO_BUF};
 use crate::units::{cycles_to_ps, Time};
 
 impl World {
@@ -22,24 +25,31 @@ impl World {
         let mem = &mut self.mem;
 
         // Tx completions: read the CQE, free each buffer (touching its mbuf).
-        let tq = &mut nic.txq[qi];
-        let freed = tq.completed - tq.freed;
+        let (from, to) = (nic.txq[qi].freed, nic.txq[qi].completed);
+        let freed = to - from;
         if freed > 0 {
-            stall.add(mem.core_access(c, tq.cqe_addr(tq.completed - 1, k.cqe), false, now));
-            for i in tq.freed..tq.completed {
-                let m = tq.slot_pkt[tq.slot(i)].mbuf;
-                stall.add(mem.core_access(c, nic.pool.mbuf_addr(m), false, now));
-                nic.pool.free(local, m);
+            stall.add(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, k.cqe), false, now));
+            for i in from..to {
+                let p = nic.txq[qi].slot_pkt[nic.txq[qi].slot(i)];
+                cycles += free_pkt(mem, c, nic, qi, local, p, k, now, &mut stall);
             }
-            tq.freed = tq.completed;
+            nic.txq[qi].freed = to;
+        }
+        // Freed nicmem buffers go back to the primary ring: descriptors the
+        // core writes into NIC memory with write-combined MMIO stores.
+        let posted = nic.rxq[qi].post_primary();
+        if posted > 0 {
+            nic.pcie.mmio_write(now, posted * k.rx_desc / 2);
         }
 
         // Packets queued in software go first, keeping order.
+        let tq = &mut nic.txq[qi];
         let core = &mut self.cores[c];
         let produced_before = tq.produced;
+        let mut tx_extra = 0;
         while tq.room() > 0 {
             let Some(p) = core.sw_queue.pop_front() else { break };
-            post_wqe(mem, c, tq, p, k.tx_desc, now, &mut stall);
+            tx_extra += post_wqe(mem, c, tq, &mut nic.pool, local, p, k, now, &mut stall);
         }
 
         // rx_burst
@@ -54,17 +64,32 @@ impl World {
             stall.add(mem.core_access(c, rq.cqe_addr(idx, k.cqe, k.cqe_per_line), false, now));
             stall.add(mem.core_access(c, nic.pool.mbuf_addr(pkt.mbuf), true, now));
             cycles += k.rx_cycles + k.nf_cycles;
+            if pkt.pay != NO_BUF {
+                // The payload's mbuf is chained to the header's.
+                let meta = if pkt.pay_nic { nic.nicmem.as_ref() } else { nic.pay_pool.as_ref() };
+                stall.add(mem.core_access(c, meta.expect("payload pool").mbuf_addr(pkt.pay), true, now));
+                cycles += k.seg_cycles;
+            }
             let data = nic.pool.data_addr(pkt.mbuf);
             self.nf.process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall);
-            // Refill the slot; without a buffer the packet is dropped and its
-            // buffer stays in the ring (DPDK's rx_nombuf).
-            match nic.pool.alloc(local) {
-                Some(m2) => {
+            // Refill the slot (a host payload buffer too if the frame took
+            // the slot's one); without a buffer the packet is dropped and
+            // its buffers stay in the ring (DPDK's rx_nombuf).
+            let took_slot_pay = pkt.pay != NO_BUF && !pkt.pay_nic;
+            match refill(&mut nic.pool, nic.pay_pool.as_mut(), local, took_slot_pay) {
+                Some((m2, p2)) => {
                     stall.add(mem.core_access(c, nic.pool.mbuf_addr(m2), false, now));
                     stall.add(mem.core_access(c, rq.desc_addr(idx, k.rx_desc), true, now));
                     rq.slot_mbuf[slot] = m2;
+                    if let (Some(p2), Some(pp)) = (p2, nic.pay_pool.as_ref()) {
+                        stall.add(mem.core_access(c, pp.mbuf_addr(p2), false, now));
+                        rq.slot_pay[slot] = p2;
+                    }
                 }
                 None => {
+                    if pkt.pay_nic {
+                        rq.nicmem_spare.push(pkt.pay);
+                    }
                     nic.total_drop += 1;
                     // Counted against the window the packet arrived in,
                     // like every other drop, so drop_rate stays a share.
@@ -77,11 +102,12 @@ impl World {
             }
             refilled += 1;
             if tq.room() > 0 && core.sw_queue.is_empty() {
-                post_wqe(mem, c, tq, pkt, k.tx_desc, now, &mut stall);
+                tx_extra += post_wqe(mem, c, tq, &mut nic.pool, local, pkt, k, now, &mut stall);
             } else if core.sw_queue.len() < k.sw_queue {
                 core.sw_queue.push_back(pkt);
             } else {
-                nic.pool.free(local, pkt.mbuf);
+                let (pool, pay_pool, spare) = (&mut nic.pool, nic.pay_pool.as_mut(), &mut rq.nicmem_spare);
+                release(pool, pay_pool, spare, local, pkt);
                 nic.total_drop += 1;
                 if pkt.arrival >= self.warmup {
                     nic.c.drop_core += 1;
@@ -91,7 +117,7 @@ impl World {
         rq.consumed += got;
         rq.driver_pi += refilled;
         let tx_new = tq.produced - produced_before;
-        cycles += tx_new * k.tx_cycles;
+        cycles += tx_new * k.tx_cycles + tx_extra;
         if measuring {
             nic.c.rx_pkts += got;
         }
@@ -147,10 +173,77 @@ impl World {
     }
 }
 
-/// Build the WQE of one packet in the next Tx ring slot.
-fn post_wqe(mem: &mut crate::mem::Memory, c: usize, tq: &mut crate::nic::TxQueue, p: crate::nic::PktRef, wqe_size: u64, now: Time, stall: &mut Stall) {
-    stall.add(mem.core_access(c, tq.wqe_addr(tq.produced, wqe_size), true, now));
+/// Build the WQE of one packet in the next Tx ring slot; returns the
+/// driver cycles beyond `tx_cycles`. With header inlining the core copies
+/// the header into the WQE and frees its buffer at once.
+#[allow(clippy::too_many_arguments)]
+fn post_wqe(mem: &mut Memory, c: usize, tq: &mut TxQueue, pool: &mut Mempool, local: usize, mut p: PktRef, k: &Knobs, now: Time, stall: &mut Stall) -> u64 {
+    let wqe = tq.wqe_addr(tq.produced, k.tx_desc);
+    for off in (0..k.tx_desc).step_by(64) {
+        stall.add(mem.core_access(c, wqe + off, true, now));
+    }
+    let mut cycles = 0;
+    if k.tx_inline {
+        let hdr = k.hdr_len(p.size);
+        for off in (0..hdr).step_by(64) {
+            stall.add(mem.core_access(c, pool.data_addr(p.mbuf) + off, false, now));
+        }
+        cycles += hdr.div_ceil(64) * k.copy_cycles_per_line;
+        pool.free(local, p.mbuf);
+        p.mbuf = NO_BUF;
+    } else if p.pay != NO_BUF {
+        cycles += k.seg_cycles;
+    }
     let s = tq.slot(tq.produced);
     tq.slot_pkt[s] = p;
     tq.produced += 1;
+    cycles
+}
+
+/// Free a transmitted packet's buffers, touching each mbuf; returns the
+/// cycles of freeing a chained payload mbuf.
+#[allow(clippy::too_many_arguments)]
+fn free_pkt(mem: &mut Memory, c: usize, nic: &mut NicState, qi: usize, local: usize, p: PktRef, k: &Knobs, now: Time, stall: &mut Stall) -> u64 {
+    if p.mbuf != NO_BUF {
+        stall.add(mem.core_access(c, nic.pool.mbuf_addr(p.mbuf), false, now));
+    }
+    let mut cycles = 0;
+    if p.pay != NO_BUF {
+        let meta = if p.pay_nic { nic.nicmem.as_ref() } else { nic.pay_pool.as_ref() };
+        stall.add(mem.core_access(c, meta.expect("payload pool").mbuf_addr(p.pay), false, now));
+        cycles += k.seg_cycles;
+    }
+    release(&mut nic.pool, nic.pay_pool.as_mut(), &mut nic.rxq[qi].nicmem_spare, local, p);
+    cycles
+}
+
+/// Return a packet's buffers: the header to its pool, the payload to the
+/// host payload pool or to its queue's nicmem buffers.
+fn release(pool: &mut Mempool, pay_pool: Option<&mut Mempool>, nicmem_spare: &mut Vec<u32>, local: usize, p: PktRef) {
+    if p.mbuf != NO_BUF {
+        pool.free(local, p.mbuf);
+    }
+    if p.pay != NO_BUF {
+        if p.pay_nic {
+            nicmem_spare.push(p.pay);
+        } else {
+            pay_pool.expect("payload pool").free(local, p.pay);
+        }
+    }
+}
+
+/// New buffers for a consumed Rx slot: a header buffer, and a host payload
+/// buffer if the frame took the slot's. All or nothing.
+fn refill(pool: &mut Mempool, pay_pool: Option<&mut Mempool>, local: usize, need_pay: bool) -> Option<(u32, Option<u32>)> {
+    let m = pool.alloc(local)?;
+    if !need_pay {
+        return Some((m, None));
+    }
+    match pay_pool.expect("payload pool").alloc(local) {
+        Some(p) => Some((m, Some(p))),
+        None => {
+            pool.free(local, m);
+            None
+        }
+    }
 }

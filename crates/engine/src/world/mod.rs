@@ -71,6 +71,24 @@ pub(crate) struct Knobs {
     pub pipe_ps: Time,
     pub tx_cqe_every: u64,
     pub mrrs: u64,
+    /// Header split offset (0 = frames are not split).
+    pub split: u64,
+    pub tx_inline: bool,
+    pub seg_cycles: u64,
+    pub copy_cycles_per_line: u64,
+    pub nicmem_ps: Time,
+}
+
+impl Knobs {
+    /// Bytes of a frame that go to its (header) buffer in host memory.
+    #[inline]
+    pub fn hdr_len(&self, size: u32) -> u64 {
+        if self.split == 0 {
+            size as u64
+        } else {
+            self.split.min(size as u64)
+        }
+    }
 }
 
 pub(crate) struct NicState {
@@ -82,6 +100,10 @@ pub(crate) struct NicState {
     pub src: Source,
     pub next: Packet,
     pub pool: Mempool,
+    /// Payload buffers of split frames in host memory (the secondary rings).
+    pub pay_pool: Option<Mempool>,
+    /// Addresses of the nicmem payload buffers (each queue owns a share).
+    pub nicmem: Option<Mempool>,
     pub mode: DmaMode,
     pub first_core: usize,
     /// Rx doorbell record line of each queue (host memory the driver writes).
@@ -116,10 +138,15 @@ pub struct World {
     pub(crate) end: Time,
     pub(crate) measuring: bool,
     pub(crate) mem_base: MemStats,
-    pub(crate) pcie_base: Vec<(Time, Time)>,
+    /// At warm-up end, per NIC: PCIe busy time up, down; payload bytes up, down.
+    pub(crate) pcie_base: Vec<[u64; 4]>,
     pub(crate) core_miss_base: Vec<u64>,
     pub(crate) seed: u64,
 }
+
+/// NIC memory sits outside host memory (one 4 GiB window per NIC): the
+/// host caches never see these addresses.
+pub(crate) const NICMEM_BASE: u64 = 1 << 40;
 
 fn traffic_spec(c: &Config, port: u16) -> TrafficSpec {
     let size = match c.text("traffic.size_dist") {
@@ -218,7 +245,11 @@ impl World {
         let pcfg = pcie_config(c)?;
         let rx_size = c.u64("nic.rx_ring_size");
         let tx_size = c.u64("nic.tx_ring_size");
-        let (rx_desc, tx_desc, cqe) = (c.u64("nic.rx_desc_size"), c.u64("nic.tx_desc_size"), c.u64("nic.cqe_size"));
+        let split = c.bool("nic.header_split");
+        // One scatter entry per buffer: header and payload when split.
+        let rx_desc = c.u64("nic.rx_desc_size") * if split { 2 } else { 1 };
+        let (tx_desc, cqe) = (crate::params::tx_wqe_bytes(c), c.u64("nic.cqe_size"));
+        let nicmem_queues = if c.text("nic.payload_mem") == "nicmem" { cores_per_nic - c.usize("nic.host_queues") } else { 0 };
         let mut nic_states = vec![];
         let mut cores = vec![];
         for n in 0..nics {
@@ -229,12 +260,31 @@ impl World {
                 cores_per_nic,
                 if c.text("mempool.order") == "fifo" { 0 } else { c.usize("mempool.cache") },
             );
+            let mut pay_pool = split.then(|| {
+                let size = c.u64("mempool.size");
+                Mempool::new(map.alloc(size * c.u64("mempool.mbuf_size"), 4096), c.u64("mempool.mbuf_size"), size as usize, cores_per_nic, c.usize("mempool.cache"))
+            });
+            // nicmem: the NIC's buffer region shared evenly by its nicmem queues.
+            let nicmem_buf = c.u64("nic.nicmem_buf_size");
+            let per_queue = if nicmem_queues > 0 { c.u64("nic.nicmem_size") / nicmem_buf / nicmem_queues as u64 } else { 0 };
+            let nicmem = (nicmem_queues > 0).then(|| {
+                let count = per_queue as usize * nicmem_queues;
+                Mempool::with_external_data(map.alloc(count as u64 * 192, 4096), count, 1, 0, NICMEM_BASE + ((n as u64) << 32), nicmem_buf)
+            });
             let mut rxq = vec![];
             let mut txq = vec![];
             for q in 0..cores_per_nic {
                 let mut r = RxQueue::new(rx_size, map.alloc(rx_size * rx_desc, 4096), map.alloc(rx_size * cqe, 4096));
                 for s in 0..rx_size as usize {
                     r.slot_mbuf[s] = pool.alloc(q).ok_or("mempool.size: too small to fill the Rx rings")?;
+                }
+                if let Some(pp) = &mut pay_pool {
+                    r.slot_pay = (0..rx_size).map(|_| pp.alloc(q).ok_or("mempool.size: too small to fill the Rx rings")).collect::<Result<_, _>>()?;
+                }
+                if q < nicmem_queues {
+                    let first = (q as u64 * per_queue) as u32;
+                    r.nicmem_spare = (first..first + per_queue as u32).rev().collect();
+                    r.post_primary();
                 }
                 r.posted = rx_size;
                 r.driver_pi = rx_size;
@@ -262,6 +312,8 @@ impl World {
                 src,
                 next,
                 pool,
+                pay_pool,
+                nicmem,
                 mode,
                 first_core: n * cores_per_nic,
                 dbr_addr: map.alloc(64 * cores_per_nic as u64, 4096),
@@ -321,6 +373,11 @@ impl World {
             pipe_ps: (1e6 / c.f64("nic.pipeline_mpps")) as Time,
             tx_cqe_every: c.u64("nic.tx_cqe_every"),
             mrrs: c.u64("pcie.mrrs"),
+            split: if split { c.u64("nic.split_offset") } else { 0 },
+            tx_inline: c.bool("nic.tx_inline"),
+            seg_cycles: c.u64("cpu.seg_cycles"),
+            copy_cycles_per_line: c.u64("cpu.copy_cycles_per_line"),
+            nicmem_ps: c.u64("nic.nicmem_latency"),
         };
         let core_rng = (0..cores.len()).map(|i| rng(seed, stream::NF, i as u64)).collect();
         let warmup = c.u64("sim.warmup");
@@ -391,7 +448,7 @@ impl World {
         self.measuring = true;
         self.mem_base = self.mem.stats;
         self.core_miss_base = self.mem.core_misses.clone();
-        self.pcie_base = self.nics.iter().map(|n| (n.pcie.up.busy_ps(), n.pcie.down.busy_ps())).collect();
+        self.pcie_base = self.nics.iter().map(|n| [n.pcie.up.busy_ps(), n.pcie.down.busy_ps(), n.pcie.data_up, n.pcie.data_down]).collect();
         for n in &mut self.nics {
             for r in &mut n.rxq {
                 r.sample(now, false);

@@ -6,7 +6,7 @@
 //! descriptor fetches cannot keep up.
 
 use super::{Ev, World};
-use crate::nic::PktRef;
+use crate::nic::{PktRef, NO_BUF};
 use crate::units::Time;
 use crate::wire::wire_bytes;
 
@@ -32,7 +32,7 @@ impl World {
             }
             return;
         }
-        let pkt = PktRef { mbuf: 0, size: p.size, arrival: p.arrival, dst_ip: p.dst_ip, flow: p.flow };
+        let pkt = PktRef { mbuf: 0, pay: NO_BUF, pay_nic: false, size: p.size, arrival: p.arrival, dst_ip: p.dst_ip, flow: p.flow };
         let qi = nic.port.rss_queue(p.rss_hash);
         let rq = &mut nic.rxq[qi];
         if rq.wait.is_empty() && rq.fetched > rq.used {
@@ -59,7 +59,19 @@ impl World {
         let idx = rq.used;
         rq.used += 1;
         let slot = rq.slot(idx);
-        rq.slot_pkt[slot] = PktRef { mbuf: rq.slot_mbuf[slot], ..pkt };
+        let mut p = PktRef { mbuf: rq.slot_mbuf[slot], ..pkt };
+        if self.k.split > 0 && pkt.size as u64 > self.k.split {
+            // Split rings: a nicmem buffer from the primary ring if it has
+            // one, else the host buffer of the secondary ring.
+            match rq.primary.pop_front() {
+                Some(b) => (p.pay, p.pay_nic) = (b, true),
+                None => p.pay = rq.slot_pay[slot],
+            }
+            if self.measuring {
+                *if p.pay_nic { &mut nic.c.pay_nicmem } else { &mut nic.c.pay_host } += 1;
+            }
+        }
+        rq.slot_pkt[slot] = p;
         rq.ready += 1;
         nic.port.rx_ready.push_back((qi as u16, idx));
         self.rx_fetch(n, qi, now);
@@ -86,7 +98,14 @@ impl World {
             let pkt = rq.slot_pkt[rq.slot(idx)];
             let start = now.max(nic.port.pipe_free);
             nic.port.pipe_free = start + self.k.pipe_ps;
-            let mut t_end = nic.pcie.dma_write(start, nic.pool.data_addr(pkt.mbuf), pkt.size as u64);
+            // The header (the whole frame unless split), then a payload
+            // bound for host memory; a payload bound for nicmem stays on the NIC.
+            let hdr = self.k.hdr_len(pkt.size);
+            let mut t_end = nic.pcie.dma_write(start, nic.pool.data_addr(pkt.mbuf), hdr);
+            if pkt.pay != NO_BUF && !pkt.pay_nic {
+                let pay = nic.pay_pool.as_ref().expect("split frames have a payload pool").data_addr(pkt.pay);
+                t_end = nic.pcie.dma_write(start, pay, pkt.size as u64 - hdr);
+            }
             self.q.push(t_end, Ev::RxDma { nic: n as u16, q: qi, idx });
             let per = self.k.cqe_per_line;
             if (idx + 1) % per == 0 || rq.ready == 0 {
@@ -165,7 +184,12 @@ impl World {
         let nic = &self.nics[n];
         let rq = &nic.rxq[qi];
         let pkt = rq.slot_pkt[rq.slot(idx)];
-        self.mem.dma_write(nic.pool.data_addr(pkt.mbuf), pkt.size as u64, nic.mode, now);
+        let hdr = self.k.hdr_len(pkt.size);
+        self.mem.dma_write(nic.pool.data_addr(pkt.mbuf), hdr, nic.mode, now);
+        if pkt.pay != NO_BUF && !pkt.pay_nic {
+            let pay = nic.pay_pool.as_ref().expect("split frames have a payload pool").data_addr(pkt.pay);
+            self.mem.dma_write(pay, pkt.size as u64 - hdr, nic.mode, now);
+        }
     }
 
     /// A completion line is in host memory: the core polling this queue

@@ -4,6 +4,7 @@
 //! writes a completion every `tx_cqe_every` frames or when the queue drains.
 
 use super::{Ev, World};
+use crate::nic::NO_BUF;
 use crate::units::{ser_time, Time};
 use crate::wire::wire_bytes;
 
@@ -75,8 +76,7 @@ impl World {
             }
             nic.port.tx_buffer_used += pkt.size as u64;
             tq.sent += 1;
-            let data = nic.pool.data_addr(pkt.mbuf);
-            let t_data = self.dma_read(n, now, data, pkt.size as u64);
+            let t_data = self.tx_data_read(n, &pkt, now);
             let nic = &mut self.nics[n];
             let start = t_data.max(nic.port.wire_free);
             let end = start + ser_time(wire_bytes(pkt.size), self.k.line_rate);
@@ -100,6 +100,27 @@ impl World {
             }
             nic.port.tx_ready.rotate_left(1);
         }
+    }
+
+    /// Read a frame's bytes into the NIC: the header buffer unless it was
+    /// inlined in the WQE, the payload from host memory over PCIe or from
+    /// nicmem inside the NIC. Returns when all of it is in the NIC.
+    fn tx_data_read(&mut self, n: usize, pkt: &crate::nic::PktRef, now: Time) -> Time {
+        let hdr = self.k.hdr_len(pkt.size);
+        let mut t = now;
+        if pkt.mbuf != NO_BUF {
+            let addr = self.nics[n].pool.data_addr(pkt.mbuf);
+            t = self.dma_read(n, now, addr, hdr);
+        }
+        if pkt.pay != NO_BUF {
+            if pkt.pay_nic {
+                t = t.max(now + self.k.nicmem_ps);
+            } else {
+                let addr = self.nics[n].pay_pool.as_ref().expect("split frames have a payload pool").data_addr(pkt.pay);
+                t = t.max(self.dma_read(n, now, addr, pkt.size as u64 - hdr));
+            }
+        }
+        t
     }
 
     /// Pump again at `at` (once: a pending resume covers every reason).

@@ -1,0 +1,95 @@
+//! nicmem datapath (header split, nicmem payloads, split rings, Tx header
+//! inlining) against hand-computed PCIe byte counts and the split rings'
+//! spilling rule.
+
+use packetpath_engine::api::run;
+use packetpath_engine::params::validate;
+use packetpath_engine::report::Report;
+use serde_json::{json, Value};
+
+fn go(mut v: Value) -> Report {
+    v["sim"] = json!({"warmup": "0.5ms", "duration": "1ms"});
+    run(&validate(&v).unwrap()).unwrap()
+}
+
+/// The four configurations of the nicmem paper (Sec. 6.1).
+fn config(name: &str) -> Value {
+    match name {
+        "host" => json!({}),
+        "split" => json!({"header_split": true}),
+        "nmnfv-" => json!({"header_split": true, "payload_mem": "nicmem"}),
+        _ => json!({"header_split": true, "payload_mem": "nicmem", "tx_inline": true}),
+    }
+}
+
+#[test]
+fn pcie_payload_bytes_per_packet_match_the_descriptor_layouts() {
+    // One 1500 B frame at a time (10 Gbps, one core): every frame has its
+    // own Rx CQE (64 B), Tx CQE (64 B), Rx doorbell (4 B), Tx doorbell (8 B).
+    // Rx descriptor: 16 B per scatter entry. Tx WQE: 32 B + 16 B per
+    // buffer + inlined bytes, in 64 B blocks. nicmem buffers are reposted
+    // to the primary ring with one 16 B descriptor each.
+    let s = 1500.0;
+    let expect = [
+        ("host", s + 128.0, 16.0 + 64.0 + 12.0 + s),
+        ("split", s + 128.0, 32.0 + 64.0 + 12.0 + s),
+        ("nmnfv-", 64.0 + 128.0, 32.0 + 64.0 + 12.0 + 64.0 + 16.0),
+        ("nmnfv", 64.0 + 128.0, 32.0 + 128.0 + 12.0 + 16.0),
+    ];
+    for (name, up, down) in expect {
+        let r = go(json!({"traffic": {"rate": "10Gbps", "size": 1500}, "nic": config(name)}));
+        assert_eq!(r.packets.drop_rate, 0.0, "{name}");
+        let b = &r.packets.pcie_bytes_per_packet;
+        assert!((b.upstream - up).abs() / up < 0.01, "{name}: upstream {} B/packet, expected {up}", b.upstream);
+        assert!((b.downstream - down).abs() / down < 0.01, "{name}: downstream {} B/packet, expected {down}", b.downstream);
+    }
+}
+
+#[test]
+fn frames_no_longer_than_the_split_offset_are_not_split() {
+    let mut nic = config("nmnfv");
+    nic["split_offset"] = json!(128);
+    let r = go(json!({"traffic": {"rate": "1Gbps", "size": 128}, "nic": nic}));
+    // Nothing goes to nicmem: the whole frame is the header, inlined on Tx.
+    assert_eq!(r.packets.nicmem_rx_share, 0.0);
+    let up = 128.0 + 128.0;
+    assert!((r.packets.pcie_bytes_per_packet.upstream - up).abs() / up < 0.01, "{}", r.packets.pcie_bytes_per_packet.upstream);
+}
+
+#[test]
+fn split_rings_spill_to_host_buffers_only_when_nicmem_runs_out() {
+    let load = |nicmem: &str| {
+        let mut nic = config("nmnfv");
+        nic["nicmem_size"] = json!(nicmem);
+        go(json!({"traffic": {"rate": "100Gbps", "size": 1500, "arrival": "bursty", "burst_len": 256}, "nic": nic, "cpu": {"cores": 1}}))
+    };
+    let ample = load("16MiB");
+    assert_eq!(ample.packets.nicmem_rx_share, 1.0);
+    // 16 buffers cannot cover the frames in flight between Rx and the Tx
+    // completion that frees them: the rest land in host buffers.
+    let scarce = load("32KiB");
+    assert!(scarce.packets.nicmem_rx_share > 0.0 && scarce.packets.nicmem_rx_share < 0.5, "{}", scarce.packets.nicmem_rx_share);
+    assert!(scarce.packets.pcie_bytes_per_packet.upstream > ample.packets.pcie_bytes_per_packet.upstream + 500.0);
+    assert!(scarce.packets.drop_rate <= ample.packets.drop_rate + 0.01);
+}
+
+#[test]
+fn host_queues_take_no_nicmem() {
+    let mut nic = config("nmnfv");
+    nic["host_queues"] = json!(1);
+    let r = go(json!({"traffic": {"rate": "40Gbps", "size": 1500}, "nic": nic, "cpu": {"cores": 2}}));
+    // RSS spreads flows evenly over the two queues; one of them spills all.
+    assert!((r.packets.nicmem_rx_share - 0.5).abs() < 0.05, "{}", r.packets.nicmem_rx_share);
+}
+
+#[test]
+fn nicmem_relieves_pcie_and_memory_at_200g() {
+    let nat = |name: &str| {
+        let mut nic = config(name);
+        nic["count"] = json!(2);
+        go(json!({"traffic": {"rate": "100Gbps", "size": 1500, "flows": 100000}, "nic": nic, "cpu": {"cores": 4}, "app": {"nf": "nat", "flow_table_size": 131072}}))
+    };
+    let (host, nm) = (nat("host"), nat("nmnfv"));
+    assert!(nm.packets.pcie_util.upstream < host.packets.pcie_util.upstream / 3.0);
+    assert!(nm.mem_bw_gbytes_s.write < host.mem_bw_gbytes_s.write);
+}
