@@ -6,7 +6,7 @@ import json
 import pytest
 
 from packetpath import ConfigError, EngineError
-from packetpath.reproduce import papers, reproduce
+from packetpath.reproduce import load_paper, papers, reproduce
 
 from fakepaper import PAPER, SCENARIOS
 
@@ -73,3 +73,13 @@ def test_cli_prints_the_claim_table_and_json(fake_paper, cli, monkeypatch, tmp_p
     assert [c["pass"] for c in claims] == [True, False]
     assert set(claims[0]) == {"paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "pass"}
     assert (tmp_path / "r" / "claims.md").exists()
+
+
+@pytest.mark.parametrize("paper", papers())
+def test_every_scenario_of_every_paper_validates(paper):
+    from packetpath.sweep import make_task
+
+    runs = load_paper(paper).scenarios()
+    assert runs
+    for name, scenario in runs.items():
+        make_task(name, scenario)  # resolves the profile and validates in the engine; raises ConfigError naming the key

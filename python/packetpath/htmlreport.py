@@ -244,7 +244,7 @@ function chart(fig) {
     } else {
       var ok = s.x.map(function (x, i) { return typeof x === "number" && typeof s.y[i] === "number"; });
       var d = []; s.x.forEach(function (x, i) { if (ok[i]) d.push((d.length ? "L" : "M") + X(x).toFixed(1) + "," + Y(s.y[i]).toFixed(1)); });
-      if (d.length) g.appendChild(sv("path", {d: d.join(""), fill: "none", stroke: colour, "stroke-width": 2}));
+      if (d.length && fig.kind !== "scatter") g.appendChild(sv("path", {d: d.join(""), fill: "none", stroke: colour, "stroke-width": 2}));
       s.x.forEach(function (x, i) {
         if (!ok[i]) return;
         var c = sv("circle", {cx: X(x), cy: Y(s.y[i]), r: 3.5, fill: colour, "class": "point"});

@@ -50,8 +50,9 @@ def render_figure(figure: Mapping[str, Any], stem: str | os.PathLike, formats: S
         for s in figure["series"]:
             ax.bar([str(x) for x in s["x"]], s["y"], label=s["label"])
     else:
+        style = "o" if figure.get("kind") == "scatter" else "o-"
         for s in figure["series"]:
-            ax.plot(s["x"], s["y"], "o-", label=s["label"])
+            ax.plot(s["x"], s["y"], style, label=s["label"], markersize=3 if style == "o" else 6)
         if figure.get("xscale") == "log2":
             ticks = sorted({x for s in figure["series"] for x in s["x"]})
             ax.set_xscale("log", base=2)

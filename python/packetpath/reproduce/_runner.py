@@ -33,12 +33,13 @@ def papers() -> list[str]:
     """Names of the paper modules shipped in ``packetpath.reproduce``."""
     import packetpath.reproduce as package
 
-    return sorted(m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_"))
+    # A module `nicmem_nfv` is the paper name `nicmem-nfv`.
+    return sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_"))
 
 
 def load_paper(paper: str) -> ModuleType:
     """Import ``packetpath.reproduce.<paper>``; an unknown paper is a ConfigError listing the known ones."""
-    name = f"packetpath.reproduce.{paper}"
+    name = f"packetpath.reproduce.{paper.replace('-', '_')}"
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as e:

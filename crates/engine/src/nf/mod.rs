@@ -56,30 +56,47 @@ impl Nf {
                     stall.add(mem.core_access(core, *base + off, false, now));
                 }
             }
-            Nf::Nat { tables, next_port } => {
+            Nf::Nat { .. } | Nf::Lb { .. } => {
                 let mut t = Touched::default();
-                let key = pkt.flow as u64;
-                if tables[core].lookup(key, &mut t).is_none() {
-                    let port = next_port[core];
-                    next_port[core] = port.wrapping_add(1);
-                    tables[core].insert(key, port, rng, &mut t);
-                    tables[core].insert(key | REVERSE, port, rng, &mut t);
-                }
-                touch(mem, core, &t, now, stall);
-            }
-            Nf::Lb { tables, backends, next } => {
-                let mut t = Touched::default();
-                let key = pkt.flow as u64;
-                if tables[core].lookup(key, &mut t).is_none() {
-                    let b = next[core] % *backends;
-                    next[core] = next[core].wrapping_add(1);
-                    tables[core].insert(key, b, rng, &mut t);
-                }
+                self.flow_state(core, pkt.flow, rng, &mut t);
                 touch(mem, core, &t, now, stall);
             }
         }
         // MAC swap / TTL and MAC rewrite: the header line is written.
         stall.add(mem.core_access(core, data, true, now));
+    }
+}
+
+impl Nf {
+    /// Look up `flow` in `core`'s table, installing it on a miss (NAT: the
+    /// next free port, both directions; LB: the next backend round-robin).
+    /// The table lines touched are recorded in `t`.
+    fn flow_state(&mut self, core: usize, flow: u32, rng: &mut Rng, t: &mut Touched) {
+        let key = flow as u64;
+        match self {
+            Nf::Nat { tables, next_port } => {
+                if tables[core].lookup(key, t).is_none() {
+                    let port = next_port[core];
+                    next_port[core] = port.wrapping_add(1);
+                    tables[core].insert(key, port, rng, t);
+                    tables[core].insert(key | REVERSE, port, rng, t);
+                }
+            }
+            Nf::Lb { tables, backends, next } => {
+                if tables[core].lookup(key, t).is_none() {
+                    let b = next[core] % *backends;
+                    next[core] = next[core].wrapping_add(1);
+                    tables[core].insert(key, b, rng, t);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Install `flow` in `core`'s table without pricing memory: the state
+    /// of an NF that has run long enough to have seen every flow.
+    pub fn preload(&mut self, core: usize, flow: u32, rng: &mut Rng) {
+        self.flow_state(core, flow, rng, &mut Touched::default());
     }
 }
 

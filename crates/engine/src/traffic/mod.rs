@@ -444,6 +444,11 @@ impl Source {
         self.next.arrival
     }
 
+    /// The RSS hash of flow `flow` (< `flow_count()`).
+    pub fn flow_rss_hash(&self, flow: u32) -> u32 {
+        self.flows.get(flow).rss_hash
+    }
+
     /// Number of distinct flows (for a trace: distinct flows seen in it).
     pub fn flow_count(&self) -> usize {
         match &self.flows {

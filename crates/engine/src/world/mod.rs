@@ -345,6 +345,16 @@ impl World {
             }
             _ => Nf::L2fwd,
         };
+        let mut nf = nf;
+        if c.bool("app.preload_flows") && matches!(nf, Nf::Nat { .. } | Nf::Lb { .. }) {
+            let mut r = rng(seed, stream::NF, u64::MAX);
+            for (n, s) in nic_states.iter().enumerate() {
+                for f in 0..s.src.flow_count() as u32 {
+                    let core = n * cores_per_nic + s.port.rss_queue(s.src.flow_rss_hash(f));
+                    nf.preload(core, f, &mut r);
+                }
+            }
+        }
         let corunner = c.bool("corunner.enabled").then(|| Corunner {
             core: corunner_core,
             base: map.alloc(c.u64("corunner.buffer"), 4096),

@@ -1,0 +1,289 @@
+"""Reproduce the NFV results of "NIC Memory for the Masses" (Pismenny et al.,
+ASPLOS'22): nmNFV keeps packet payloads in on-NIC memory (nicmem).
+
+Every run uses the `nicmem-cascadelake` profile (Xeon Silver 4216 + two
+ConnectX-5 100 GbE). The four configurations of Sec. 6.1 are settings of the
+NIC model's mechanisms, not separate models:
+
+- host:   whole frames in host buffers (DPDK's default);
+- split:  header/payload split at 64 B, both in host buffers (two scatter entries);
+- nmNFV-: payloads in nicmem buffers (split rings), headers in host buffers;
+- nmNFV:  as nmNFV-, with the header inlined in the Tx WQE.
+
+Unless a figure varies it: 200 Gbps of 1500 B frames over two NICs, 14
+cores (7 per NIC), 1024 Rx descriptors, 2 DDIO ways (Sec. 6.1). Paper values
+are read off the text; each claim names its figure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from packetpath.reproduce import Claim, cores_needed, crossover, latency, monotone, ordering, pct_change, ratio, relative_change, share, throughput
+
+PAPER = "nicmem-nfv"
+PROFILE = "nicmem-cascadelake"
+
+CONFIGS: dict[str, dict[str, Any]] = {
+    "host": {},
+    "split": {"header_split": True},
+    "nmNFV-": {"header_split": True, "payload_mem": "nicmem"},
+    "nmNFV": {"header_split": True, "payload_mem": "nicmem", "tx_inline": True},
+}
+NFS = ["lb", "nat"]
+# The paper's T-Rex sends "a different flow per packet" into tables of up to
+# 10 M flows; 1 M flows per port, all installed (a long-running NF).
+FLOWS = 1_000_000
+# Measured windows: long enough to fill every ring and cache at 200 Gbps.
+SIM = {"warmup": "2ms", "duration": "2ms"}
+FIG7_SIM = {"warmup": "1ms", "duration": "1ms"}
+
+FIG8_CORES = [2, 4, 6, 8, 10, 12, 14]
+FIG9_RINGS = [32, 64, 128, 256, 512, 1024, 2048, 4096]
+FIG10_SIZES = [64, 128, 256, 512, 1024, 1500]
+FIG11_WAYS = [0, 1, 2, 3, 5, 7, 9, 11]
+FIG13_QUEUES = list(range(8))  # nicmem queues of the 7 per NIC
+# Fig 7: the 480-run synthetic sweep (Sec. 6.2).
+FIG7_RINGS = [256, 512, 1024, 2048]
+FIG7_BUFFERS_MIB = [1, 2, 4, 8, 16, 32]
+FIG7_READS = [2, 4, 6, 8, 10]
+FIG7_WAYS = [0, 2, 8, 11]
+# (14 cores x 2.1 GHz) / 16.26 Mpps (Sec. 6.2)
+CUTOFF_CYCLES = 1808
+MEM_BW_SPLIT = 30.0  # GB/s
+# Fig 12: a bimodal mix standing in for the CAIDA trace (average 916 B).
+CAIDA = {"size_dist": "bimodal", "bimodal_small": 64, "bimodal_large": 1500, "bimodal_small_share": round((1500 - 916) / (1500 - 64), 4)}
+# Fig 14: copy rates (Sec. 6.5).
+FIG14_SIZES = ["32KiB", "256KiB", "2MiB", "16MiB", "64MiB"]
+FIG14_MODES = ["host_to_host", "host_to_nicmem", "nicmem_to_host"]
+
+
+def _run(config: str, nf: str = "nat", cores: int = 14, ring: int = 1024, size: int | None = 1500, ways: int = 2,
+         nics: int = 2, sim: dict | None = None, **extra: Any) -> dict:
+    s: dict[str, Any] = {
+        "profile": PROFILE,
+        "traffic": {"rate": "100Gbps", "flows": FLOWS} | ({"size": size} if size else CAIDA),
+        "nic": {"count": nics, "rx_ring_size": ring} | CONFIGS[config],
+        "cpu": {"cores": cores // nics},
+        "llc": {"ddio_ways": ways},
+        "app": {"nf": nf},
+        "sim": sim or SIM,
+    }
+    for section, values in extra.items():
+        s.setdefault(section, {}).update(values)
+    return s
+
+
+def _fig7_name(cfg: str, ring: int, mib: int, reads: int, ways: int) -> str:
+    return f"fig7/{cfg}/r{ring}/b{mib}M/n{reads}/w{ways}"
+
+
+def scenarios() -> dict[str, dict]:
+    runs: dict[str, dict] = {}
+    # Fig 3: DPDK l3fwd. One core/one NIC, two cores/one NIC, and eight cores
+    # over two NICs with 250 random reads per packet from 8 MiB.
+    for cfg in ("host", "nmNFV"):
+        runs[f"fig3/1core/{cfg}"] = _run(cfg, "l3fwd", cores=1, nics=1)
+        runs[f"fig3/2cores/{cfg}"] = _run(cfg, "l3fwd", cores=2, nics=1)
+        runs[f"fig3/8cores/{cfg}"] = _run(cfg, "workpackage", cores=8, app={"wp_reads": 250, "wp_size": "8MiB"})
+    for cfg in CONFIGS:
+        for ring in FIG7_RINGS:
+            for mib in FIG7_BUFFERS_MIB:
+                for reads in FIG7_READS:
+                    for ways in FIG7_WAYS:
+                        runs[_fig7_name(cfg, ring, mib, reads, ways)] = _run(
+                            cfg, "workpackage", ring=ring, ways=ways, sim=FIG7_SIM, app={"wp_reads": reads, "wp_size": f"{mib}MiB"})
+        for nf in NFS:
+            for cores in FIG8_CORES:
+                runs[f"fig8/{nf}/{cfg}/{cores}c"] = _run(cfg, nf, cores=cores)
+                runs[f"fig12/{nf}/{cfg}/{cores}c"] = _run(cfg, nf, cores=cores, size=None)
+            for ring in FIG9_RINGS:
+                runs[f"fig9/{nf}/{cfg}/{ring}"] = _run(cfg, nf, ring=ring)
+            for size in FIG10_SIZES:
+                runs[f"fig10/{nf}/{cfg}/{size}B"] = _run(cfg, nf, size=size)
+            for ways in FIG11_WAYS:
+                runs[f"fig11/{nf}/{cfg}/{ways}w"] = _run(cfg, nf, ways=ways)
+    for q in FIG13_QUEUES:
+        runs[f"fig13/{q}q"] = _run("nmNFV", "nat", nic={"host_queues": 7 - q})
+    for mode in FIG14_MODES:
+        for size in FIG14_SIZES:
+            # 100 copies as in the paper for small buffers; fewer for large
+            # ones, whose steady state needs no more (each streams from DRAM).
+            runs[f"fig14/{mode}/{size}"] = {"profile": PROFILE, "copy_bench": {"mode": mode, "size": size, "iterations": 100 if size.endswith("KiB") else 3}}
+    return runs
+
+
+def _line_rate(rep: dict) -> bool:
+    """At line rate: (almost) nothing offered is dropped."""
+    return rep["drop_rate"] <= 0.01
+
+
+def _first_cores_at_line_rate(r: dict, nf: str, cfg: str) -> int | None:
+    return next((c for c in FIG8_CORES if _line_rate(r[f"fig8/{nf}/{cfg}/{c}c"])), None)
+
+
+def _mem_bw(rep: dict) -> float:
+    return rep["mem_bw_gbytes_s"]["read"] + rep["mem_bw_gbytes_s"]["write"]
+
+
+def _fig7(r: dict, cfg: str) -> list[dict]:
+    return [r[_fig7_name(cfg, ring, mib, reads, ways)] for ring in FIG7_RINGS for mib in FIG7_BUFFERS_MIB for reads in FIG7_READS for ways in FIG7_WAYS]
+
+
+def _slowdown(r: dict, mode: str, size: str) -> float:
+    host = r[f"fig14/host_to_host/{size}"]["copy_bench"]["gbytes_s"]
+    return host / r[f"fig14/{mode}/{size}"]["copy_bench"]["gbytes_s"]
+
+
+def claims(r: dict[str, dict]) -> list[Claim]:
+    P = PAPER
+    out: list[Claim] = []
+    thr, lat, up = "throughput_gbps", "latency_ns.mean", "pcie_util.upstream"
+
+    # Fig 3
+    line = {"line rate": 0.99 * r["fig3/1core/host"]["offered_gbps"]}
+    out.append(ordering(P, "Fig 3", "l3fwd, 1 core, 1 NIC: host misses line rate", thr, ["line rate", "host"],
+                        line | {"host": r["fig3/1core/host"][thr]}))
+    out.append(share(P, "Fig 3", "l3fwd, 2 cores, 1 NIC: host PCIe out is 99.8% saturated", up, 0.998, r["fig3/2cores/host"]["pcie_util"]["upstream"]))
+    out.append(ordering(P, "Fig 3", "l3fwd, 2 cores, 1 NIC: nicmem does not saturate PCIe out", up, ["host", "nmNFV"],
+                        {c: r[f"fig3/2cores/{c}"]["pcie_util"]["upstream"] for c in ("host", "nmNFV")}))
+    out.append(throughput(P, "Fig 3", "8 cores, 2 NICs, 250 reads/packet over 8 MiB: host forwards ~170 of 200 Gbps (DRAM bound)", thr,
+                          170.0, r["fig3/8cores/host"][thr]))
+    out.append(throughput(P, "Fig 3", "8 cores, 2 NICs, 250 reads/packet over 8 MiB: nicmem at line rate", thr,
+                          r["fig3/8cores/nmNFV"]["offered_gbps"], r["fig3/8cores/nmNFV"][thr]))
+
+    # Fig 7
+    past = {cfg: sum(x["cycles_per_packet"] > CUTOFF_CYCLES for x in _fig7(r, cfg)) / len(_fig7(r, cfg)) for cfg in CONFIGS}
+    heavy = {cfg: sum(_mem_bw(x) > MEM_BW_SPLIT for x in _fig7(r, cfg)) / len(_fig7(r, cfg)) for cfg in CONFIGS}
+    out.append(share(P, "Fig 7", "host passes the 1808-cycle cutoff in at least 46% of the 480 runs", "share of runs, cycles_per_packet > 1808", 0.46, past["host"]))
+    out.append(share(P, "Fig 7", "nmNFV passes the cutoff in at most 16% of the runs", "share of runs, cycles_per_packet > 1808", 0.16, past["nmNFV"]))
+    for cfg in ("nmNFV-", "nmNFV"):
+        out.append(share(P, "Fig 7", f"every {cfg} run stays below 30 GB/s of memory bandwidth", "share of runs, mem bw < 30 GB/s", 1.0, 1 - heavy[cfg]))
+    for cfg in ("host", "split"):
+        out.append(share(P, "Fig 7", f"at least 60% of {cfg} runs exceed 30 GB/s of memory bandwidth", "share of runs, mem bw > 30 GB/s", 0.60, heavy[cfg]))
+
+    # Fig 8
+    for nf, need in (("lb", 12), ("nat", 14)):
+        for cfg in ("nmNFV-", "nmNFV"):
+            out.append(cores_needed(P, "Fig 8", f"{nf.upper()}: {cfg} reaches line rate with {need} cores", "cores with drop_rate <= 1%",
+                                    need, _first_cores_at_line_rate(r, nf, cfg)))
+        for cfg in ("host", "split"):
+            out.append(cores_needed(P, "Fig 8", f"{nf.upper()}: {cfg} never reaches line rate (2-14 cores)", "cores with drop_rate <= 1%",
+                                    None, _first_cores_at_line_rate(r, nf, cfg)))
+    hits = [r[f"fig8/nat/host/{c}c"]["pcie_write_hit_rate"] for c in FIG8_CORES]
+    out.append(monotone(P, "Fig 8", "host NAT: the DDIO hit rate declines as cores are added", "pcie_write_hit_rate", "non-increasing", hits, slack=0.02))
+    bws = [_mem_bw(r[f"fig8/nat/host/{c}c"]) for c in FIG8_CORES]
+    out.append(monotone(P, "Fig 8", "host NAT: memory bandwidth grows as cores are added", "mem bw (GB/s)", "non-decreasing", bws, slack=1.0))
+
+    # Fig 9
+    for nf, drop in (("lb", -15.0), ("nat", -20.0)):
+        t = [r[f"fig9/{nf}/host/{n}"][thr] for n in FIG9_RINGS]
+        out.append(relative_change(P, "Fig 9", f"host {nf.upper()}: larger Rx rings cost up to {-drop:g}% throughput", thr, drop, pct_change(t[-1], max(t))))
+    for nf, knee in (("lb", 256), ("nat", 128)):
+        fail = next((n for n in FIG9_RINGS if not _line_rate(r[f"fig9/{nf}/host/{n}"])), None)
+        out.append(crossover(P, "Fig 9", f"host {nf.upper()} stops meeting the load at {knee} Rx descriptors", "first ring size with drop_rate > 1%",
+                             FIG9_RINGS, knee, fail))
+
+    # Fig 10
+    for nf in NFS:
+        big = {cfg: r[f"fig10/{nf}/{cfg}/1500B"][thr] for cfg in ("nmNFV", "host")}
+        out.append(ordering(P, "Fig 10", f"{nf.upper()}: nmNFV forwards more than host for 1500 B packets", thr, ["nmNFV", "host"], big))
+        ok = [r[f"fig10/{nf}/nmNFV/{s}B"]["latency_ns"]["mean"] <= 1.05 * r[f"fig10/{nf}/host/{s}B"]["latency_ns"]["mean"] for s in FIG10_SIZES]
+        out.append(share(P, "Fig 10", f"{nf.upper()}: nmNFV latency is similar or better than host at every packet size", "share of sizes, nmNFV mean latency <= 1.05 x host",
+                         1.0, sum(ok) / len(ok)))
+
+    # Fig 11 (NAT, the NF whose text gives numbers)
+    n11 = lambda cfg, w: r[f"fig11/nat/{cfg}/{w}w"]  # noqa: E731
+    out.append(ratio(P, "Fig 11", "DDIO off with nicmem beats 11 DDIO ways without it: latency 84 vs 22 us", lat,
+                     84 / 22, n11("host", 11)["latency_ns"]["mean"] / n11("nmNFV", 0)["latency_ns"]["mean"]))
+    out.append(throughput(P, "Fig 11", "nmNFV with DDIO off: 197 Gbps", thr, 197.0, n11("nmNFV", 0)[thr]))
+    out.append(throughput(P, "Fig 11", "host with 11 DDIO ways: 195 Gbps", thr, 195.0, n11("host", 11)[thr]))
+    for nf, ways in (("lb", 5), ("nat", 9)):
+        first = next((w for w in FIG11_WAYS if _line_rate(r[f"fig11/{nf}/host/{w}w"])), None)
+        out.append(crossover(P, "Fig 11", f"host {nf.upper()} reaches line rate at {ways} DDIO ways", "first ways with drop_rate <= 1%", FIG11_WAYS, ways, first))
+    for cfg, us in (("host", 64.0), ("nmNFV-", 26.0), ("nmNFV", 22.0)):
+        out.append(latency(P, "Fig 11", f"at 11 DDIO ways {cfg} latency is {us:g} us", lat, us * 1e3, n11(cfg, 11)["latency_ns"]["mean"]))
+    for cfg, hit in (("nmNFV-", 0.80), ("nmNFV", 1.0)):
+        v = [n11(cfg, w)["pcie_write_hit_rate"] for w in FIG11_WAYS if w > 0]
+        out.append(share(P, "Fig 11", f"{cfg} PCIe write hit rate is ~{hit:.0%} at every DDIO way setting", "pcie_write_hit_rate (mean over 1-11 ways)", hit, sum(v) / len(v)))
+
+    # Fig 12
+    gain = max(pct_change(r[f"fig12/{nf}/{cfg}/{c}c"][thr], r[f"fig12/{nf}/host/{c}c"][thr]) for nf in NFS for cfg in ("nmNFV-", "nmNFV") for c in FIG8_CORES)
+    out.append(relative_change(P, "Fig 12", "with a trace-like size mix, nmNFV variants forward up to 28% more than host", thr, 28.0, gain))
+
+    # Fig 13
+    q = lambda n: r[f"fig13/{n}q"]  # noqa: E731
+    out.append(ordering(P, "Fig 13", "NAT: one nicmem queue raises throughput over none", thr, ["1 queue", "0 queues"], {"1 queue": q(1)[thr], "0 queues": q(0)[thr]}))
+    out.append(ordering(P, "Fig 13", "NAT: one nicmem queue cuts latency", lat, ["0 queues", "1 queue"],
+                        {"0 queues": q(0)["latency_ns"]["mean"], "1 queue": q(1)["latency_ns"]["mean"]}))
+    out.append(monotone(P, "Fig 13", "NAT: more nicmem queues reduce memory bandwidth", "mem bw (GB/s)", "non-increasing",
+                        [_mem_bw(q(n)) for n in FIG13_QUEUES], slack=0.5))
+
+    # Fig 14
+    m = "copy_bench.gbytes_s (host copy / this copy)"
+    small, large = FIG14_SIZES[0], FIG14_SIZES[-1]
+    out += [
+        ratio(P, "Fig 14", "copying into nicmem is 4.0x slower than within hostmem for an L1-resident source", m, 4.0, _slowdown(r, "host_to_nicmem", small)),
+        ratio(P, "Fig 14", "copying into nicmem is as fast as within hostmem (1.0x) for uncached data", m, 1.0, _slowdown(r, "host_to_nicmem", large)),
+        ratio(P, "Fig 14", "copying out of nicmem is 528x slower for an L1-resident source", m, 528.0, _slowdown(r, "nicmem_to_host", small)),
+        ratio(P, "Fig 14", "copying out of nicmem is 50x slower for uncached data", m, 50.0, _slowdown(r, "nicmem_to_host", large)),
+        monotone(P, "Fig 14", "the slowdown of copying into nicmem shrinks as the source grows", m, "non-increasing",
+                 [_slowdown(r, "host_to_nicmem", s) for s in FIG14_SIZES], slack=0.05),
+    ]
+
+    # Fig 17: accelNFV (per-flow contexts processed by the NIC) is not modelled yet.
+    out.append(Claim(P, "Fig 17", "accelNFV slows down once flows exceed the NIC's context cache; nmNFV does not", thr,
+                     "falls past the cache", None, "not modelled (no accelNFV)", False))
+
+    # Headline: the best improvement over the NAT/LB grids of Figs 8-11.
+    pairs = [(r[k.replace("/host/", "/nmNFV/")], r[k]) for k in r if k.split("/")[0] in ("fig8", "fig9", "fig10", "fig11") and "/host/" in k]
+    out.append(relative_change(P, "Abstract", "nmNFV raises NFV throughput by up to 19%", thr, 19.0, max(pct_change(a[thr], b[thr]) for a, b in pairs)))
+    out.append(relative_change(P, "Abstract", "nmNFV shortens NFV latency by up to 23%", lat, -23.0,
+                               min(pct_change(a["latency_ns"]["mean"], b["latency_ns"]["mean"]) for a, b in pairs)))
+    return out
+
+
+def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
+    """The reproduced figures as data (PNG plots and the HTML report draw these)."""
+
+    def line(label: str, runs: list[str], x: list, y: list) -> dict[str, Any]:
+        return {"label": label, "runs": runs, "x": x, "y": y}
+
+    def fig(id: str, figure: str, title: str, xlabel: str, ylabel: str, series: list, xscale: str = "linear", kind: str = "line") -> dict[str, Any]:
+        return {"id": id, "figure": figure, "title": title, "xlabel": xlabel, "ylabel": ylabel, "xscale": xscale, "kind": kind, "series": series}
+
+    figs = []
+    figs.append(fig("fig7", "Fig 7", "Fig 7: 480 WorkPackage runs per configuration", "cycles per packet", "missing throughput (Gbps)", [
+        line(cfg, runs := [_fig7_name(cfg, a, b, c, d) for a in FIG7_RINGS for b in FIG7_BUFFERS_MIB for c in FIG7_READS for d in FIG7_WAYS],
+             [r[n]["cycles_per_packet"] for n in runs], [max(0.0, r[n]["offered_gbps"] - r[n]["throughput_gbps"]) for n in runs])
+        for cfg in CONFIGS
+    ], kind="scatter"))
+    for nf in NFS:
+        figs.append(fig(f"fig8-{nf}", "Fig 8", f"Fig 8: {nf.upper()} at 200 Gbps", "cores", "throughput (Gbps)", [
+            line(cfg, runs := [f"fig8/{nf}/{cfg}/{c}c" for c in FIG8_CORES], FIG8_CORES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
+        figs.append(fig(f"fig9-{nf}", "Fig 9", f"Fig 9: {nf.upper()}, 14 cores", "Rx descriptors per queue", "mean latency (us)", [
+            line(cfg, runs := [f"fig9/{nf}/{cfg}/{n}" for n in FIG9_RINGS], FIG9_RINGS, [r[n]["latency_ns"]["mean"] / 1e3 for n in runs]) for cfg in CONFIGS],
+            xscale="log2"))
+        figs.append(fig(f"fig10-{nf}", "Fig 10", f"Fig 10: {nf.upper()}, 14 cores", "packet size (B)", "throughput (Gbps)", [
+            line(cfg, runs := [f"fig10/{nf}/{cfg}/{s}B" for s in FIG10_SIZES], FIG10_SIZES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
+        figs.append(fig(f"fig11-{nf}", "Fig 11", f"Fig 11: {nf.upper()}, 14 cores", "DDIO ways", "mean latency (us)", [
+            line(cfg, runs := [f"fig11/{nf}/{cfg}/{w}w" for w in FIG11_WAYS], FIG11_WAYS, [r[n]["latency_ns"]["mean"] / 1e3 for n in runs]) for cfg in CONFIGS]))
+        figs.append(fig(f"fig12-{nf}", "Fig 12", f"Fig 12: {nf.upper()}, 916 B average", "cores", "throughput (Gbps)", [
+            line(cfg, runs := [f"fig12/{nf}/{cfg}/{c}c" for c in FIG8_CORES], FIG8_CORES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
+    runs = [f"fig13/{q}q" for q in FIG13_QUEUES]
+    figs.append(fig("fig13", "Fig 13", "Fig 13: NAT, nicmem queues of 7 per NIC", "nicmem queues", "memory bandwidth (GB/s)", [
+        line("nmNFV", runs, FIG13_QUEUES, [_mem_bw(r[n]) for n in runs])]))
+    figs.append(fig("fig14", "Fig 14", "Fig 14: copy slowdown vs a host copy", "source buffer", "slowdown (x)", [
+        line(mode.replace("_", " "), [f"fig14/{mode}/{s}" for s in FIG14_SIZES], FIG14_SIZES, [_slowdown(r, mode, s) for s in FIG14_SIZES])
+        for mode in FIG14_MODES[1:]
+    ], kind="bar"))
+    return figs
+
+
+def plots(r: dict[str, dict], out_dir: Path) -> None:
+    """One PNG per figure of `figures`."""
+    from packetpath.plots import render_figure
+
+    for f in figures(r):
+        render_figure(f, Path(out_dir) / f["id"], formats=("png",))
