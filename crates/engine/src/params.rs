@@ -91,6 +91,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("nic.max_wqe_size", Int, Bytes, "1KiB", 64, 65536, "largest Tx WQE the NIC accepts (bounds inlined bytes)"),
     p!("nic.rx_buffer", Int, Bytes, "256KiB", 2048, 1e9, "on-NIC receive buffer per port; full = drop"),
     p!("nic.tx_buffer", Int, Bytes, "128KiB", 2048, 1e9, "on-NIC transmit buffer per port (fetched frames waiting for the wire)"),
+    p!("nic.tx_desched", Bool, None, "false", 0, 0, "Tx scheduling as on ConnectX-5: a queue whose frame does not fit the Tx buffer is skipped for one PCIe read round trip"),
     p!("nic.pipeline_mpps", Float, None, "150", 1, 10_000, "packets per microsecond x1000 the NIC's packet pipeline processes (Mpps)"),
     p!("nic.remote_socket", BoolList, None, "[]", 0, 0, "per NIC: attached to the remote socket (DMA bypasses the local LLC); missing = false"),
     p!("nic.ddio", BoolList, None, "[]", 0, 0, "per NIC: DDIO allocating writes on its root port; missing = true"),

@@ -93,3 +93,17 @@ fn nicmem_relieves_pcie_and_memory_at_200g() {
     assert!(nm.packets.pcie_util.upstream < host.packets.pcie_util.upstream / 3.0);
     assert!(nm.mem_bw_gbytes_s.write < host.mem_bw_gbytes_s.write);
 }
+
+#[test]
+fn a_descheduled_tx_queue_idles_the_wire_unless_other_queues_have_work() {
+    // Gen4 PCIe reads run ahead of the 100 G wire and fill a small Tx
+    // buffer; descheduling the queue for a read round trip leaves the wire
+    // idle with one queue, less so with four (nicmem paper Sec. 3.3).
+    let lat = |desched: bool, cores: u64| {
+        let r = go(json!({"traffic": {"rate": "100Gbps", "size": 1500}, "pcie": {"gen": 4}, "nic": {"tx_desched": desched, "tx_buffer": "16KiB"}, "cpu": {"cores": cores}}));
+        r.packets.latency_ns.mean
+    };
+    let (off1, on1, on4) = (lat(false, 1), lat(true, 1), lat(true, 4));
+    assert!(on1 > 1.5 * off1, "desched {on1} ns vs {off1} ns");
+    assert!(on4 < on1, "four queues {on4} ns vs one {on1} ns");
+}

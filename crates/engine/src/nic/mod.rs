@@ -148,6 +148,10 @@ pub struct TxQueue {
     pub completed: u64,
     /// Buffers the driver has freed.
     pub freed: u64,
+    /// Tx scheduling: the NIC skips this queue until then (it filled the
+    /// Tx buffer), and the round trip of its last WQE read, which sets how long.
+    pub desched_until: Time,
+    pub read_rtt: Time,
 }
 
 impl TxQueue {
@@ -165,6 +169,8 @@ impl TxQueue {
             cqe_issued: 0,
             completed: 0,
             freed: 0,
+            desched_until: 0,
+            read_rtt: 0,
         }
     }
     #[inline]

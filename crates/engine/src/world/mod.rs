@@ -43,6 +43,8 @@ pub enum Ev {
     TxDoorbell { nic: u16, q: u16, pi: u64, doorbells: u32 },
     TxWqeFetched { nic: u16, q: u16, n: u32 },
     TxResume { nic: u16 },
+    /// A Tx queue descheduled for filling the Tx buffer is eligible again.
+    TxResched { nic: u16, q: u16 },
     RxPump { nic: u16 },
     TxCqe { nic: u16, q: u16, upto: u64 },
     CorePoll { core: u16 },
@@ -77,6 +79,7 @@ pub(crate) struct Knobs {
     pub seg_cycles: u64,
     pub copy_cycles_per_line: u64,
     pub nicmem_ps: Time,
+    pub tx_desched: bool,
 }
 
 impl Knobs {
@@ -388,6 +391,7 @@ impl World {
             seg_cycles: c.u64("cpu.seg_cycles"),
             copy_cycles_per_line: c.u64("cpu.copy_cycles_per_line"),
             nicmem_ps: c.u64("nic.nicmem_latency"),
+            tx_desched: c.bool("nic.tx_desched"),
         };
         let core_rng = (0..cores.len()).map(|i| rng(seed, stream::NF, i as u64)).collect();
         let warmup = c.u64("sim.warmup");
@@ -440,6 +444,7 @@ impl World {
                     self.nics[nic as usize].port.tx_resume_pending = false;
                     self.tx_pump(nic as usize, now)
                 }
+                Ev::TxResched { nic, q } => self.on_tx_resched(nic as usize, q as usize, now),
                 Ev::RxPump { nic } => {
                     self.nics[nic as usize].port.rx_pump_pending = false;
                     self.rx_pump(nic as usize, now)

@@ -35,6 +35,7 @@ impl World {
         let addr = tq.wqe_addr(tq.fetched, self.k.tx_desc);
         tq.fetching = true;
         let t_done = self.dma_read(n, now, addr, cnt * self.k.tx_desc);
+        self.nics[n].txq[qi].read_rtt = t_done - now;
         self.q.push(t_done, Ev::TxWqeFetched { nic: n as u16, q: qi as u16, n: cnt as u32 });
     }
 
@@ -43,7 +44,7 @@ impl World {
         let tq = &mut nic.txq[qi];
         tq.fetched += cnt;
         tq.fetching = false;
-        if !nic.port.tx_ready.contains(&qi) {
+        if tq.desched_until <= now && !nic.port.tx_ready.contains(&qi) {
             nic.port.tx_ready.push_back(qi);
         }
         self.tx_fetch(n, qi, now);
@@ -61,10 +62,22 @@ impl World {
             }
             // A data read reserves Tx buffer space until its frame has left
             // the wire, so the NIC never reads further ahead than it can hold.
+            // A frame whose payload sits in nicmem holds only its header
+            // here; the payload streams from NIC memory to the wire.
             let tq = &mut nic.txq[qi];
             let pkt = tq.slot_pkt[tq.slot(tq.sent)];
+            let held = if pkt.pay_nic { self.k.hdr_len(pkt.size) } else { pkt.size as u64 };
             nic.port.drain(now);
-            if nic.port.tx_buffer_used + pkt.size as u64 > nic.port.tx_buffer {
+            if nic.port.tx_buffer_used + held > nic.port.tx_buffer {
+                if self.k.tx_desched {
+                    // ConnectX-5: the queue is descheduled for about the
+                    // time of another read from it (a PCIe round trip),
+                    // expecting other queues to keep the wire busy.
+                    tq.desched_until = now + tq.read_rtt.max(1);
+                    nic.port.tx_ready.pop_front();
+                    self.q.push(tq.desched_until, Ev::TxResched { nic: n as u16, q: qi as u16 });
+                    continue;
+                }
                 let at = nic.port.tx_leaving.front().map_or(now, |f| f.0);
                 return self.tx_resume_at(n, at);
             }
@@ -74,14 +87,14 @@ impl World {
             if tag_free > now {
                 return self.tx_resume_at(n, tag_free);
             }
-            nic.port.tx_buffer_used += pkt.size as u64;
+            nic.port.tx_buffer_used += held;
             tq.sent += 1;
             let t_data = self.tx_data_read(n, &pkt, now);
             let nic = &mut self.nics[n];
             let start = t_data.max(nic.port.wire_free);
             let end = start + ser_time(wire_bytes(pkt.size), self.k.line_rate);
             nic.port.wire_free = end;
-            nic.port.tx_leaving.push_back((end, pkt.size));
+            nic.port.tx_leaving.push_back((end, held as u32));
             nic.total_out += 1;
             if end >= self.warmup && end <= self.end {
                 nic.c.tx_bytes += pkt.size as u64;
@@ -121,6 +134,15 @@ impl World {
             }
         }
         t
+    }
+
+    /// A descheduled queue is eligible again.
+    pub(super) fn on_tx_resched(&mut self, n: usize, qi: usize, now: Time) {
+        let port = &mut self.nics[n].port;
+        if !port.tx_ready.contains(&qi) {
+            port.tx_ready.push_back(qi);
+        }
+        self.tx_pump(n, now);
     }
 
     /// Pump again at `at` (once: a pending resume covers every reason).
