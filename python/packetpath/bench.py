@@ -23,7 +23,8 @@ SUITE: dict[str, tuple[str, dict[str, Any]]] = {
     "l2fwd-1500B-2core": ("l2fwd", {"traffic.size": 1500, "cpu.cores": 2, "traffic.rate": "100Gbps"}),
     "l2fwd-64B-1core": ("l2fwd", {"traffic.size": 64, "cpu.cores": 1, "traffic.rate": "100Gbps"}),
     "l3fwd-64B-4core": ("l3fwd", {}),
-    "nat-200G-1500B-14core": ("nat", {}),
+    "nat-200G-1500B-14core-host": ("nat", {}),
+    "nat-200G-1500B-14core-nmNFV": ("nat", {"nic.header_split": True, "nic.payload_mem": "nicmem", "nic.tx_inline": True}),
 }
 
 

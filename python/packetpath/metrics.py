@@ -42,6 +42,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("ring_occupancy_mean", "descriptors", "time-averaged Rx completions written by the NIC and not yet polled, per queue"),
     Metric("llc_misses_per_packet", "lines", "LLC misses of the packet-processing cores per received packet (PCM L3 misses)"),
     Metric("cycles_per_packet", "cycles", "busy core cycles (work and memory stalls) per received packet"),
+    Metric("core_util", "", "share of the packet cores' time spent working rather than idle"),
     Metric("corunner.mean_latency_ns", "ns", "co-runner's mean memory access latency (null without a co-runner)"),
     Metric("corunner.gbytes_s", "GB/s", "co-runner's streaming bandwidth"),
     Metric("pcie_bench.gbps", "Gbps", "pcie-bench scenarios: payload bandwidth of back-to-back DMA (null otherwise)"),

@@ -92,6 +92,8 @@ pub static PARAMS: &[ParamDef] = &[
     p!("nic.rx_buffer", Int, Bytes, "256KiB", 2048, 1e9, "on-NIC receive buffer per port; full = drop"),
     p!("nic.tx_buffer", Int, Bytes, "128KiB", 2048, 1e9, "on-NIC transmit buffer per port (fetched frames waiting for the wire)"),
     p!("nic.tx_desched", Bool, None, "false", 0, 0, "Tx scheduling as on ConnectX-5: a queue whose frame does not fit the Tx buffer is skipped for one PCIe read round trip"),
+    p!("nic.accel", Bool, None, "false", 0, 0, "accelNFV: the NIC counts bytes and packets per flow itself and sends frames back out (hairpin); no host core sees them"),
+    p!("nic.ctx_cache_size", Int, Bytes, "2MiB", 64, 1e9, "accelNFV: on-NIC cache of 64 B flow contexts; misses fetch them from host memory over PCIe"),
     p!("nic.pipeline_mpps", Float, None, "150", 1, 10_000, "packets per microsecond x1000 the NIC's packet pipeline processes (Mpps)"),
     p!("nic.remote_socket", BoolList, None, "[]", 0, 0, "per NIC: attached to the remote socket (DMA bypasses the local LLC); missing = false"),
     p!("nic.ddio", BoolList, None, "[]", 0, 0, "per NIC: DDIO allocating writes on its root port; missing = true"),
@@ -146,13 +148,13 @@ pub static PARAMS: &[ParamDef] = &[
     p!("app.rx_burst", Int, None, "32", 1, 1024, "packets taken per rx_burst call"),
     p!("app.tx_burst", Int, None, "32", 1, 1024, "packets handed per tx_burst call"),
     p!("app.sw_queue", Int, None, "1024", 0, 1_000_000, "packets the application buffers when the Tx ring is full (FastClick queue)"),
-    p!("app.nf", Choice(&["l2fwd", "l3fwd", "workpackage", "nat", "lb"]), None, "l2fwd", 0, 0, "network function each core runs"),
+    p!("app.nf", Choice(&["l2fwd", "l3fwd", "workpackage", "nat", "lb", "flowcount"]), None, "l2fwd", 0, 0, "network function each core runs"),
     p!("app.nf_cycles", Int, None, "20", 0, 10_000_000, "compute cycles per packet of the NF itself (beyond its memory accesses)"),
     p!("app.wp_reads", Int, None, "0", 0, 100_000, "WorkPackage: random reads per packet"),
     p!("app.wp_size", Int, Bytes, "8MiB", 64, 1e11, "WorkPackage: buffer the random reads fall into"),
     p!("app.l3fwd_routes", Int, None, "16384", 1, 10_000_000, "l3fwd: routes in the longest-prefix-match table"),
     p!("app.flow_table_size", Int, None, "1048576", 1024, 16_777_216, "nat/lb: flow entries per core's cuckoo table (NAT uses two per flow)"),
-    p!("app.preload_flows", Bool, None, "true", 0, 0, "nat/lb: start with every flow of the traffic in its core's table (a long-running NF); false = tables fill during the run"),
+    p!("app.preload_flows", Bool, None, "true", 0, 0, "nat/lb/flowcount and accelNFV: start with every flow of the traffic in its core's table and the NIC's context cache (a long-running NF); false = tables fill during the run"),
     p!("app.lb_backends", Int, None, "32", 1, 65536, "lb: backend servers new flows are spread over round-robin"),
     p!("mempool.size", Int, None, "65535", 64, 100_000_000, "mbufs in each NIC's packet pool"),
     p!("mempool.cache", Int, None, "256", 0, 512, "per-core mempool cache (DPDK caps it at 512)"),
@@ -530,7 +532,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
     // The model's physical address space is 64 GiB (cache tags are 30-bit).
     // A split frame's payload pool is a second pool of the same size.
     let pools = c.u64("nic.count") * c.u64("mempool.size") * c.u64("mempool.mbuf_size") * if c.bool("nic.header_split") { 2 } else { 1 };
-    let tables = if matches!(c.text("app.nf"), "nat" | "lb") {
+    let tables = if matches!(c.text("app.nf"), "nat" | "lb" | "flowcount") {
         let (b, k) = crate::nf::flowtable::FlowTable::footprint(c.u64("app.flow_table_size"));
         c.u64("nic.count") * c.u64("cpu.cores") * (b + k)
     } else {
@@ -569,6 +571,12 @@ fn check_nicmem(c: &Config, max_frame: u64) -> Result<(), String> {
         return Err(format!(
             "nic.split_offset = {off} B: inlining it makes a {wqe} B Tx WQE, more than nic.max_wqe_size = {} B",
             c.u64("nic.max_wqe_size")
+        ));
+    }
+    if c.bool("nic.accel") && (c.text("app.nf") != "flowcount" || split) {
+        return Err(format!(
+            "nic.accel = true: the NIC runs the per-flow counter on its hairpin path; needs app.nf = flowcount (got {}) and no header split",
+            c.text("app.nf")
         ));
     }
     let (cores, host_q) = (c.u64("cpu.cores"), c.u64("nic.host_queues"));
@@ -623,6 +631,7 @@ mod tests {
         assert!(err(json!({"nic.header_split": true, "nic.split_offset": 2000})).starts_with("nic.split_offset = 2000"));
         assert!(err(json!({"nic.header_split": true, "nic.tx_inline": true, "nic.split_offset": 1400, "nic.max_wqe_size": 1024})).contains("max_wqe_size"));
         assert!(err(json!({"nic.host_queues": 3, "cpu.cores": 2})).starts_with("nic.host_queues = 3"));
+        assert!(err(json!({"nic.accel": true, "app.nf": "nat"})).starts_with("nic.accel"));
         assert!(err(json!({"nic.header_split": true, "nic.payload_mem": "nicmem", "nic.nicmem_size": 1024})).starts_with("nic.nicmem_size"));
     }
 

@@ -128,6 +128,8 @@ pub struct Report {
     pub mem_bw_gbytes_s: Bw,
     /// Core cycles (work + memory stalls) per received packet.
     pub cycles_per_packet: f64,
+    /// Share of the packet cores' time spent working (not idle polling).
+    pub core_util: f64,
     pub per_nic: Vec<PacketMetrics>,
     pub corunner: Option<CorunnerReport>,
     pub pcie_bench: Option<PcieBenchReport>,
@@ -232,6 +234,7 @@ impl World {
             llc_hit_rate_cpu: ratio(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),
             mem_bw_gbytes_s: Bw { read: m.dram_read_bytes as f64 / secs / 1e9, write: m.dram_write_bytes as f64 / secs / 1e9 },
             cycles_per_packet: if total.rx_pkts == 0 { 0.0 } else { busy_cycles / total.rx_pkts as f64 },
+            core_util: busy as f64 / (dur * self.cores.len() as f64),
             per_nic,
             corunner,
             pcie_bench: None,

@@ -107,3 +107,19 @@ fn a_descheduled_tx_queue_idles_the_wire_unless_other_queues_have_work() {
     assert!(on1 > 1.5 * off1, "desched {on1} ns vs {off1} ns");
     assert!(on4 < on1, "four queues {on4} ns vs one {on1} ns");
 }
+
+#[test]
+fn accel_nfv_is_bounded_by_context_misses_and_leaves_the_cores_idle() {
+    let run = |flows: u64, accel: bool| {
+        go(json!({"traffic": {"rate": "100Gbps", "size": 1500, "flows": flows}, "nic": {"accel": accel, "ctx_cache_size": "1MiB"}, "cpu": {"cores": 2}, "app": {"nf": "flowcount"}}))
+    };
+    let few = run(1000, true);
+    assert_eq!(few.packets.drop_rate, 0.0);
+    assert_eq!(few.core_util, 0.0);
+    assert_eq!(few.packets.pcie_util.upstream, 0.0, "every context cached: no PCIe traffic");
+    // 16 Ki contexts fit; with 1 M flows nearly every frame misses and the
+    // in-order engine waits a PCIe round trip for each.
+    let many = run(1_000_000, true);
+    assert!(many.packets.throughput_gbps < 0.5 * few.packets.throughput_gbps, "{}", many.packets.throughput_gbps);
+    assert!(run(1_000_000, false).core_util > 0.0);
+}

@@ -57,6 +57,8 @@ CAIDA = {"size_dist": "bimodal", "bimodal_small": 64, "bimodal_large": 1500, "bi
 # Fig 14: copy rates (Sec. 6.5).
 FIG14_SIZES = ["32KiB", "256KiB", "2MiB", "16MiB", "64MiB"]
 FIG14_MODES = ["host_to_host", "host_to_nicmem", "nicmem_to_host"]
+# Fig 17: per-flow counters on 2 cores (nmNFV) or in the NIC (accelNFV), one 100 G NIC.
+FIG17_FLOWS = [1_000, 10_000, 30_000, 100_000, 300_000, 1_000_000]
 
 
 def _run(config: str, nf: str = "nat", cores: int = 14, ring: int = 1024, size: int | None = 1500, ways: int = 2,
@@ -106,6 +108,9 @@ def scenarios() -> dict[str, dict]:
                 runs[f"fig11/{nf}/{cfg}/{ways}w"] = _run(cfg, nf, ways=ways)
     for q in FIG13_QUEUES:
         runs[f"fig13/{q}q"] = _run("nmNFV", "nat", nic={"host_queues": 7 - q})
+    for flows in FIG17_FLOWS:
+        runs[f"fig17/nmNFV/{flows}"] = _run("nmNFV", "flowcount", cores=2, nics=1, traffic={"flows": flows})
+        runs[f"fig17/accelNFV/{flows}"] = _run("host", "flowcount", cores=2, nics=1, traffic={"flows": flows}, nic={"accel": True})
     for mode in FIG14_MODES:
         for size in FIG14_SIZES:
             # 100 copies as in the paper for small buffers; fewer for large
@@ -232,9 +237,15 @@ def claims(r: dict[str, dict]) -> list[Claim]:
                  [_slowdown(r, "host_to_nicmem", s) for s in FIG14_SIZES], slack=0.05),
     ]
 
-    # Fig 17: accelNFV (per-flow contexts processed by the NIC) is not modelled yet.
-    out.append(Claim(P, "Fig 17", "accelNFV slows down once flows exceed the NIC's context cache; nmNFV does not", thr,
-                     "falls past the cache", None, "not modelled (no accelNFV)", False))
+    # Fig 17
+    f17 = lambda kind, f: r[f"fig17/{kind}/{f}"]  # noqa: E731
+    few, many = FIG17_FLOWS[0], FIG17_FLOWS[-1]
+    out.append(share(P, "Fig 17", "accelNFV leaves the CPU idle even at 100 Gbps", "core_util", 0.0, f17("accelNFV", few)["core_util"]))
+    out.append(ordering(P, "Fig 17", "accelNFV slows down once flows exceed the NIC's context cache", thr, [f"{few} flows", f"{many} flows"],
+                        {f"{few} flows": f17("accelNFV", few)[thr], f"{many} flows": f17("accelNFV", many)[thr]}))
+    out.append(throughput(P, "Fig 17", "nmNFV keeps its throughput as flows grow", thr, f17("nmNFV", few)[thr], f17("nmNFV", many)[thr]))
+    out.append(ordering(P, "Fig 17", "with many flows nmNFV outperforms accelNFV", thr, ["nmNFV", "accelNFV"],
+                        {k: f17(k, many)[thr] for k in ("nmNFV", "accelNFV")}))
 
     # Headline: the best improvement over the NAT/LB grids of Figs 8-11.
     pairs = [(r[k.replace("/host/", "/nmNFV/")], r[k]) for k in r if k.split("/")[0] in ("fig8", "fig9", "fig10", "fig11") and "/host/" in k]
@@ -278,6 +289,10 @@ def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
         line(mode.replace("_", " "), [f"fig14/{mode}/{s}" for s in FIG14_SIZES], FIG14_SIZES, [_slowdown(r, mode, s) for s in FIG14_SIZES])
         for mode in FIG14_MODES[1:]
     ], kind="bar"))
+    figs.append(fig("fig17", "Fig 17", "Fig 17: per-flow counters, 100 Gbps", "flows", "throughput (Gbps)", [
+        line(kind, runs := [f"fig17/{kind}/{f}" for f in FIG17_FLOWS], FIG17_FLOWS, [r[n]["throughput_gbps"] for n in runs])
+        for kind in ("nmNFV", "accelNFV")
+    ], xscale="log2"))
     return figs
 
 

@@ -9,7 +9,10 @@
 //!   flow (one per direction), source IP and port rewritten; new flows get
 //!   the next free port;
 //! - `lb`: per-core cuckoo flow table mapping each flow to one of N
-//!   backends, round-robin for new flows (the nicmem paper's NFs).
+//!   backends, round-robin for new flows (the nicmem paper's NFs);
+//! - `flowcount`: per-core cuckoo table of per-flow byte and packet
+//!   counters, updated on every packet (the nicmem paper's accelNFV
+//!   comparison, Sec. 6.7).
 
 pub mod flowtable;
 pub mod lpm;
@@ -31,6 +34,8 @@ pub enum Nf {
     Nat { tables: Vec<FlowTable>, next_port: Vec<u32> },
     /// One flow table per core, the backend count and each core's round-robin pointer.
     Lb { tables: Vec<FlowTable>, backends: u32, next: Vec<u32> },
+    /// One table of per-flow counters per core.
+    FlowCount { tables: Vec<FlowTable> },
 }
 
 /// The reverse-direction key of a NAT flow.
@@ -56,7 +61,7 @@ impl Nf {
                     stall.add(mem.core_access(core, *base + off, false, now));
                 }
             }
-            Nf::Nat { .. } | Nf::Lb { .. } => {
+            Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. } => {
                 let mut t = Touched::default();
                 self.flow_state(core, pkt.flow, rng, &mut t);
                 touch(mem, core, &t, now, stall);
@@ -87,6 +92,15 @@ impl Nf {
                     let b = next[core] % *backends;
                     next[core] = next[core].wrapping_add(1);
                     tables[core].insert(key, b, rng, t);
+                }
+            }
+            Nf::FlowCount { tables } => {
+                if tables[core].lookup(key, t).is_none() {
+                    tables[core].insert(key, 0, rng, t);
+                }
+                // The counters live in the flow's key entry: written back.
+                if let Some(&(line, _)) = t.addrs.last() {
+                    t.addrs.push((line, true));
                 }
             }
             _ => {}

@@ -5,6 +5,7 @@
 //! behaviour lives in its own file: `rx.rs` (the NIC receive path), `tx.rs`
 //! (the NIC transmit path), `core.rs` (the cores' poll loop and the co-runner).
 
+mod accel;
 mod core;
 pub mod copybench;
 pub mod pciebench;
@@ -108,6 +109,8 @@ pub(crate) struct NicState {
     /// Addresses of the nicmem payload buffers (each queue owns a share).
     pub nicmem: Option<Mempool>,
     pub mode: DmaMode,
+    /// accelNFV: the NIC runs the flow counter itself (hairpin).
+    pub accel: Option<accel::Accel>,
     pub first_core: usize,
     /// Rx doorbell record line of each queue (host memory the driver writes).
     pub dbr_addr: u64,
@@ -318,6 +321,10 @@ impl World {
                 pay_pool,
                 nicmem,
                 mode,
+                accel: c.bool("nic.accel").then(|| {
+                    let ctx_base = map.alloc(c.u64("traffic.flows") * accel::CTX_BYTES, 4096);
+                    accel::Accel::new(c.u64("nic.ctx_cache_size"), ctx_base, rng(seed, stream::NF, 1000 + n as u64))
+                }),
                 first_core: n * cores_per_nic,
                 dbr_addr: map.alloc(64 * cores_per_nic as u64, 4096),
                 c: NicCounters::default(),
@@ -336,12 +343,14 @@ impl World {
                 Nf::L3fwd(Lpm::new(&routes, 0, tbl24, tbl8))
             }
             "workpackage" => Nf::WorkPackage { base: map.alloc(c.u64("app.wp_size"), 4096), size: c.u64("app.wp_size"), reads: c.u64("app.wp_reads") as u32 },
-            nf @ ("nat" | "lb") => {
+            nf @ ("nat" | "lb" | "flowcount") => {
                 let entries = c.u64("app.flow_table_size");
                 let (b, k) = FlowTable::footprint(entries);
                 let tables = (0..cores.len()).map(|_| FlowTable::new(entries, map.alloc(b, 4096), map.alloc(k, 4096))).collect();
                 if nf == "nat" {
                     Nf::Nat { tables, next_port: vec![1024; cores.len()] }
+                } else if nf == "flowcount" {
+                    Nf::FlowCount { tables }
                 } else {
                     Nf::Lb { tables, backends: c.u64("app.lb_backends") as u32, next: vec![0; cores.len()] }
                 }
@@ -349,7 +358,15 @@ impl World {
             _ => Nf::L2fwd,
         };
         let mut nf = nf;
-        if c.bool("app.preload_flows") && matches!(nf, Nf::Nat { .. } | Nf::Lb { .. }) {
+        if c.bool("app.preload_flows") {
+            for s in nic_states.iter_mut() {
+                let flows = s.src.flow_count() as u32;
+                if let Some(a) = &mut s.accel {
+                    a.preload(flows);
+                }
+            }
+        }
+        if c.bool("app.preload_flows") && matches!(nf, Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. }) {
             let mut r = rng(seed, stream::NF, u64::MAX);
             for (n, s) in nic_states.iter().enumerate() {
                 for f in 0..s.src.flow_count() as u32 {

@@ -33,6 +33,9 @@ impl World {
             return;
         }
         let pkt = PktRef { mbuf: 0, pay: NO_BUF, pay_nic: false, size: p.size, arrival: p.arrival, dst_ip: p.dst_ip, flow: p.flow };
+        if nic.accel.is_some() {
+            return self.accel_frame(n, pkt, now);
+        }
         let qi = nic.port.rss_queue(p.rss_hash);
         let rq = &mut nic.rxq[qi];
         if rq.wait.is_empty() && rq.fetched > rq.used {

@@ -1,0 +1,99 @@
+//! accelNFV (nicmem paper Sec. 6.7): the NIC itself runs a per-flow
+//! byte/packet counter on a hairpin path. Frames never reach the host's
+//! queues; each one needs its flow's context in the NIC's bounded context
+//! cache. A miss writes the evicted context back to host memory and reads
+//! the missing one over PCIe, and the NIC's in-order flow engine waits for
+//! it, so misses bound the packet rate; frames queue in the Rx buffer and
+//! drop when it is full.
+
+use super::World;
+use crate::mem::cache::{Cache, Indexing, Policy};
+use crate::nic::PktRef;
+use crate::units::{ser_time, Time};
+use crate::wire::wire_bytes;
+
+/// Bytes of one flow context (counters and match state).
+pub const CTX_BYTES: u64 = 64;
+
+pub(crate) struct Accel {
+    /// Flow contexts cached on the NIC (one 64 B line each).
+    pub cache: Cache,
+    /// Host region holding every flow's context.
+    pub ctx_base: u64,
+    /// When the in-order flow engine is next free.
+    pub engine_free: Time,
+    pub misses: u64,
+    pub lookups: u64,
+}
+
+impl Accel {
+    pub fn new(cache_bytes: u64, ctx_base: u64, rng: crate::sim::Rng) -> Accel {
+        // 8-way sets, as large as the capacity allows with a power-of-two set count.
+        let ways = 8;
+        let sets = (cache_bytes / CTX_BYTES / ways as u64).max(1);
+        let sets = if sets.is_power_of_two() { sets } else { sets.next_power_of_two() / 2 };
+        Accel { cache: Cache::new(sets * ways as u64 * CTX_BYTES, ways, Indexing::Modulo, Policy::Lru, rng), ctx_base, engine_free: 0, misses: 0, lookups: 0 }
+    }
+}
+
+impl Accel {
+    /// Bring flow contexts in as the run so far would have (the last ones
+    /// used stay cached), without pricing: a long-running NIC's state.
+    pub fn preload(&mut self, flows: u32) {
+        let mask = self.cache.all_ways();
+        for f in 0..flows as u64 {
+            let ctx = self.ctx_base / 64 + f;
+            if self.cache.find(ctx).is_none() {
+                self.cache.insert(ctx, mask, true);
+            }
+        }
+    }
+}
+
+impl World {
+    /// A frame accepted into the Rx buffer of NIC `n` is processed by the
+    /// flow engine and sent back out (hairpin).
+    pub(super) fn accel_frame(&mut self, n: usize, pkt: PktRef, now: Time) {
+        let ctx = self.nics[n].accel.as_ref().expect("accel NIC").ctx_base / 64 + pkt.flow as u64;
+        let start = now.max(self.nics[n].accel.as_ref().expect("accel NIC").engine_free);
+        let a = self.nics[n].accel.as_mut().expect("accel NIC");
+        a.lookups += 1;
+        let ready = match a.cache.find(ctx) {
+            Some(slot) => {
+                a.cache.touch(slot);
+                start
+            }
+            None => {
+                a.misses += 1;
+                let mask = a.cache.all_ways();
+                let (_, victim) = a.cache.insert(ctx, mask, true);
+                if let Some(v) = victim {
+                    // The evicted context's counters go back to host memory.
+                    let at = self.nics[n].pcie.dma_write(start, v.line * 64, CTX_BYTES);
+                    self.mem.dma_write(v.line * 64, CTX_BYTES, self.nics[n].mode, at);
+                }
+                self.dma_read(n, start, ctx * 64, CTX_BYTES)
+            }
+        };
+        let k = &self.k;
+        let nic = &mut self.nics[n];
+        let done = ready + k.pipe_ps;
+        nic.accel.as_mut().expect("accel NIC").engine_free = done;
+        let wire_start = done.max(nic.port.wire_free);
+        let end = wire_start + ser_time(wire_bytes(pkt.size), k.line_rate);
+        nic.port.wire_free = end;
+        // The frame holds its Rx buffer space until it leaves the wire.
+        nic.port.rx_buffer_used += pkt.size as u64;
+        nic.port.rx_draining.push_back((end, pkt.size));
+        nic.total_out += 1;
+        if end >= self.warmup && end <= self.end {
+            nic.c.tx_bytes += pkt.size as u64;
+            if pkt.arrival >= self.warmup {
+                let _ = nic.hist.record(((end - pkt.arrival) / 1000).max(1));
+            }
+        }
+        if self.measuring {
+            nic.c.rx_pkts += 1;
+        }
+    }
+}
