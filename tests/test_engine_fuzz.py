@@ -25,7 +25,16 @@ scenarios = st.fixed_dictionaries(
         "traffic.arrival": st.sampled_from(["constant", "poisson", "bursty"]),
         "traffic.size_dist": st.sampled_from(["fixed", "imix", "bimodal"]),
         "traffic.flows": st.integers(1, 100_000),
-        "app.nf": st.sampled_from(["l2fwd", "l3fwd", "workpackage"]),
+        "app.nf": st.sampled_from(["l2fwd", "l3fwd", "workpackage", "nat", "lb", "flowcount"]),
+        "app.flow_table_size": st.sampled_from([1024, 65536]),
+        "nic.header_split": st.booleans(),
+        "nic.split_offset": st.sampled_from([14, 64, 128, 256]),
+        "nic.payload_mem": st.sampled_from(["host", "nicmem"]),
+        "nic.nicmem_size": st.sampled_from(["16KiB", "256KiB", "64MiB"]),
+        "nic.host_queues": st.integers(0, 2),
+        "nic.tx_inline": st.booleans(),
+        "nic.tx_desched": st.booleans(),
+        "nic.accel": st.sampled_from([False, False, False, False, True]),  # needs flowcount: rarely valid
         "app.wp_reads": st.integers(0, 8),
         "app.rx_burst": st.integers(1, 64),
         "app.sw_queue": st.integers(0, 2048),
@@ -37,7 +46,7 @@ scenarios = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios, st.integers(0, 2**32 - 1))
 def test_random_scenarios_run_or_are_refused_cleanly(values, seed):
     try:

@@ -40,8 +40,16 @@ fn pcie_payload_bytes_per_packet_match_the_descriptor_layouts() {
         let r = go(json!({"traffic": {"rate": "10Gbps", "size": 1500}, "nic": config(name)}));
         assert_eq!(r.packets.drop_rate, 0.0, "{name}");
         let b = &r.packets.pcie_bytes_per_packet;
-        assert!((b.upstream - up).abs() / up < 0.01, "{name}: upstream {} B/packet, expected {up}", b.upstream);
-        assert!((b.downstream - down).abs() / down < 0.01, "{name}: downstream {} B/packet, expected {down}", b.downstream);
+        assert!(
+            (b.upstream - up).abs() / up < 0.01,
+            "{name}: upstream {} B/packet, expected {up}",
+            b.upstream
+        );
+        assert!(
+            (b.downstream - down).abs() / down < 0.01,
+            "{name}: downstream {} B/packet, expected {down}",
+            b.downstream
+        );
     }
 }
 
@@ -53,7 +61,11 @@ fn frames_no_longer_than_the_split_offset_are_not_split() {
     // Nothing goes to nicmem: the whole frame is the header, inlined on Tx.
     assert_eq!(r.packets.nicmem_rx_share, 0.0);
     let up = 128.0 + 128.0;
-    assert!((r.packets.pcie_bytes_per_packet.upstream - up).abs() / up < 0.01, "{}", r.packets.pcie_bytes_per_packet.upstream);
+    assert!(
+        (r.packets.pcie_bytes_per_packet.upstream - up).abs() / up < 0.01,
+        "{}",
+        r.packets.pcie_bytes_per_packet.upstream
+    );
 }
 
 #[test]
@@ -61,15 +73,24 @@ fn split_rings_spill_to_host_buffers_only_when_nicmem_runs_out() {
     let load = |nicmem: &str| {
         let mut nic = config("nmnfv");
         nic["nicmem_size"] = json!(nicmem);
-        go(json!({"traffic": {"rate": "100Gbps", "size": 1500, "arrival": "bursty", "burst_len": 256}, "nic": nic, "cpu": {"cores": 1}}))
+        go(
+            json!({"traffic": {"rate": "100Gbps", "size": 1500, "arrival": "bursty", "burst_len": 256}, "nic": nic, "cpu": {"cores": 1}}),
+        )
     };
     let ample = load("16MiB");
     assert_eq!(ample.packets.nicmem_rx_share, 1.0);
     // 16 buffers cannot cover the frames in flight between Rx and the Tx
     // completion that frees them: the rest land in host buffers.
     let scarce = load("32KiB");
-    assert!(scarce.packets.nicmem_rx_share > 0.0 && scarce.packets.nicmem_rx_share < 0.5, "{}", scarce.packets.nicmem_rx_share);
-    assert!(scarce.packets.pcie_bytes_per_packet.upstream > ample.packets.pcie_bytes_per_packet.upstream + 500.0);
+    assert!(
+        scarce.packets.nicmem_rx_share > 0.0 && scarce.packets.nicmem_rx_share < 0.5,
+        "{}",
+        scarce.packets.nicmem_rx_share
+    );
+    assert!(
+        scarce.packets.pcie_bytes_per_packet.upstream
+            > ample.packets.pcie_bytes_per_packet.upstream + 500.0
+    );
     assert!(scarce.packets.drop_rate <= ample.packets.drop_rate + 0.01);
 }
 
@@ -77,9 +98,14 @@ fn split_rings_spill_to_host_buffers_only_when_nicmem_runs_out() {
 fn host_queues_take_no_nicmem() {
     let mut nic = config("nmnfv");
     nic["host_queues"] = json!(1);
-    let r = go(json!({"traffic": {"rate": "40Gbps", "size": 1500}, "nic": nic, "cpu": {"cores": 2}}));
+    let r =
+        go(json!({"traffic": {"rate": "40Gbps", "size": 1500}, "nic": nic, "cpu": {"cores": 2}}));
     // RSS spreads flows evenly over the two queues; one of them spills all.
-    assert!((r.packets.nicmem_rx_share - 0.5).abs() < 0.05, "{}", r.packets.nicmem_rx_share);
+    assert!(
+        (r.packets.nicmem_rx_share - 0.5).abs() < 0.05,
+        "{}",
+        r.packets.nicmem_rx_share
+    );
 }
 
 #[test]
@@ -87,7 +113,9 @@ fn nicmem_relieves_pcie_and_memory_at_200g() {
     let nat = |name: &str| {
         let mut nic = config(name);
         nic["count"] = json!(2);
-        go(json!({"traffic": {"rate": "100Gbps", "size": 1500, "flows": 100000}, "nic": nic, "cpu": {"cores": 4}, "app": {"nf": "nat", "flow_table_size": 131072}}))
+        go(
+            json!({"traffic": {"rate": "100Gbps", "size": 1500, "flows": 100000}, "nic": nic, "cpu": {"cores": 4}, "app": {"nf": "nat", "flow_table_size": 131072}}),
+        )
     };
     let (host, nm) = (nat("host"), nat("nmnfv"));
     assert!(nm.packets.pcie_util.upstream < host.packets.pcie_util.upstream / 3.0);
@@ -100,7 +128,9 @@ fn a_descheduled_tx_queue_idles_the_wire_unless_other_queues_have_work() {
     // buffer; descheduling the queue for a read round trip leaves the wire
     // idle with one queue, less so with four (nicmem paper Sec. 3.3).
     let lat = |desched: bool, cores: u64| {
-        let r = go(json!({"traffic": {"rate": "100Gbps", "size": 1500}, "pcie": {"gen": 4}, "nic": {"tx_desched": desched, "tx_buffer": "16KiB"}, "cpu": {"cores": cores}}));
+        let r = go(
+            json!({"traffic": {"rate": "100Gbps", "size": 1500}, "pcie": {"gen": 4}, "nic": {"tx_desched": desched, "tx_buffer": "16KiB"}, "cpu": {"cores": cores}}),
+        );
         r.packets.latency_ns.mean
     };
     let (off1, on1, on4) = (lat(false, 1), lat(true, 1), lat(true, 4));
@@ -111,15 +141,24 @@ fn a_descheduled_tx_queue_idles_the_wire_unless_other_queues_have_work() {
 #[test]
 fn accel_nfv_is_bounded_by_context_misses_and_leaves_the_cores_idle() {
     let run = |flows: u64, accel: bool| {
-        go(json!({"traffic": {"rate": "100Gbps", "size": 1500, "flows": flows}, "nic": {"accel": accel, "ctx_cache_size": "1MiB"}, "cpu": {"cores": 2}, "app": {"nf": "flowcount"}}))
+        go(
+            json!({"traffic": {"rate": "100Gbps", "size": 1500, "flows": flows}, "nic": {"accel": accel, "ctx_cache_size": "1MiB"}, "cpu": {"cores": 2}, "app": {"nf": "flowcount"}}),
+        )
     };
     let few = run(1000, true);
     assert_eq!(few.packets.drop_rate, 0.0);
     assert_eq!(few.core_util, 0.0);
-    assert_eq!(few.packets.pcie_util.upstream, 0.0, "every context cached: no PCIe traffic");
+    assert_eq!(
+        few.packets.pcie_util.upstream, 0.0,
+        "every context cached: no PCIe traffic"
+    );
     // 16 Ki contexts fit; with 1 M flows nearly every frame misses and the
     // in-order engine waits a PCIe round trip for each.
     let many = run(1_000_000, true);
-    assert!(many.packets.throughput_gbps < 0.5 * few.packets.throughput_gbps, "{}", many.packets.throughput_gbps);
+    assert!(
+        many.packets.throughput_gbps < 0.5 * few.packets.throughput_gbps,
+        "{}",
+        many.packets.throughput_gbps
+    );
     assert!(run(1_000_000, false).core_util > 0.0);
 }

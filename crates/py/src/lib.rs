@@ -7,7 +7,12 @@ use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-create_exception!(packetpath._engine, EngineError, PyException, "The engine failed; the message names the scenario seed to reproduce it.");
+create_exception!(
+    packetpath._engine,
+    EngineError,
+    PyException,
+    "The engine failed; the message names the scenario seed to reproduce it."
+);
 
 fn guarded<F: FnOnce() -> Result<String, String> + Send>(py: Python<'_>, f: F) -> PyResult<String> {
     // The simulation runs without the GIL so a thread pool can use all cores.
@@ -43,7 +48,8 @@ fn run_json(py: Python<'_>, scenario: String) -> PyResult<String> {
 
 #[pyfunction]
 fn lru_trace(py: Python<'_>, sets: u64, ways: usize, lines: Vec<u64>) -> PyResult<(u64, u64, f64)> {
-    py.allow_threads(|| packetpath_engine::api::lru_trace(sets, ways, &lines)).map_err(PyValueError::new_err)
+    py.allow_threads(|| packetpath_engine::api::lru_trace(sets, ways, &lines))
+        .map_err(PyValueError::new_err)
 }
 
 #[pymodule]

@@ -43,7 +43,14 @@ impl Mempool {
 
     /// A pool whose mbufs live in host memory but whose data buffers lie
     /// elsewhere (DPDK external buffers, here in NIC memory at `data_base`).
-    pub fn with_external_data(base: u64, count: usize, cores: usize, cache_size: usize, data_base: u64, data_stride: u64) -> Mempool {
+    pub fn with_external_data(
+        base: u64,
+        count: usize,
+        cores: usize,
+        cache_size: usize,
+        data_base: u64,
+        data_stride: u64,
+    ) -> Mempool {
         let mut p = Mempool::new(base, OBJ_HDR + MBUF_HDR, count, cores, cache_size);
         p.ext_data = Some((data_base, data_stride));
         p

@@ -42,6 +42,8 @@ pub struct RxQueue {
     pub primary: VecDeque<u32>,
     /// This queue's nicmem buffers not posted (the primary ring is full).
     pub nicmem_spare: Vec<u32>,
+    /// nicmem buffers this queue owns (for the conservation check).
+    pub nicmem_owned: u64,
     /// Packet received into each slot (valid between DMA and consumption).
     pub slot_pkt: Vec<PktRef>,
     pub size: u64,
@@ -77,6 +79,7 @@ impl RxQueue {
             slot_pay: vec![],
             primary: VecDeque::new(),
             nicmem_spare: vec![],
+            nicmem_owned: 0,
             slot_pkt: vec![PktRef::default(); size as usize],
             size,
             ring_addr,
@@ -112,7 +115,9 @@ impl RxQueue {
     pub fn post_primary(&mut self) -> u64 {
         let mut n = 0;
         while (self.primary.len() as u64) < self.size {
-            let Some(b) = self.nicmem_spare.pop() else { break };
+            let Some(b) = self.nicmem_spare.pop() else {
+                break;
+            };
             self.primary.push_back(b);
             n += 1;
         }
@@ -121,7 +126,8 @@ impl RxQueue {
     /// Account the occupancy integral up to `now`.
     pub fn sample(&mut self, now: Time, measuring: bool) {
         if measuring {
-            self.occ_area += (self.completed - self.consumed) as u128 * (now - self.occ_last) as u128;
+            self.occ_area +=
+                (self.completed - self.consumed) as u128 * (now - self.occ_last) as u128;
         }
         self.occ_last = now;
     }

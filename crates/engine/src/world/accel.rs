@@ -31,8 +31,24 @@ impl Accel {
         // 8-way sets, as large as the capacity allows with a power-of-two set count.
         let ways = 8;
         let sets = (cache_bytes / CTX_BYTES / ways as u64).max(1);
-        let sets = if sets.is_power_of_two() { sets } else { sets.next_power_of_two() / 2 };
-        Accel { cache: Cache::new(sets * ways as u64 * CTX_BYTES, ways, Indexing::Modulo, Policy::Lru, rng), ctx_base, engine_free: 0, misses: 0, lookups: 0 }
+        let sets = if sets.is_power_of_two() {
+            sets
+        } else {
+            sets.next_power_of_two() / 2
+        };
+        Accel {
+            cache: Cache::new(
+                sets * ways as u64 * CTX_BYTES,
+                ways,
+                Indexing::Modulo,
+                Policy::Lru,
+                rng,
+            ),
+            ctx_base,
+            engine_free: 0,
+            misses: 0,
+            lookups: 0,
+        }
     }
 }
 
@@ -70,7 +86,8 @@ impl World {
                 if let Some(v) = victim {
                     // The evicted context's counters go back to host memory.
                     let at = self.nics[n].pcie.dma_write(start, v.line * 64, CTX_BYTES);
-                    self.mem.dma_write(v.line * 64, CTX_BYTES, self.nics[n].mode, at);
+                    self.mem
+                        .dma_write(v.line * 64, CTX_BYTES, self.nics[n].mode, at);
                 }
                 self.dma_read(n, start, ctx * 64, CTX_BYTES)
             }

@@ -48,7 +48,9 @@ impl World {
         let produced_before = tq.produced;
         let mut tx_extra = 0;
         while tq.room() > 0 {
-            let Some(p) = core.sw_queue.pop_front() else { break };
+            let Some(p) = core.sw_queue.pop_front() else {
+                break;
+            };
             tx_extra += post_wqe(mem, c, tq, &mut nic.pool, local, p, k, now, &mut stall);
         }
 
@@ -66,12 +68,22 @@ impl World {
             cycles += k.rx_cycles + k.nf_cycles;
             if pkt.pay != NO_BUF {
                 // The payload's mbuf is chained to the header's.
-                let meta = if pkt.pay_nic { nic.nicmem.as_ref() } else { nic.pay_pool.as_ref() };
-                stall.add(mem.core_access(c, meta.expect("payload pool").mbuf_addr(pkt.pay), true, now));
+                let meta = if pkt.pay_nic {
+                    nic.nicmem.as_ref()
+                } else {
+                    nic.pay_pool.as_ref()
+                };
+                stall.add(mem.core_access(
+                    c,
+                    meta.expect("payload pool").mbuf_addr(pkt.pay),
+                    true,
+                    now,
+                ));
                 cycles += k.seg_cycles;
             }
             let data = nic.pool.data_addr(pkt.mbuf);
-            self.nf.process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall);
+            self.nf
+                .process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall);
             // Refill the slot (a host payload buffer too if the frame took
             // the slot's one); without a buffer the packet is dropped and
             // its buffers stay in the ring (DPDK's rx_nombuf).
@@ -106,7 +118,8 @@ impl World {
             } else if core.sw_queue.len() < k.sw_queue {
                 core.sw_queue.push_back(pkt);
             } else {
-                let (pool, pay_pool, spare) = (&mut nic.pool, nic.pay_pool.as_mut(), &mut rq.nicmem_spare);
+                let (pool, pay_pool, spare) =
+                    (&mut nic.pool, nic.pay_pool.as_mut(), &mut rq.nicmem_spare);
                 release(pool, pay_pool, spare, local, pkt);
                 nic.total_drop += 1;
                 if pkt.arrival >= self.warmup {
@@ -137,11 +150,27 @@ impl World {
         // Doorbells leave when the burst's work is done; the link is used
         // then, in time order with the NIC's own traffic.
         if got > 0 {
-            self.q.push(done, Ev::RxDoorbell { nic: n as u16, q: qi as u16, pi: rq.driver_pi, arrived: false });
+            self.q.push(
+                done,
+                Ev::RxDoorbell {
+                    nic: n as u16,
+                    q: qi as u16,
+                    pi: rq.driver_pi,
+                    arrived: false,
+                },
+            );
         }
         if tx_new > 0 {
             let doorbells = tx_new.div_ceil(k.tx_burst) as u32;
-            self.q.push(done, Ev::TxDoorbell { nic: n as u16, q: qi as u16, pi: tq.produced, doorbells });
+            self.q.push(
+                done,
+                Ev::TxDoorbell {
+                    nic: n as u16,
+                    q: qi as u16,
+                    pi: tq.produced,
+                    doorbells,
+                },
+            );
         }
         if measuring {
             core.busy_ps += cost;
@@ -159,7 +188,9 @@ impl World {
         let mut stall = Stall::default();
         let mut lat_sum = 0;
         for _ in 0..16 {
-            let lat = self.mem.core_access(cr.core, cr.base + cr.pos * 64, false, now);
+            let lat = self
+                .mem
+                .core_access(cr.core, cr.base + cr.pos * 64, false, now);
             lat_sum += lat;
             stall.add(lat);
             cr.pos = (cr.pos + 1) % cr.lines;
@@ -177,7 +208,17 @@ impl World {
 /// driver cycles beyond `tx_cycles`. With header inlining the core copies
 /// the header into the WQE and frees its buffer at once.
 #[allow(clippy::too_many_arguments)]
-fn post_wqe(mem: &mut Memory, c: usize, tq: &mut TxQueue, pool: &mut Mempool, local: usize, mut p: PktRef, k: &Knobs, now: Time, stall: &mut Stall) -> u64 {
+fn post_wqe(
+    mem: &mut Memory,
+    c: usize,
+    tq: &mut TxQueue,
+    pool: &mut Mempool,
+    local: usize,
+    mut p: PktRef,
+    k: &Knobs,
+    now: Time,
+    stall: &mut Stall,
+) -> u64 {
     let wqe = tq.wqe_addr(tq.produced, k.tx_desc);
     for off in (0..k.tx_desc).step_by(64) {
         stall.add(mem.core_access(c, wqe + off, true, now));
@@ -203,23 +244,49 @@ fn post_wqe(mem: &mut Memory, c: usize, tq: &mut TxQueue, pool: &mut Mempool, lo
 /// Free a transmitted packet's buffers, touching each mbuf; returns the
 /// cycles of freeing a chained payload mbuf.
 #[allow(clippy::too_many_arguments)]
-fn free_pkt(mem: &mut Memory, c: usize, nic: &mut NicState, qi: usize, local: usize, p: PktRef, k: &Knobs, now: Time, stall: &mut Stall) -> u64 {
+fn free_pkt(
+    mem: &mut Memory,
+    c: usize,
+    nic: &mut NicState,
+    qi: usize,
+    local: usize,
+    p: PktRef,
+    k: &Knobs,
+    now: Time,
+    stall: &mut Stall,
+) -> u64 {
     if p.mbuf != NO_BUF {
         stall.add(mem.core_access(c, nic.pool.mbuf_addr(p.mbuf), false, now));
     }
     let mut cycles = 0;
     if p.pay != NO_BUF {
-        let meta = if p.pay_nic { nic.nicmem.as_ref() } else { nic.pay_pool.as_ref() };
+        let meta = if p.pay_nic {
+            nic.nicmem.as_ref()
+        } else {
+            nic.pay_pool.as_ref()
+        };
         stall.add(mem.core_access(c, meta.expect("payload pool").mbuf_addr(p.pay), false, now));
         cycles += k.seg_cycles;
     }
-    release(&mut nic.pool, nic.pay_pool.as_mut(), &mut nic.rxq[qi].nicmem_spare, local, p);
+    release(
+        &mut nic.pool,
+        nic.pay_pool.as_mut(),
+        &mut nic.rxq[qi].nicmem_spare,
+        local,
+        p,
+    );
     cycles
 }
 
 /// Return a packet's buffers: the header to its pool, the payload to the
 /// host payload pool or to its queue's nicmem buffers.
-fn release(pool: &mut Mempool, pay_pool: Option<&mut Mempool>, nicmem_spare: &mut Vec<u32>, local: usize, p: PktRef) {
+fn release(
+    pool: &mut Mempool,
+    pay_pool: Option<&mut Mempool>,
+    nicmem_spare: &mut Vec<u32>,
+    local: usize,
+    p: PktRef,
+) {
     if p.mbuf != NO_BUF {
         pool.free(local, p.mbuf);
     }
@@ -234,7 +301,12 @@ fn release(pool: &mut Mempool, pay_pool: Option<&mut Mempool>, nicmem_spare: &mu
 
 /// New buffers for a consumed Rx slot: a header buffer, and a host payload
 /// buffer if the frame took the slot's. All or nothing.
-fn refill(pool: &mut Mempool, pay_pool: Option<&mut Mempool>, local: usize, need_pay: bool) -> Option<(u32, Option<u32>)> {
+fn refill(
+    pool: &mut Mempool,
+    pay_pool: Option<&mut Mempool>,
+    local: usize,
+    need_pay: bool,
+) -> Option<(u32, Option<u32>)> {
     let m = pool.alloc(local)?;
     if !need_pay {
         return Some((m, None));

@@ -11,13 +11,28 @@ use crate::wire::wire_bytes;
 impl World {
     /// `doorbells` MMIO writes leave the core at `now` (one per tx_burst);
     /// the NIC acts once the last has crossed the link.
-    pub(super) fn on_tx_doorbell(&mut self, n: usize, qi: usize, pi: u64, doorbells: u32, now: Time) {
+    pub(super) fn on_tx_doorbell(
+        &mut self,
+        n: usize,
+        qi: usize,
+        pi: u64,
+        doorbells: u32,
+        now: Time,
+    ) {
         if doorbells > 0 {
             let mut at = now;
             for _ in 0..doorbells {
                 at = self.nics[n].pcie.mmio_write(now, 8);
             }
-            self.q.push(at, Ev::TxDoorbell { nic: n as u16, q: qi as u16, pi, doorbells: 0 });
+            self.q.push(
+                at,
+                Ev::TxDoorbell {
+                    nic: n as u16,
+                    q: qi as u16,
+                    pi,
+                    doorbells: 0,
+                },
+            );
             return;
         }
         let tq = &mut self.nics[n].txq[qi];
@@ -36,7 +51,14 @@ impl World {
         tq.fetching = true;
         let t_done = self.dma_read(n, now, addr, cnt * self.k.tx_desc);
         self.nics[n].txq[qi].read_rtt = t_done - now;
-        self.q.push(t_done, Ev::TxWqeFetched { nic: n as u16, q: qi as u16, n: cnt as u32 });
+        self.q.push(
+            t_done,
+            Ev::TxWqeFetched {
+                nic: n as u16,
+                q: qi as u16,
+                n: cnt as u32,
+            },
+        );
     }
 
     pub(super) fn on_tx_wqe_fetched(&mut self, n: usize, qi: usize, cnt: u64, now: Time) {
@@ -55,7 +77,9 @@ impl World {
     pub(super) fn tx_pump(&mut self, n: usize, now: Time) {
         loop {
             let nic = &mut self.nics[n];
-            let Some(&qi) = nic.port.tx_ready.front() else { return };
+            let Some(&qi) = nic.port.tx_ready.front() else {
+                return;
+            };
             if nic.txq[qi].sent == nic.txq[qi].fetched {
                 nic.port.tx_ready.pop_front();
                 continue;
@@ -66,7 +90,11 @@ impl World {
             // here; the payload streams from NIC memory to the wire.
             let tq = &mut nic.txq[qi];
             let pkt = tq.slot_pkt[tq.slot(tq.sent)];
-            let held = if pkt.pay_nic { self.k.hdr_len(pkt.size) } else { pkt.size as u64 };
+            let held = if pkt.pay_nic {
+                self.k.hdr_len(pkt.size)
+            } else {
+                pkt.size as u64
+            };
             nic.port.drain(now);
             if nic.port.tx_buffer_used + held > nic.port.tx_buffer {
                 if self.k.tx_desched {
@@ -75,7 +103,13 @@ impl World {
                     // expecting other queues to keep the wire busy.
                     tq.desched_until = now + tq.read_rtt.max(1);
                     nic.port.tx_ready.pop_front();
-                    self.q.push(tq.desched_until, Ev::TxResched { nic: n as u16, q: qi as u16 });
+                    self.q.push(
+                        tq.desched_until,
+                        Ev::TxResched {
+                            nic: n as u16,
+                            q: qi as u16,
+                        },
+                    );
                     continue;
                 }
                 let at = nic.port.tx_leaving.front().map_or(now, |f| f.0);
@@ -109,7 +143,14 @@ impl World {
                 tq.cqe_issued = upto;
                 // Issued when the frame has left; the PCIe write is sent then,
                 // so the link serialises it in time order with the Rx DMAs.
-                self.q.push(end, Ev::TxCqe { nic: n as u16, q: qi as u16, upto });
+                self.q.push(
+                    end,
+                    Ev::TxCqe {
+                        nic: n as u16,
+                        q: qi as u16,
+                        upto,
+                    },
+                );
             }
             nic.port.tx_ready.rotate_left(1);
         }
@@ -129,7 +170,11 @@ impl World {
             if pkt.pay_nic {
                 t = t.max(now + self.k.nicmem_ps);
             } else {
-                let addr = self.nics[n].pay_pool.as_ref().expect("split frames have a payload pool").data_addr(pkt.pay);
+                let addr = self.nics[n]
+                    .pay_pool
+                    .as_ref()
+                    .expect("split frames have a payload pool")
+                    .data_addr(pkt.pay);
                 t = t.max(self.dma_read(n, now, addr, pkt.size as u64 - hdr));
             }
         }
