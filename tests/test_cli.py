@@ -22,6 +22,11 @@ BAD_INPUTS = [
     (["run", "{bad_toml}"], "malformed TOML"),
     (["params", "no-such-scenario"], "unknown scenario 'no-such-scenario'"),
     (["reproduce", "no-such-paper"], "unknown paper 'no-such-paper'"),
+    # nicmem (issue 3): too much nicmem, a split beyond the packet, too much inlined, too many queues
+    (["run", "nat", "--set", "nic.nicmem_size=128MiB"], "nic.nicmem_size = 134217728 B: more than the NIC exposes"),
+    (["run", "nat", "--set", "nic.header_split=true", "--set", "nic.split_offset=2000"], "nic.split_offset = 2000 B: beyond the largest frame"),
+    (["run", "nat", "--set", "nic.header_split=true", "--set", "nic.tx_inline=true", "--set", "nic.split_offset=1200"], "more than nic.max_wqe_size"),
+    (["run", "nat", "--set", "nic.host_queues=8"], "nic.host_queues = 8: more than the 7 queues"),
 ]
 
 

@@ -30,6 +30,7 @@ scenarios = st.fixed_dictionaries(
         "nic.header_split": st.booleans(),
         "nic.split_offset": st.sampled_from([14, 64, 128, 256]),
         "nic.payload_mem": st.sampled_from(["host", "nicmem"]),
+        "nic.nicmem_capacity": st.just("64MiB"),
         "nic.nicmem_size": st.sampled_from(["16KiB", "256KiB", "64MiB"]),
         "nic.host_queues": st.integers(0, 2),
         "nic.tx_inline": st.booleans(),

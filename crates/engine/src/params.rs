@@ -89,7 +89,8 @@ pub static PARAMS: &[ParamDef] = &[
     p!("nic.desc_fetch", Int, None, "32", 1, 256, "descriptors the NIC fetches per PCIe read (it keeps up to twice this many cached)"),
     p!("nic.tx_cqe_every", Int, None, "32", 1, 65536, "Tx WQEs per requested completion (CQE)"),
     p!("nic.nicmem_latency", Int, Time, "100ns", 0, 1e7, "access time of on-NIC memory (nicmem), for the NIC's DMA engine or a host MMIO read"),
-    p!("nic.nicmem_size", Int, Bytes, "256KiB", 0, 4e9, "on-NIC memory (nicmem) the driver may use for packet buffers, per NIC"),
+    p!("nic.nicmem_capacity", Int, Bytes, "256KiB", 0, 4e9, "on-NIC memory the NIC exposes to software (nicmem), per NIC"),
+    p!("nic.nicmem_size", Int, Bytes, "256KiB", 0, 4e9, "nicmem the driver uses for packet buffers, per NIC (at most nic.nicmem_capacity)"),
     p!("nic.nicmem_buf_size", Int, Bytes, "2KiB", 64, 65536, "bytes of one nicmem payload buffer"),
     p!("nic.header_split", Bool, None, "false", 0, 0, "split each received frame at nic.split_offset: header to a host buffer, payload to a second buffer (two scatter entries per descriptor, two chained mbufs)"),
     p!("nic.split_offset", Int, Bytes, "64", 14, 9216, "header bytes of a split frame; frames no longer than this are not split"),
@@ -683,6 +684,13 @@ fn check_nicmem(c: &Config, max_frame: u64) -> Result<(), String> {
             c.text("app.nf")
         ));
     }
+    if c.u64("nic.nicmem_size") > c.u64("nic.nicmem_capacity") {
+        return Err(format!(
+            "nic.nicmem_size = {} B: more than the NIC exposes (nic.nicmem_capacity = {} B)",
+            c.u64("nic.nicmem_size"),
+            c.u64("nic.nicmem_capacity")
+        ));
+    }
     let (cores, host_q) = (c.u64("cpu.cores"), c.u64("nic.host_queues"));
     if host_q > cores {
         return Err(format!(
@@ -756,6 +764,7 @@ mod tests {
             err(json!({"nic.host_queues": 3, "cpu.cores": 2})).starts_with("nic.host_queues = 3")
         );
         assert!(err(json!({"nic.accel": true, "app.nf": "nat"})).starts_with("nic.accel"));
+        assert!(err(json!({"nic.nicmem_size": "1MiB"})).starts_with("nic.nicmem_size = 1048576 B: more than"));
         assert!(err(
             json!({"nic.header_split": true, "nic.payload_mem": "nicmem", "nic.nicmem_size": 1024})
         )
