@@ -764,7 +764,8 @@ mod tests {
             err(json!({"nic.host_queues": 3, "cpu.cores": 2})).starts_with("nic.host_queues = 3")
         );
         assert!(err(json!({"nic.accel": true, "app.nf": "nat"})).starts_with("nic.accel"));
-        assert!(err(json!({"nic.nicmem_size": "1MiB"})).starts_with("nic.nicmem_size = 1048576 B: more than"));
+        assert!(err(json!({"nic.nicmem_size": "1MiB"}))
+            .starts_with("nic.nicmem_size = 1048576 B: more than"));
         assert!(err(
             json!({"nic.header_split": true, "nic.payload_mem": "nicmem", "nic.nicmem_size": 1024})
         )

@@ -17,8 +17,12 @@ fn config(name: &str) -> Value {
     match name {
         "host" => json!({}),
         "split" => json!({"header_split": true}),
-        "nmnfv-" => json!({"header_split": true, "payload_mem": "nicmem", "nicmem_capacity": "64MiB", "nicmem_size": "64MiB"}),
-        _ => json!({"header_split": true, "payload_mem": "nicmem", "tx_inline": true, "nicmem_capacity": "64MiB", "nicmem_size": "64MiB"}),
+        "nmnfv-" => {
+            json!({"header_split": true, "payload_mem": "nicmem", "nicmem_capacity": "64MiB", "nicmem_size": "64MiB"})
+        }
+        _ => {
+            json!({"header_split": true, "payload_mem": "nicmem", "tx_inline": true, "nicmem_capacity": "64MiB", "nicmem_size": "64MiB"})
+        }
     }
 }
 

@@ -85,7 +85,7 @@ impl Nf {
             }
             Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. } => {
                 let mut t = Touched::default();
-                self.flow_state(core, pkt.flow, rng, &mut t);
+                self.flow_state(core, pkt.flow, rng, &mut t, false);
                 touch(mem, core, &t, now, stall);
             }
         }
@@ -97,31 +97,40 @@ impl Nf {
 impl Nf {
     /// Look up `flow` in `core`'s table, installing it on a miss (NAT: the
     /// next free port, both directions; LB: the next backend round-robin).
-    /// The table lines touched are recorded in `t`.
-    fn flow_state(&mut self, core: usize, flow: u32, rng: &mut Rng, t: &mut Touched) {
+    /// The table lines touched are recorded in `t`. A flow known to be new
+    /// skips the lookup.
+    fn flow_state(
+        &mut self,
+        core: usize,
+        flow: u32,
+        rng: &mut Rng,
+        t: &mut Touched,
+        known_new: bool,
+    ) {
         let key = flow as u64;
+        let (Nf::Nat { tables, .. } | Nf::Lb { tables, .. } | Nf::FlowCount { tables }) = self
+        else {
+            return;
+        };
+        let found = !known_new && tables[core].lookup(key, t).is_some();
         match self {
-            Nf::Nat { tables, next_port } => {
-                if tables[core].lookup(key, t).is_none() {
-                    let port = next_port[core];
-                    next_port[core] = port.wrapping_add(1);
-                    tables[core].insert(key, port, rng, t);
-                    tables[core].insert(key | REVERSE, port, rng, t);
-                }
+            Nf::Nat { tables, next_port } if !found => {
+                let port = next_port[core];
+                next_port[core] = port.wrapping_add(1);
+                tables[core].insert(key, port, rng, t);
+                tables[core].insert(key | REVERSE, port, rng, t);
             }
             Nf::Lb {
                 tables,
                 backends,
                 next,
-            } => {
-                if tables[core].lookup(key, t).is_none() {
-                    let b = next[core] % *backends;
-                    next[core] = next[core].wrapping_add(1);
-                    tables[core].insert(key, b, rng, t);
-                }
+            } if !found => {
+                let b = next[core] % *backends;
+                next[core] = next[core].wrapping_add(1);
+                tables[core].insert(key, b, rng, t);
             }
             Nf::FlowCount { tables } => {
-                if tables[core].lookup(key, t).is_none() {
+                if !found {
                     tables[core].insert(key, 0, rng, t);
                 }
                 // The counters live in the flow's key entry: written back.
@@ -133,10 +142,11 @@ impl Nf {
         }
     }
 
-    /// Install `flow` in `core`'s table without pricing memory: the state
-    /// of an NF that has run long enough to have seen every flow.
-    pub fn preload(&mut self, core: usize, flow: u32, rng: &mut Rng) {
-        self.flow_state(core, flow, rng, &mut Touched::default());
+    /// Install `flow`, new to `core`'s table, without pricing memory: the
+    /// state of an NF that has run long enough to have seen every flow.
+    pub fn preload(&mut self, core: usize, flow: u32, rng: &mut Rng, scratch: &mut Touched) {
+        scratch.addrs.clear();
+        self.flow_state(core, flow, rng, scratch, true);
     }
 }
 
@@ -144,5 +154,49 @@ impl Nf {
 fn touch(mem: &mut Memory, core: usize, t: &Touched, now: Time, stall: &mut Stall) {
     for &(addr, write) in &t.addrs {
         stall.add(mem.core_access(core, addr, write, now));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preloading_installs_each_flow_as_its_first_packet_would() {
+        let (b, k) = FlowTable::footprint(1024);
+        let table = || FlowTable::new(1024, 0, b + k);
+        let mut r = crate::sim::rng(1, 0, 0);
+        let mut scratch = Touched::default();
+        let mut nat = Nf::Nat {
+            tables: vec![table()],
+            next_port: vec![1024],
+        };
+        let mut lb = Nf::Lb {
+            tables: vec![table()],
+            backends: 32,
+            next: vec![0],
+        };
+        for f in 0..100 {
+            nat.preload(0, f, &mut r, &mut scratch);
+            lb.preload(0, f, &mut r, &mut scratch);
+        }
+        let (
+            Nf::Nat {
+                tables: nt,
+                next_port,
+            },
+            Nf::Lb {
+                tables: lt, next, ..
+            },
+        ) = (&nat, &lb)
+        else {
+            unreachable!()
+        };
+        // NAT: both directions, ports handed out in order; LB: round-robin.
+        assert_eq!((nt[0].len(), next_port[0]), (200, 1124));
+        assert_eq!((lt[0].len(), next[0]), (100, 100));
+        let mut t = Touched::default();
+        assert_eq!(nt[0].lookup(7 | REVERSE, &mut t), Some(1031));
+        assert_eq!(lt[0].lookup(40, &mut t), Some(40 % 32));
     }
 }

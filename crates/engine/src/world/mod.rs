@@ -476,10 +476,11 @@ impl World {
             && matches!(nf, Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. })
         {
             let mut r = rng(seed, stream::NF, u64::MAX);
+            let mut scratch = crate::nf::flowtable::Touched::default();
             for (n, s) in nic_states.iter().enumerate() {
                 for f in 0..s.src.flow_count() as u32 {
                     let core = n * cores_per_nic + s.port.rss_queue(s.src.flow_rss_hash(f));
-                    nf.preload(core, f, &mut r);
+                    nf.preload(core, f, &mut r, &mut scratch);
                 }
             }
         }
