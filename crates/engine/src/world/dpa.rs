@@ -33,8 +33,11 @@ const RINGS: u64 = 8 << 30;
 const QUEUES: u64 = 9 << 30;
 const AGG: u64 = 10 << 30;
 /// Packet buffers per thread (its Rx/Tx ring) and their spacing.
-const RING: u64 = 64;
-const BUF: u64 = 2048;
+const RING: u64 = 16;
+/// Prepared buffers a sending thread cycles through.
+const SEND_BUFS: u64 = 4;
+/// (a DPDK mbuf object: 64 B header + 128 B mbuf + 128 B headroom + 2 KiB)
+const BUF: u64 = 2368;
 /// Random stream of the workloads.
 const STREAM: u64 = 18;
 /// Instructions per tuple of the aggregation (hash, compare, add).
@@ -342,7 +345,7 @@ fn serve(
     rg: &mut crate::sim::Rng,
     keys: &KeyGen,
     now: Time,
-) -> Time {
+) -> (Time, Time) {
     let home = m.home();
     // poll the completion, then the work of the driver loop
     let mut t = m.load(th, queue_addr(home, th, k), now);
@@ -376,9 +379,10 @@ fn serve(
     t = m.store(th, queue_addr(home, th, k + RING / 2), t);
     if w.reply {
         t = m.store(th, buf, t); // swapped MAC addresses
-        t = m.ms.doorbell(m.proc, t);
+        // the doorbell is posted; the NIC acts when it arrives
+        return (t, m.ms.doorbell(m.proc, t));
     }
-    t
+    (t, t)
 }
 
 /// Key popularity: uniform, or Zipf through a table of the CDF.
@@ -464,7 +468,7 @@ fn latency(c: &Config, client: Machine, r: &mut DpaReport) -> Time {
         x = b.ms.nic_write(pkt_addr(net, 0, k), size, x + nic);
         let home = b.home();
         x = b.ms.nic_write(queue_addr(home, 0, k), 64, x);
-        x = serve(b, 0, k, size, net, data, &server, &mut rg, &keys, x);
+        x = serve(b, 0, k, size, net, data, &server, &mut rg, &keys, x).1;
         x = b.ms.nic_read(pkt_addr(net, 0, k), size, x) + nic + wire;
         // client: receive
         x =
@@ -482,7 +486,8 @@ fn latency(c: &Config, client: Machine, r: &mut DpaReport) -> Time {
             &mut rg,
             &keys,
             x,
-        );
+        )
+        .0;
         if k >= packets / 10 {
             sum += x - start;
         }
@@ -540,9 +545,10 @@ fn net(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
             let k = packets - left[th];
             let mut t = m.cores.run(th, now, m.pkt_instr);
             t = m.store(th, queue_addr(m.home(), th, k), t);
-            t = m.ms.doorbell(m.proc, t);
-            nic_free = nic_free.max(t) + nic_pkt_ps;
-            let fetched = m.ms.nic_read(pkt_addr(net, th, k), size, nic_free) + nic;
+            // the doorbell is posted: the thread goes on
+            let rung = m.ms.doorbell(m.proc, t);
+            nic_free = nic_free.max(rung) + nic_pkt_ps;
+            let fetched = m.ms.nic_read(pkt_addr(net, th, k % SEND_BUFS), size, nic_free) + nic;
             let sent = wire_out.pass(fetched, size + 20);
             end = end.max(sent);
             done_pkts += 1;
@@ -591,12 +597,12 @@ fn net(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
                     busy[th] = false;
                     continue;
                 };
-                let mut t = serve(m, th, k, size, net, data, &w, &mut rg, &keys, now.max(seen));
-                if w.reply {
-                    let fetched = m.ms.nic_read(pkt_addr(net, th, k), size, t) + nic;
-                    t = wire_out.pass(fetched, size + 20).max(t);
-                }
+                let (t, rung) = serve(m, th, k, size, net, data, &w, &mut rg, &keys, now.max(seen));
                 end = end.max(t);
+                if w.reply {
+                    let fetched = m.ms.nic_read(pkt_addr(net, th, k), size, rung) + nic;
+                    end = end.max(wire_out.pass(fetched, size + 20));
+                }
                 done_pkts += 1;
                 match queue[th].front() {
                     Some(&(_, next)) => heap.push(Reverse((t.max(next), 1, th as u64))),

@@ -14,6 +14,9 @@ const FP: u64 = 1024;
 /// A pipe's calendar: slots of 2 ns over a sliding window of ~262 us.
 const SLOT: u64 = 2_000 * FP;
 const SLOTS: usize = 1 << 17;
+/// A slot with less than this left counts as full (fragments left by
+/// out-of-order bookings would otherwise make every request scan them).
+const FULL: u64 = SLOT - SLOT / 16;
 
 /// A server of bytes at a fixed rate. Requests may be booked out of time
 /// order (a read's response is booked when its request is simulated, long
@@ -30,6 +33,10 @@ pub struct Pipe {
     /// First slot of the window.
     base: u64,
     last_fp: u64,
+    /// Slots [full_lo, full_hi) are known to be full: a request landing
+    /// there skips to full_hi instead of scanning a saturated backlog.
+    full_lo: u64,
+    full_hi: u64,
     pub bytes: u64,
 }
 
@@ -41,6 +48,8 @@ impl Pipe {
             used: vec![0; SLOTS],
             base: 0,
             last_fp: 0,
+            full_lo: 0,
+            full_hi: 0,
             bytes: 0,
         }
     }
@@ -66,12 +75,17 @@ impl Pipe {
         let mut need = bytes * self.byte_fp;
         // requests older than the window are served at its start
         let mut t = (now * FP).max(self.base * SLOT);
+        self.full_lo = self.full_lo.max(self.base);
+        let first = t / SLOT;
+        if (self.full_lo..self.full_hi).contains(&first) {
+            t = self.full_hi * SLOT;
+        }
         while need > 0 {
             let b = t / SLOT;
             let start = b * SLOT;
             let used = self.slot(b);
             let s = t.max(start + *used);
-            if s >= start + SLOT {
+            if *used >= FULL || s >= start + SLOT {
                 t = start + SLOT;
                 continue;
             }
@@ -81,6 +95,15 @@ impl Pipe {
             t = s + take;
         }
         self.last_fp = self.last_fp.max(t);
+        // extend (or start) the run of full slots this request filled
+        let b = first.max(self.full_lo);
+        if (b > self.full_hi || b < self.full_lo) && *self.slot(b) >= FULL {
+            self.full_lo = b;
+            self.full_hi = b;
+        }
+        while self.full_hi < self.base + SLOTS as u64 && *self.slot(self.full_hi) >= FULL {
+            self.full_hi += 1;
+        }
         t.div_ceil(FP)
     }
 

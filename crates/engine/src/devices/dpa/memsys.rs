@@ -29,8 +29,11 @@ use crate::params::Config;
 use crate::sim::rng;
 use crate::units::Time;
 
-/// Bytes of a PCIe TLP header + framing around a 64 B payload.
+/// Bytes of a PCIe TLP header + framing around a 64 B payload (the
+/// aperture turns each load or store into its own TLP).
 const TLP_OVERHEAD: u64 = 24;
+/// The same per 64 B of a NIC DMA, which moves packets in 256 B TLPs.
+const DMA_OVERHEAD: u64 = 6;
 const LINE: u64 = 64;
 
 /// Hits per level, for tests and the report.
@@ -517,7 +520,7 @@ impl MemSys {
                 }
                 Mem::Host => {
                     let t = self.switch_wr.pass(now + self.switch_lat / 2, LINE);
-                    let t = self.pcie_up.pass(t, LINE + TLP_OVERHEAD) + self.pcie_lat;
+                    let t = self.pcie_up.pass(t, LINE + DMA_OVERHEAD) + self.pcie_lat;
                     self.host_side_write(line, t);
                     t
                 }
@@ -545,9 +548,9 @@ impl MemSys {
                 }
                 Mem::Host => {
                     let t = self.switch_rd.pass(now + self.switch_lat, 0);
-                    let t = self.pcie_up.pass(t, TLP_OVERHEAD) + 2 * self.pcie_lat;
+                    let t = self.pcie_up.pass(t, DMA_OVERHEAD) + 2 * self.pcie_lat;
                     let t = self.host_side_read(line, t);
-                    let t = self.pcie_down.pass(t, LINE + TLP_OVERHEAD);
+                    let t = self.pcie_down.pass(t, LINE + DMA_OVERHEAD);
                     self.switch_rd.pass(t, LINE)
                 }
             };
