@@ -3,45 +3,47 @@
 //! `thread_ipc` (an in-order DPA thread waits out each dependent multiply,
 //! so a single thread cannot fill its core, and 1/thread_ipc threads can).
 //!
-//! The interleaving is fluid: a burst of `n` instructions holds the core for
-//! `n / ipc` cycles after the work already queued on it, and takes the
-//! thread at least `n / thread_ipc` cycles, whichever ends later. With `k`
+//! The interleaving is fluid: a burst of `n` instructions takes `n / ipc`
+//! cycles of the core's free issue slots from when the thread is ready, and
+//! the thread at least `n / thread_ipc` cycles, whichever ends later. With `k`
 //! threads busy a core delivers `min(k x thread_ipc, ipc)` per cycle.
 //! Left out: pipeline hazards other than the multiply, branch costs.
 
+use super::hop::Pipe;
 use crate::units::Time;
 
 const FP: u64 = 1024;
 
 pub struct Cores {
-    /// 1/1024 ps per instruction on the core's issue slots.
-    core_instr_fp: u64,
+    /// Each core's issue slots, as a calendar: a thread simulated ahead in
+    /// time books its slots there without delaying threads behind it.
+    issue: Vec<Pipe>,
     /// 1/1024 ps per instruction of one thread.
     thread_instr_fp: u64,
-    busy_fp: Vec<u64>,
     pub instructions: u64,
 }
 
 impl Cores {
     pub fn new(cores: usize, freq_mhz: u64, ipc: f64, thread_ipc: f64) -> Cores {
         let cycle_fp = 1e6 * FP as f64 / freq_mhz as f64;
+        // instructions per microsecond = "MB/s" of a pipe moving instructions
+        let rate = (freq_mhz as f64 * ipc).round().max(1.0) as u64;
         Cores {
-            core_instr_fp: (cycle_fp / ipc).round() as u64,
+            issue: (0..cores).map(|_| Pipe::new(rate)).collect(),
             thread_instr_fp: (cycle_fp / thread_ipc.min(ipc)).round() as u64,
-            busy_fp: vec![0; cores],
             instructions: 0,
         }
     }
 
     pub fn cores(&self) -> usize {
-        self.busy_fp.len()
+        self.issue.len()
     }
 
     /// Threads are spread over the cores round-robin (thread i on core
     /// i mod cores), as the schedulers place them when there are fewer
     /// threads than hardware slots.
     pub fn core_of(&self, thread: usize) -> usize {
-        thread % self.busy_fp.len()
+        thread % self.issue.len()
     }
 
     /// `thread`, ready at `now`, runs `n` instructions; returns when done.
@@ -50,13 +52,9 @@ impl Cores {
             return now;
         }
         let c = self.core_of(thread);
-        let now_fp = now * FP;
-        let start = self.busy_fp[c].max(now_fp);
-        self.busy_fp[c] = start + n * self.core_instr_fp;
         self.instructions += n;
-        (now_fp + n * self.thread_instr_fp)
-            .max(self.busy_fp[c])
-            .div_ceil(FP)
+        let core_done = self.issue[c].pass(now, n);
+        (now + (n * self.thread_instr_fp).div_ceil(FP)).max(core_done)
     }
 }
 

@@ -16,7 +16,7 @@ const SLOT: u64 = 2_000 * FP;
 const SLOTS: usize = 1 << 17;
 /// A slot with less than this left counts as full (fragments left by
 /// out-of-order bookings would otherwise make every request scan them).
-const FULL: u64 = SLOT - SLOT / 16;
+const FULL: u64 = SLOT - SLOT / 64;
 
 /// A server of bytes at a fixed rate. Requests may be booked out of time
 /// order (a read's response is booked when its request is simulated, long
@@ -85,7 +85,7 @@ impl Pipe {
             let start = b * SLOT;
             let used = self.slot(b);
             let s = t.max(start + *used);
-            if *used >= FULL || s >= start + SLOT {
+            if s >= start + SLOT {
                 t = start + SLOT;
                 continue;
             }
