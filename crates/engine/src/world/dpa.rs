@@ -618,3 +618,123 @@ fn net(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
     r.kv_mops = r.mpps * tuples as f64;
     end
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::validate;
+    use serde_json::{json, Value};
+
+    fn cfg(bench: Value) -> Config {
+        validate(&json!({ "dpa_bench": bench })).unwrap()
+    }
+    fn dpa(bench: Value) -> DpaReport {
+        run(&cfg(bench)).unwrap().dpa.unwrap()
+    }
+    fn ns(c: &Config, keys: &[&str]) -> f64 {
+        keys.iter().map(|k| c.u64(k)).sum::<u64>() as f64 / 1e3
+    }
+
+    #[test]
+    fn pointer_chase_latency_is_the_sum_of_the_hops() {
+        let c = cfg(json!({"workload": "chase"}));
+        // L1-resident
+        let r = dpa(json!({"workload": "chase", "working_set": "512B", "accesses": 1000}));
+        assert!((r.latency_ns - ns(&c, &["dpa.l1_latency"])).abs() < 0.01, "{}", r.latency_ns);
+        // L2-resident
+        let r = dpa(json!({"workload": "chase", "working_set": "256KiB", "accesses": 1000}));
+        assert!((r.latency_ns - ns(&c, &["dpa.l1_latency", "dpa.l2_latency"])).abs() < 0.01, "{}", r.latency_ns);
+        // beyond every cache: DPA L1, L2, L3, switch, Arm L3, Arm DRAM (+ one
+        // line's serialisation on each pipe and the DRAM channel)
+        let r = dpa(json!({"workload": "chase", "working_set": "64MiB", "accesses": 2000}));
+        let idle = ns(&c, &["dpa.l1_latency", "dpa.l2_latency", "dpa.l3_latency", "bf3.switch_latency", "arm.l3_latency", "arm.dram_latency"]);
+        assert!(r.latency_ns >= idle && r.latency_ns < idle + 20.0, "{} vs {idle}", r.latency_ns);
+        // Arm memory through the aperture: no DPA L2/L3
+        let r = dpa(json!({"workload": "chase", "mem": "arm", "working_set": "64MiB", "accesses": 2000}));
+        let idle = ns(&c, &["dpa.l1_latency", "bf3.aperture_latency", "bf3.switch_latency", "arm.l3_latency", "arm.dram_latency"]);
+        assert!(r.latency_ns >= idle && r.latency_ns < idle + 20.0, "{} vs {idle}", r.latency_ns);
+    }
+
+    #[test]
+    fn all_thread_bandwidth_is_the_smallest_hop_limit() {
+        let c = cfg(json!({"workload": "bandwidth"}));
+        // DPA memory: the cache port's read limit
+        let r = dpa(json!({"workload": "bandwidth", "threads": 190, "working_set": "64MiB", "accesses": 500}));
+        let port = c.u64("bf3.cache_port_read_bw") as f64 / 1e3;
+        assert!(r.gbytes_s <= port * 1.01 && r.gbytes_s > port * 0.9, "{} vs {port}", r.gbytes_s);
+        // writes through the aperture: its posted-write limit
+        let r = dpa(json!({"workload": "bandwidth", "mem": "host", "op": "write", "threads": 190, "working_set": "64MiB", "accesses": 500}));
+        let ap = c.u64("bf3.aperture_write_bw") as f64 / 1e3;
+        assert!(r.gbytes_s <= ap * 1.01 && r.gbytes_s > ap * 0.9, "{} vs {ap}", r.gbytes_s);
+    }
+
+    #[test]
+    fn aperture_reads_obey_littles_law() {
+        // 128 tags, each held for one round trip to host memory
+        let c = cfg(json!({"workload": "bandwidth"}));
+        let rtt = dpa(json!({"workload": "chase", "mem": "host", "working_set": "64MiB", "accesses": 1000})).latency_ns;
+        let r = dpa(json!({"workload": "bandwidth", "mem": "host", "threads": 190, "working_set": "64MiB", "accesses": 500}));
+        // 8 B words: one line fetch per 8 loads
+        let little = c.u64("bf3.aperture_read_tags") as f64 * 64.0 / rtt;
+        assert!(r.gbytes_s <= little * 1.05 && r.gbytes_s > little * 0.8, "{} vs {little}", r.gbytes_s);
+    }
+
+    #[test]
+    fn one_in_order_thread_is_latency_bound() {
+        // per thread: 7 L1 hits and one miss per 64 B line, one at a time
+        let c = cfg(json!({"workload": "chase"}));
+        let miss = dpa(json!({"workload": "chase", "working_set": "64MiB", "accesses": 2000})).latency_ns;
+        let r = dpa(json!({"workload": "bandwidth", "threads": 1, "working_set": "64MiB", "accesses": 4000}));
+        let instr = 8.0 / (c.f64("dpa.thread_ipc") * c.u64("dpa.freq") as f64 / 1e3);
+        let expect = 64.0 / (miss + 7.0 * ns(&c, &["dpa.l1_latency"]) + instr);
+        assert!((r.gbytes_s - expect).abs() / expect < 0.05, "{} vs {expect}", r.gbytes_s);
+    }
+
+    #[test]
+    fn compute_scales_with_threads_until_a_core_is_full() {
+        let one = dpa(json!({"workload": "compute", "threads": 1})).gops;
+        let c = cfg(json!({"workload": "compute"}));
+        assert!((one - c.f64("dpa.thread_ipc") * c.u64("dpa.freq") as f64 / 1e3).abs() < 1e-3);
+        for t in [2u64, 16, 64] {
+            let g = dpa(json!({"workload": "compute", "threads": t})).gops;
+            assert!((g / one - t as f64).abs() < 0.01 * t as f64, "{t}: {g}");
+        }
+        let cap = c.u64("dpa.cores") as f64 * c.f64("dpa.ipc") * c.u64("dpa.freq") as f64 / 1e3;
+        let all = dpa(json!({"workload": "compute", "threads": 190})).gops;
+        assert!(all <= cap * 1.001 && all > 0.95 * cap, "{all} vs {cap}");
+    }
+
+    #[test]
+    fn dpa_memory_network_buffers_are_capped_by_the_cache_port() {
+        let c = cfg(json!({"workload": "net"}));
+        let r = dpa(json!({"workload": "net", "net_mode": "receive", "threads": 64, "packets": 300}));
+        let cap = c.u64("bf3.cache_port_write_bw") as f64 * 8.0 / 1e3;
+        assert!(r.throughput_gbps <= cap * 1.01, "{} vs {cap}", r.throughput_gbps);
+        let arm = dpa(json!({"workload": "net", "net_mode": "receive", "net_buf": "arm", "threads": 64, "packets": 300}));
+        assert!(arm.throughput_gbps > 2.0 * r.throughput_gbps);
+    }
+
+    #[test]
+    fn reflector_round_trip_is_shortest_from_dpa_memory() {
+        let rtt = |p: &str, m: &str| dpa(json!({"workload": "latency", "proc": p, "net_buf": m, "packets": 50})).latency_ns;
+        assert!(rtt("dpa", "dpa") < rtt("dpa", "arm"));
+        assert!(rtt("dpa", "arm") < rtt("dpa", "host"));
+        assert!(rtt("dpa", "dpa") < rtt("arm", "arm") && rtt("arm", "arm") < rtt("host", "host"));
+    }
+
+    #[test]
+    fn same_seed_same_report() {
+        let s = json!({"workload": "net", "net_mode": "kv", "kv_dist": "zipf", "threads": 32, "packets": 50});
+        let a = serde_json::to_string(&run(&cfg(s.clone())).unwrap()).unwrap();
+        let b = serde_json::to_string(&run(&cfg(s)).unwrap()).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn bad_inputs_name_the_parameter() {
+        let err = |b: Value| validate(&json!({ "dpa_bench": b })).unwrap_err();
+        assert!(err(json!({"workload": "compute", "threads": 200})).starts_with("dpa_bench.threads = 200: more than the 190 usable dpa threads"));
+        assert!(err(json!({"workload": "latency", "net_buf": "host", "mem": "arm", "random_reads": 4})).contains("cannot use host and Arm memory together"));
+        assert!(err(json!({"workload": "bandwidth", "mem": "dpa", "working_set": "2GiB"})).starts_with("dpa_bench.working_set = 2147483648 B: larger than dpa memory"));
+    }
+}
