@@ -139,9 +139,11 @@ pub(super) fn load_from<R: Read>(
         // SLL's 16 B pseudo-header stands where the 14 B Ethernet header was.
         LINKTYPE_LINUX_SLL => ETH_HDR as i64 - 16 + FCS as i64,
         LINKTYPE_RAW | LINKTYPE_IPV4 | LINKTYPE_IPV6 => (ETH_HDR + FCS) as i64,
-        other => return Err(err(format!(
+        other => {
+            return Err(err(format!(
             "link type {other} is not supported (Ethernet 1, Linux cooked 113, raw IP 101/228/229)"
-        ))),
+        )))
+        }
     };
     let frac_ps: u64 = match header.ts_resolution {
         TsResolution::MicroSecond => 1_000_000,

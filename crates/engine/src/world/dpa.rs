@@ -379,7 +379,7 @@ fn serve(
     t = m.store(th, queue_addr(home, th, k + RING / 2), t);
     if w.reply {
         t = m.store(th, buf, t); // swapped MAC addresses
-        // the doorbell is posted; the NIC acts when it arrives
+                                 // the doorbell is posted; the NIC acts when it arrives
         return (t, m.ms.doorbell(m.proc, t));
     }
     (t, t)
@@ -548,7 +548,8 @@ fn net(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
             // the doorbell is posted: the thread goes on
             let rung = m.ms.doorbell(m.proc, t);
             nic_free = nic_free.max(rung) + nic_pkt_ps;
-            let fetched = m.ms.nic_read(pkt_addr(net, th, k % SEND_BUFS), size, nic_free) + nic;
+            let fetched =
+                m.ms.nic_read(pkt_addr(net, th, k % SEND_BUFS), size, nic_free) + nic;
             let sent = wire_out.pass(fetched, size + 20);
             end = end.max(sent);
             done_pkts += 1;
@@ -640,54 +641,119 @@ mod tests {
         let c = cfg(json!({"workload": "chase"}));
         // L1-resident
         let r = dpa(json!({"workload": "chase", "working_set": "512B", "accesses": 1000}));
-        assert!((r.latency_ns - ns(&c, &["dpa.l1_latency"])).abs() < 0.01, "{}", r.latency_ns);
+        assert!(
+            (r.latency_ns - ns(&c, &["dpa.l1_latency"])).abs() < 0.01,
+            "{}",
+            r.latency_ns
+        );
         // L2-resident
         let r = dpa(json!({"workload": "chase", "working_set": "256KiB", "accesses": 1000}));
-        assert!((r.latency_ns - ns(&c, &["dpa.l1_latency", "dpa.l2_latency"])).abs() < 0.01, "{}", r.latency_ns);
+        assert!(
+            (r.latency_ns - ns(&c, &["dpa.l1_latency", "dpa.l2_latency"])).abs() < 0.01,
+            "{}",
+            r.latency_ns
+        );
         // beyond every cache: DPA L1, L2, L3, switch, Arm L3, Arm DRAM (+ one
         // line's serialisation on each pipe and the DRAM channel)
         let r = dpa(json!({"workload": "chase", "working_set": "64MiB", "accesses": 2000}));
-        let idle = ns(&c, &["dpa.l1_latency", "dpa.l2_latency", "dpa.l3_latency", "bf3.switch_latency", "arm.l3_latency", "arm.dram_latency"]);
-        assert!(r.latency_ns >= idle && r.latency_ns < idle + 20.0, "{} vs {idle}", r.latency_ns);
+        let idle = ns(
+            &c,
+            &[
+                "dpa.l1_latency",
+                "dpa.l2_latency",
+                "dpa.l3_latency",
+                "bf3.switch_latency",
+                "arm.l3_latency",
+                "arm.dram_latency",
+            ],
+        );
+        assert!(
+            r.latency_ns >= idle && r.latency_ns < idle + 20.0,
+            "{} vs {idle}",
+            r.latency_ns
+        );
         // Arm memory through the aperture: no DPA L2/L3
-        let r = dpa(json!({"workload": "chase", "mem": "arm", "working_set": "64MiB", "accesses": 2000}));
-        let idle = ns(&c, &["dpa.l1_latency", "bf3.aperture_latency", "bf3.switch_latency", "arm.l3_latency", "arm.dram_latency"]);
-        assert!(r.latency_ns >= idle && r.latency_ns < idle + 20.0, "{} vs {idle}", r.latency_ns);
+        let r = dpa(
+            json!({"workload": "chase", "mem": "arm", "working_set": "64MiB", "accesses": 2000}),
+        );
+        let idle = ns(
+            &c,
+            &[
+                "dpa.l1_latency",
+                "bf3.aperture_latency",
+                "bf3.switch_latency",
+                "arm.l3_latency",
+                "arm.dram_latency",
+            ],
+        );
+        assert!(
+            r.latency_ns >= idle && r.latency_ns < idle + 20.0,
+            "{} vs {idle}",
+            r.latency_ns
+        );
     }
 
     #[test]
     fn all_thread_bandwidth_is_the_smallest_hop_limit() {
         let c = cfg(json!({"workload": "bandwidth"}));
         // DPA memory: the cache port's read limit
-        let r = dpa(json!({"workload": "bandwidth", "threads": 190, "working_set": "64MiB", "accesses": 500}));
+        let r = dpa(
+            json!({"workload": "bandwidth", "threads": 190, "working_set": "64MiB", "accesses": 500}),
+        );
         let port = c.u64("bf3.cache_port_read_bw") as f64 / 1e3;
-        assert!(r.gbytes_s <= port * 1.01 && r.gbytes_s > port * 0.9, "{} vs {port}", r.gbytes_s);
+        assert!(
+            r.gbytes_s <= port * 1.01 && r.gbytes_s > port * 0.9,
+            "{} vs {port}",
+            r.gbytes_s
+        );
         // writes through the aperture: its posted-write limit
-        let r = dpa(json!({"workload": "bandwidth", "mem": "host", "op": "write", "threads": 190, "working_set": "64MiB", "accesses": 500}));
+        let r = dpa(
+            json!({"workload": "bandwidth", "mem": "host", "op": "write", "threads": 190, "working_set": "64MiB", "accesses": 500}),
+        );
         let ap = c.u64("bf3.aperture_write_bw") as f64 / 1e3;
-        assert!(r.gbytes_s <= ap * 1.01 && r.gbytes_s > ap * 0.9, "{} vs {ap}", r.gbytes_s);
+        assert!(
+            r.gbytes_s <= ap * 1.01 && r.gbytes_s > ap * 0.9,
+            "{} vs {ap}",
+            r.gbytes_s
+        );
     }
 
     #[test]
     fn aperture_reads_obey_littles_law() {
         // 128 tags, each held for one round trip to host memory
         let c = cfg(json!({"workload": "bandwidth"}));
-        let rtt = dpa(json!({"workload": "chase", "mem": "host", "working_set": "64MiB", "accesses": 1000})).latency_ns;
-        let r = dpa(json!({"workload": "bandwidth", "mem": "host", "threads": 190, "working_set": "64MiB", "accesses": 500}));
+        let rtt = dpa(
+            json!({"workload": "chase", "mem": "host", "working_set": "64MiB", "accesses": 1000}),
+        )
+        .latency_ns;
+        let r = dpa(
+            json!({"workload": "bandwidth", "mem": "host", "threads": 190, "working_set": "64MiB", "accesses": 500}),
+        );
         // 8 B words: one line fetch per 8 loads
         let little = c.u64("bf3.aperture_read_tags") as f64 * 64.0 / rtt;
-        assert!(r.gbytes_s <= little * 1.05 && r.gbytes_s > little * 0.8, "{} vs {little}", r.gbytes_s);
+        assert!(
+            r.gbytes_s <= little * 1.05 && r.gbytes_s > little * 0.8,
+            "{} vs {little}",
+            r.gbytes_s
+        );
     }
 
     #[test]
     fn one_in_order_thread_is_latency_bound() {
         // per thread: 7 L1 hits and one miss per 64 B line, one at a time
         let c = cfg(json!({"workload": "chase"}));
-        let miss = dpa(json!({"workload": "chase", "working_set": "64MiB", "accesses": 2000})).latency_ns;
-        let r = dpa(json!({"workload": "bandwidth", "threads": 1, "working_set": "64MiB", "accesses": 4000}));
+        let miss =
+            dpa(json!({"workload": "chase", "working_set": "64MiB", "accesses": 2000})).latency_ns;
+        let r = dpa(
+            json!({"workload": "bandwidth", "threads": 1, "working_set": "64MiB", "accesses": 4000}),
+        );
         let instr = 8.0 / (c.f64("dpa.thread_ipc") * c.u64("dpa.freq") as f64 / 1e3);
         let expect = 64.0 / (miss + 7.0 * ns(&c, &["dpa.l1_latency"]) + instr);
-        assert!((r.gbytes_s - expect).abs() / expect < 0.05, "{} vs {expect}", r.gbytes_s);
+        assert!(
+            (r.gbytes_s - expect).abs() / expect < 0.05,
+            "{} vs {expect}",
+            r.gbytes_s
+        );
     }
 
     #[test]
@@ -707,16 +773,25 @@ mod tests {
     #[test]
     fn dpa_memory_network_buffers_are_capped_by_the_cache_port() {
         let c = cfg(json!({"workload": "net"}));
-        let r = dpa(json!({"workload": "net", "net_mode": "receive", "threads": 64, "packets": 300}));
+        let r =
+            dpa(json!({"workload": "net", "net_mode": "receive", "threads": 64, "packets": 300}));
         let cap = c.u64("bf3.cache_port_write_bw") as f64 * 8.0 / 1e3;
-        assert!(r.throughput_gbps <= cap * 1.01, "{} vs {cap}", r.throughput_gbps);
-        let arm = dpa(json!({"workload": "net", "net_mode": "receive", "net_buf": "arm", "threads": 64, "packets": 300}));
+        assert!(
+            r.throughput_gbps <= cap * 1.01,
+            "{} vs {cap}",
+            r.throughput_gbps
+        );
+        let arm = dpa(
+            json!({"workload": "net", "net_mode": "receive", "net_buf": "arm", "threads": 64, "packets": 300}),
+        );
         assert!(arm.throughput_gbps > 2.0 * r.throughput_gbps);
     }
 
     #[test]
     fn reflector_round_trip_is_shortest_from_dpa_memory() {
-        let rtt = |p: &str, m: &str| dpa(json!({"workload": "latency", "proc": p, "net_buf": m, "packets": 50})).latency_ns;
+        let rtt = |p: &str, m: &str| {
+            dpa(json!({"workload": "latency", "proc": p, "net_buf": m, "packets": 50})).latency_ns
+        };
         assert!(rtt("dpa", "dpa") < rtt("dpa", "arm"));
         assert!(rtt("dpa", "arm") < rtt("dpa", "host"));
         assert!(rtt("dpa", "dpa") < rtt("arm", "arm") && rtt("arm", "arm") < rtt("host", "host"));
@@ -733,8 +808,15 @@ mod tests {
     #[test]
     fn bad_inputs_name_the_parameter() {
         let err = |b: Value| validate(&json!({ "dpa_bench": b })).unwrap_err();
-        assert!(err(json!({"workload": "compute", "threads": 200})).starts_with("dpa_bench.threads = 200: more than the 190 usable dpa threads"));
-        assert!(err(json!({"workload": "latency", "net_buf": "host", "mem": "arm", "random_reads": 4})).contains("cannot use host and Arm memory together"));
-        assert!(err(json!({"workload": "bandwidth", "mem": "dpa", "working_set": "2GiB"})).starts_with("dpa_bench.working_set = 2147483648 B: larger than dpa memory"));
+        assert!(err(json!({"workload": "compute", "threads": 200}))
+            .starts_with("dpa_bench.threads = 200: more than the 190 usable dpa threads"));
+        assert!(err(
+            json!({"workload": "latency", "net_buf": "host", "mem": "arm", "random_reads": 4})
+        )
+        .contains("cannot use host and Arm memory together"));
+        assert!(
+            err(json!({"workload": "bandwidth", "mem": "dpa", "working_set": "2GiB"}))
+                .starts_with("dpa_bench.working_set = 2147483648 B: larger than dpa memory")
+        );
     }
 }
