@@ -160,7 +160,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("corunner.buffer", Int, Bytes, "64MiB", 64, 1e11, "buffer the co-runner streams through"),
     p!("corunner.cat_mask", Int, None, "0", 0, 4294967295u32, "co-runner CAT way mask; 0 = all ways"),
     // --- BlueField-3: host/Arm/DPA processors, the DPA's memory paths, and the DPA workloads (issue 7) ---
-    p!("dpa_bench.workload", Choice(&["off", "compute", "chase", "bandwidth", "latency", "net"]), None, "off", 0, 0, "run a BlueField-3 workload on host, Arm or DPA threads instead of packet traffic (DPA paper)"),
+    p!("dpa_bench.workload", Choice(&["off", "compute", "chase", "bandwidth", "latency", "net", "recency"]), None, "off", 0, 0, "run a BlueField-3 workload on host, Arm or DPA threads instead of packet traffic (DPA paper)"),
     p!("dpa_bench.proc", Choice(&["host", "arm", "dpa"]), None, "dpa", 0, 0, "processor whose threads run the workload"),
     p!("dpa_bench.threads", Int, None, "1", 1, 256, "threads running the workload (spread round-robin over the processor's cores)"),
     p!("dpa_bench.mem", Choice(&["host", "arm", "dpa"]), None, "dpa", 0, 0, "memory holding the data buffer (chase, bandwidth, random reads, KV aggregation buffer); host/arm processors use their own"),
@@ -175,7 +175,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("dpa_bench.compute_ops", Int, None, "100000", 1, 1e12, "compute: multiplications per thread"),
     p!("dpa_bench.net_mode", Choice(&["send", "receive", "reflector", "ipcheck", "kv"]), None, "reflector", 0, 0, "net: what each thread does per packet"),
     p!("dpa_bench.pkt_size", Int, Bytes, "1024", 64, 9216, "net/latency: frame size"),
-    p!("dpa_bench.packets", Int, None, "2000", 1, 1e9, "net/latency: packets (round trips for latency) per thread"),
+    p!("dpa_bench.packets", Int, None, "2000", 1, 1e9, "net/latency/recency: packets (round trips for latency; the bunch for recency) per thread"),
     p!("dpa_bench.payload_read", Float, None, "0", 0, 1, "latency: share of the payload the reflector reads and sums as 8 B integers"),
     p!("dpa_bench.random_reads", Int, None, "0", 0, 100_000, "latency: random 8 B reads per packet from an 8 MiB buffer in dpa_bench.mem"),
     p!("dpa_bench.kv_tuples", Int, None, "8", 1, 512, "kv: 16 B key-value tuples per packet (after a 64 B header)"),

@@ -117,6 +117,9 @@ pub struct DpaReport {
     pub drop_rate: f64,
     /// Key-value tuples aggregated per microsecond (kv).
     pub kv_mops: f64,
+    /// Recency probe: load latency of each packet of the bunch, oldest
+    /// first, ns.
+    pub recency_ns: Vec<f64>,
 }
 
 #[derive(Serialize, Debug, Clone, Default)]

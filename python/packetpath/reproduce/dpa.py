@@ -40,6 +40,7 @@ COMBOS = [("dpa", "dpa"), ("dpa", "arm"), ("dpa", "host"), ("arm", "dpa"), ("arm
 TUPLES = [1, 2, 4, 8, 16, 32]
 KEYS = [1024, 16384, 65536, 262144, 1048576, 4194304]
 YELP_TUPLES = [1, 8]
+RECENCY_SIZES = [256, 512, 1024]
 
 
 def _s(**bench) -> dict:
@@ -72,6 +73,8 @@ def scenarios() -> dict[str, dict]:
             for k in MIX_SPLITS:
                 s[f"fig8/{m2}/{op}/{k}"] = _s(workload="bandwidth", proc="dpa", mem="dpa", mem2=m2, mem2_threads=k,
                                               threads=190, op=op, working_set="256MiB", accesses=1000)
+    for size in RECENCY_SIZES:
+        s[f"fig11/{size}"] = _s(workload="recency", pkt_size=size, packets=512 * 1024 // size)
     for p, m in NET_UNITS:
         s[f"fig12/{_kind(p, m)}"] = _s(workload="latency", proc=p, net_buf=m, mem=m, pkt_size=1024, packets=200)
         s[f"fig13a/{_kind(p, m)}"] = _s(workload="latency", proc=p, net_buf=m, mem=m, pkt_size=1024, packets=200,
@@ -177,6 +180,18 @@ def claims(r: dict[str, dict]) -> list[Claim]:
             gains.append(max(_bw(r, f"fig8/{m2}/{op}/{k}") for k in MIX_SPLITS) / best_single)
     out.append(ratio(P, "Fig 8", "mixing DPA memory with Arm or host memory: up to 2.4x the better single memory",
                      "dpa.gbytes_s", 2.4, max(gains)))
+    # --- packet placement (Fig 11) ---
+    shares, spreads = [], {}
+    for size in RECENCY_SIZES:
+        lat_ns = _d(r, f"fig11/{size}")["recency_ns"]
+        newest = lat_ns[-(128 * 1024 // size):]
+        shares.append(sum(x == min(lat_ns) for x in newest) / len(newest))
+        spreads[f"{size} B oldest"] = lat_ns[0]
+        spreads[f"{size} B newest"] = lat_ns[-1]
+    out.append(share(P, "Fig 11", "the newest 128 KB of packets are always in the DPA L2 (calibration anchor)",
+                     "dpa.recency_ns", 1.0, min(shares)))
+    out.append(ordering(P, "Fig 11", "older packets sit farther from the DPA than the newest (1 KB packets)",
+                        "dpa.recency_ns", ["1024 B oldest", "1024 B newest"], spreads))
     # --- network latency (Figs 12-13) ---
     rtt = lambda fig, k: _d(r, f"{fig}/{k}")["latency_ns"]  # noqa: E731
     out.append(ordering(P, "Fig 12", "L2 reflector round trip: host > Arm > DPA (DPA memory buffers)", "dpa.latency_ns",

@@ -147,6 +147,7 @@ pub fn run(c: &Config) -> Result<Report, String> {
         "chase" => chase(c, &mut m, &mut r),
         "bandwidth" => bandwidth(c, &mut m, &mut r),
         "latency" => latency(c, m, &mut r),
+        "recency" => recency(c, &mut m, &mut r),
         _ => net(c, &mut m, &mut r),
     };
     Ok(Report {
@@ -425,6 +426,27 @@ impl KeyGen {
 fn frame_ps(size: u64, rate_mbps: u64) -> Time {
     // frame + preamble + inter-frame gap
     (size + 20) * 8 * 1_000_000 / rate_mbps
+}
+
+/// Fig 11: the NIC writes a bunch of `packets` packets back to back into
+/// DPA memory (the DPA caches start cold); then the latency of a DPA load
+/// of each packet is probed where it landed, oldest first.
+fn recency(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
+    let size = c.u64("dpa_bench.pkt_size");
+    let gap = frame_ps(size, c.u64("nic.line_rate") * c.u64("nic.count"));
+    let mut t = 0;
+    let n = c.u64("dpa_bench.packets");
+    // a ring of packet-sized buffers, back to back
+    let stride = size.next_multiple_of(64);
+    let addr = |k: u64| Mem::Dpa.base() + RINGS + k * stride;
+    for k in 0..n {
+        t = t.max(m.ms.nic_write(addr(k), size, k * gap + c.u64("bf3.nic_latency")));
+    }
+    r.recency_ns = (0..n)
+        .map(|k| m.ms.dpa_probe_latency(addr(k)) as f64 / 1e3)
+        .collect();
+    r.mem = "dpa".into();
+    t
 }
 
 /// Figs 12-13: mean round trip of one packet between two machines with the
@@ -795,6 +817,20 @@ mod tests {
         assert!(rtt("dpa", "dpa") < rtt("dpa", "arm"));
         assert!(rtt("dpa", "arm") < rtt("dpa", "host"));
         assert!(rtt("dpa", "dpa") < rtt("arm", "arm") && rtt("arm", "arm") < rtt("host", "host"));
+    }
+
+    #[test]
+    fn the_newest_packets_sit_nearest() {
+        // one L2 way (128 KiB) takes the newest packets; the L2 drops older
+        // ones into the L3
+        let c = cfg(json!({"workload": "recency"}));
+        let r = dpa(json!({"workload": "recency", "pkt_size": 1024, "packets": 512}));
+        let l2 = ns(&c, &["dpa.l1_latency", "dpa.l2_latency"]);
+        let newest = 128; // 128 KiB of 1 KiB packets
+        assert!(r.recency_ns[512 - newest as usize..]
+            .iter()
+            .all(|&x| x == l2));
+        assert!(r.recency_ns[0] > l2, "the oldest packet has left the L2");
     }
 
     #[test]

@@ -559,18 +559,23 @@ impl MemSys {
         done
     }
 
-    /// Where a line of `addr` is now, nearest first (the packet-recency
-    /// probe): 0 DPA L2, 1 DPA L3, 2 Arm L3, 3 memory.
-    pub fn dpa_level_of(&self, addr: u64) -> u8 {
+    /// Idle latency of a DPA load of DPA memory at `addr` (missing its L1)
+    /// from wherever the line is now, without touching any cache: the
+    /// packet-recency probe (Fig 11).
+    pub fn dpa_probe_latency(&self, addr: u64) -> Time {
         let line = addr / LINE;
+        let mut t = self.dpa.l1_lat + self.dpa_l2_lat;
         if self.dpa_l2.find(line).is_some() {
-            0
-        } else if self.dpa_l3.find(line).is_some() {
-            1
-        } else if self.arm_l3.find(line).is_some() {
-            2
-        } else {
-            3
+            return t;
         }
+        t += self.dpa_l3_lat;
+        if self.dpa_l3.find(line).is_some() {
+            return t;
+        }
+        t += self.switch_lat + self.arm_l3_lat;
+        if self.arm_l3.find(line).is_some() {
+            return t;
+        }
+        t + self.arm_dram.idle_latency()
     }
 }
