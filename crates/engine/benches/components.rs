@@ -11,16 +11,7 @@ use rand::Rng;
 
 fn llc() -> Cache {
     // The DDIO testbed's LLC: 18 slices x 2048 sets x 11 ways.
-    Cache::new(
-        18 * 2048 * 11 * 64,
-        11,
-        Indexing::SliceHash {
-            slices: 18,
-            sets_per_slice: 2048,
-        },
-        Policy::Lru,
-        rng(1, 0, 0),
-    )
+    Cache::new(18 * 2048 * 11 * 64, 11, Indexing::SliceHash { slices: 18, sets_per_slice: 2048 }, Policy::Lru, rng(1, 0, 0))
 }
 
 fn access(c: &mut Cache, line: u64, mask: u64) {
@@ -52,9 +43,7 @@ fn bench_cache(cr: &mut Criterion) {
     });
     g.throughput(Throughput::Elements(1));
     let mut r = rng(2, 0, 0);
-    g.bench_function("random_core_access", |b| {
-        b.iter(|| access(&mut c, (1 << 24) + r.gen_range(0..1u64 << 22), 0x1ff))
-    });
+    g.bench_function("random_core_access", |b| b.iter(|| access(&mut c, (1 << 24) + r.gen_range(0..1u64 << 22), 0x1ff)));
     g.finish();
 }
 

@@ -22,16 +22,14 @@ pub fn params_json() -> String {
 /// Validate a scenario (nested JSON object, profile already merged) and
 /// return the normalised flat config in base units.
 pub fn validate_json(scenario: &str) -> Result<String, String> {
-    let v: Value =
-        serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
+    let v: Value = serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
     let cfg = params::validate(&v)?;
     Ok(serde_json::to_string(&cfg).expect("config serialises"))
 }
 
 /// Validate and run a scenario; returns the report as JSON.
 pub fn run_json(scenario: &str) -> Result<String, String> {
-    let v: Value =
-        serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
+    let v: Value = serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
     let cfg = params::validate(&v)?;
     let report = run(&cfg)?;
     Ok(serde_json::to_string(&report).expect("report serialises"))
@@ -50,8 +48,7 @@ pub fn run(cfg: &params::Config) -> Result<crate::report::Report, String> {
         return crate::world::dpa::run(cfg);
     }
     let w = crate::world::World::build(cfg)?;
-    w.run()
-        .map_err(|e| format!("{e} (seed {})", cfg.u64("sim.seed")))
+    w.run().map_err(|e| format!("{e} (seed {})", cfg.u64("sim.seed")))
 }
 
 /// Replay a trace of line addresses through one LRU cache of `sets` (a
@@ -61,23 +58,12 @@ pub fn run(cfg: &params::Config) -> Result<crate::report::Report, String> {
 pub fn lru_trace(sets: u64, ways: usize, lines: &[u64]) -> Result<(u64, u64, f64), String> {
     use crate::mem::cache::{Cache, Indexing, Policy, MAX_WAYS};
     if !sets.is_power_of_two() || !(1..=MAX_WAYS).contains(&ways) {
-        return Err(format!(
-            "sets = {sets}, ways = {ways}: sets must be a power of two and ways 1..={MAX_WAYS}"
-        ));
+        return Err(format!("sets = {sets}, ways = {ways}: sets must be a power of two and ways 1..={MAX_WAYS}"));
     }
     if let Some(l) = lines.iter().find(|&&l| l >= crate::mem::cache::MAX_LINE) {
-        return Err(format!(
-            "line address {l:#x} beyond the modelled {:#x}",
-            crate::mem::cache::MAX_LINE
-        ));
+        return Err(format!("line address {l:#x} beyond the modelled {:#x}", crate::mem::cache::MAX_LINE));
     }
-    let mut c = Cache::new(
-        sets * ways as u64 * 64,
-        ways,
-        Indexing::Modulo,
-        Policy::Lru,
-        crate::sim::rng(0, 0, 0),
-    );
+    let mut c = Cache::new(sets * ways as u64 * 64, ways, Indexing::Modulo, Policy::Lru, crate::sim::rng(0, 0, 0));
     let all = c.all_ways();
     let (mut hits, mut misses) = (0, 0);
     let start = std::time::Instant::now();

@@ -5,17 +5,17 @@
 //! (JSON) goes in once, a report (JSON) comes out.
 
 pub mod api;
-pub mod cpu;
-pub mod devices;
+pub mod params;
+pub mod units;
 pub mod mem;
+pub mod sim;
+pub mod cpu;
 pub mod nf;
 pub mod nic;
-pub mod params;
-pub mod pcie;
 pub mod report;
-pub mod rings;
-pub mod sim;
-pub mod traffic;
-pub mod units;
-pub mod wire;
 pub mod world;
+pub mod pcie;
+pub mod traffic;
+pub mod wire;
+pub mod rings;
+pub mod devices;

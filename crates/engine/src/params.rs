@@ -41,15 +41,7 @@ const INF: f64 = f64::INFINITY;
 
 macro_rules! p {
     ($key:literal, $kind:expr, $unit:ident, $default:literal, $min:expr, $max:expr, $doc:literal) => {
-        ParamDef {
-            key: $key,
-            kind: $kind,
-            unit: Unit::$unit,
-            default: $default,
-            min: $min as f64,
-            max: $max as f64,
-            doc: $doc,
-        }
+        ParamDef { key: $key, kind: $kind, unit: Unit::$unit, default: $default, min: $min as f64, max: $max as f64, doc: $doc }
     };
 }
 
@@ -259,9 +251,7 @@ pub struct Config(pub BTreeMap<&'static str, Val>);
 
 impl Config {
     fn get(&self, key: &str) -> &Val {
-        self.0
-            .get(key)
-            .unwrap_or_else(|| panic!("engine bug: parameter '{key}' is not declared in PARAMS"))
+        self.0.get(key).unwrap_or_else(|| panic!("engine bug: parameter '{key}' is not declared in PARAMS"))
     }
     pub fn u64(&self, key: &str) -> u64 {
         match self.get(key) {
@@ -324,11 +314,7 @@ pub fn flatten(v: &Value, prefix: &str, out: &mut Vec<(String, Value)>) {
     match v {
         Value::Object(m) => {
             for (k, v) in m {
-                let key = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
                 // A table is a section unless the key itself is a parameter.
                 if v.is_object() && lookup(&key).is_none() {
                     flatten(v, &key, out);
@@ -350,16 +336,9 @@ fn did_you_mean(key: &str) -> String {
         Some((score, k)) if score > 0.8 => format!("; did you mean '{k}'?"),
         _ => {
             let section = key.split('.').next().unwrap_or("");
-            let same: Vec<&str> = PARAMS
-                .iter()
-                .filter(|p| p.key.starts_with(&format!("{section}.")))
-                .map(|p| p.key)
-                .collect();
+            let same: Vec<&str> = PARAMS.iter().filter(|p| p.key.starts_with(&format!("{section}."))).map(|p| p.key).collect();
             if same.is_empty() {
-                let mut secs: Vec<&str> = PARAMS
-                    .iter()
-                    .map(|p| p.key.split('.').next().unwrap())
-                    .collect();
+                let mut secs: Vec<&str> = PARAMS.iter().map(|p| p.key.split('.').next().unwrap()).collect();
                 secs.dedup();
                 format!("; sections are {}", secs.join(", "))
             } else {
@@ -371,17 +350,9 @@ fn did_you_mean(key: &str) -> String {
 
 fn describe_range(p: &ParamDef) -> String {
     let u = p.unit.base();
-    let fmt = |x: f64| {
-        if x.fract() == 0.0 && x.abs() < 1e15 {
-            format!("{}", x as i64)
-        } else {
-            format!("{x}")
-        }
-    };
+    let fmt = |x: f64| if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x}") };
     match (p.min.is_finite(), p.max.is_finite()) {
-        (true, true) => format!("{}..={} {u}", fmt(p.min), fmt(p.max))
-            .trim_end()
-            .to_string(),
+        (true, true) => format!("{}..={} {u}", fmt(p.min), fmt(p.max)).trim_end().to_string(),
         (true, false) => format!(">= {} {u}", fmt(p.min)).trim_end().to_string(),
         _ => "any".into(),
     }
@@ -392,28 +363,20 @@ fn parse_number(p: &ParamDef, v: &Value) -> Result<f64, String> {
     let x = match v {
         Value::Number(n) => {
             let x = n.as_f64().unwrap();
-            if matches!(
-                p.unit,
-                Unit::Time | Unit::Rate | Unit::Freq | Unit::ByteRate
-            ) {
+            if matches!(p.unit, Unit::Time | Unit::Rate | Unit::Freq | Unit::ByteRate) {
                 return Err(format!("{key} = {x}: give a unit, {}", p.unit.accepted()));
             }
             x
         }
         // Way masks read best in hex, as CAT and IIO LLC WAYS are written.
         Value::String(s) if p.unit == Unit::None && s.starts_with("0x") => {
-            u64::from_str_radix(&s[2..], 16)
-                .map_err(|_| format!("{key} = {s}: not a hex number"))? as f64
+            u64::from_str_radix(&s[2..], 16).map_err(|_| format!("{key} = {s}: not a hex number"))? as f64
         }
         Value::String(s) => p.unit.parse(s).map_err(|e| format!("{key} = {e}"))?,
         other => return Err(format!("{key} = {other}: expected {}", p.unit.accepted())),
     };
     if !(x >= p.min && x <= p.max) {
-        return Err(format!(
-            "{key} = {}: out of range, allowed {}",
-            show(v),
-            describe_range(p)
-        ));
+        return Err(format!("{key} = {}: out of range, allowed {}", show(v), describe_range(p)));
     }
     Ok(x)
 }
@@ -443,13 +406,7 @@ fn parse_value(p: &ParamDef, v: &Value) -> Result<Val, String> {
         },
         Choice(words) => match v {
             Value::String(s) if words.contains(&s.as_str()) => Val::Text(s.clone()),
-            _ => {
-                return Err(format!(
-                    "{key} = {}: expected one of {}",
-                    show(v),
-                    words.join(", ")
-                ))
-            }
+            _ => return Err(format!("{key} = {}: expected one of {}", show(v), words.join(", "))),
         },
         Text => match v {
             Value::String(s) => Val::Text(s.clone()),
@@ -460,39 +417,24 @@ fn parse_value(p: &ParamDef, v: &Value) -> Result<Val, String> {
                 Value::Array(a) => a.clone(),
                 // `--set key=1,2,3` arrives as text
                 Value::String(s) if s.trim().is_empty() || s.trim() == "[]" => vec![],
-                Value::String(s) => s
-                    .trim_matches(|c| c == '[' || c == ']')
-                    .split(',')
-                    .map(|t| Value::String(t.trim().to_string()))
-                    .collect(),
+                Value::String(s) => s.trim_matches(|c| c == '[' || c == ']').split(',').map(|t| Value::String(t.trim().to_string())).collect(),
                 _ => return Err(format!("{key} = {}: expected a list", show(v))),
             };
-            let elem = ParamDef {
-                kind: match p.kind {
-                    IntList => Int,
-                    FloatList => Float,
-                    _ => Bool,
-                },
-                ..*p
-            };
+            let elem = ParamDef { kind: match p.kind { IntList => Int, FloatList => Float, _ => Bool }, ..*p };
             let mut ints = vec![];
             let mut floats = vec![];
             let mut bools = vec![];
             for it in &items {
                 // hex masks like "0x7ff" are handy for CAT
                 let it = match it {
-                    Value::String(s) if s.starts_with("0x") => {
-                        match u64::from_str_radix(&s[2..], 16) {
-                            Ok(n) => Value::from(n),
-                            Err(_) => return Err(format!("{key}: '{s}' is not a hex number")),
-                        }
-                    }
-                    Value::String(s) if p.kind != BoolList && p.unit == Unit::None => {
-                        match s.parse::<f64>() {
-                            Ok(x) => Value::from(x),
-                            Err(_) => return Err(format!("{key}: '{s}' is not a number")),
-                        }
-                    }
+                    Value::String(s) if s.starts_with("0x") => match u64::from_str_radix(&s[2..], 16) {
+                        Ok(n) => Value::from(n),
+                        Err(_) => return Err(format!("{key}: '{s}' is not a hex number")),
+                    },
+                    Value::String(s) if p.kind != BoolList && p.unit == Unit::None => match s.parse::<f64>() {
+                        Ok(x) => Value::from(x),
+                        Err(_) => return Err(format!("{key}: '{s}' is not a number")),
+                    },
                     _ => it.clone(),
                 };
                 match parse_value(&elem, &it).map_err(|e| format!("{e} (in the list {key})"))? {
@@ -514,9 +456,7 @@ fn parse_value(p: &ParamDef, v: &Value) -> Result<Val, String> {
 fn default_json(p: &ParamDef) -> Value {
     match p.kind {
         Bool => Value::Bool(p.default == "true"),
-        IntList | FloatList | BoolList => {
-            serde_json::from_str(p.default).expect("list default is JSON")
-        }
+        IntList | FloatList | BoolList => serde_json::from_str(p.default).expect("list default is JSON"),
         _ => Value::String(p.default.to_string()),
     }
 }
@@ -529,17 +469,13 @@ pub fn validate(scenario: &Value) -> Result<Config, String> {
     flatten(scenario, "", &mut given);
     let mut cfg = BTreeMap::new();
     for p in PARAMS {
-        cfg.insert(
-            p.key,
-            parse_value(p, &default_json(p)).unwrap_or_else(|e| panic!("bad default: {e}")),
-        );
+        cfg.insert(p.key, parse_value(p, &default_json(p)).unwrap_or_else(|e| panic!("bad default: {e}")));
     }
     for (key, v) in &given {
         if key.is_empty() {
             return Err("scenario must be a table of sections (sim, traffic, nic, ...)".into());
         }
-        let p =
-            lookup(key).ok_or_else(|| format!("unknown parameter '{key}'{}", did_you_mean(key)))?;
+        let p = lookup(key).ok_or_else(|| format!("unknown parameter '{key}'{}", did_you_mean(key)))?;
         cfg.insert(p.key, parse_value(p, v)?);
     }
     let cfg = Config(cfg);
@@ -552,30 +488,18 @@ fn pow2(cfg: &Config, key: &str) -> Result<(), String> {
     if v.is_power_of_two() {
         Ok(())
     } else {
-        Err(format!(
-            "{key} = {v}: must be a power of two (e.g. {} or {})",
-            v.next_power_of_two() / 2,
-            v.next_power_of_two()
-        ))
+        Err(format!("{key} = {v}: must be a power of two (e.g. {} or {})", v.next_power_of_two() / 2, v.next_power_of_two()))
     }
 }
 
 /// Checks that involve more than one parameter.
 fn cross_check(c: &Config) -> Result<(), String> {
-    for k in [
-        "nic.rx_ring_size",
-        "nic.tx_ring_size",
-        "pcie.mps",
-        "pcie.mrrs",
-    ] {
+    for k in ["nic.rx_ring_size", "nic.tx_ring_size", "pcie.mps", "pcie.mrrs"] {
         pow2(c, k)?;
     }
     let ways = c.u64("llc.ways");
     if c.u64("llc.ddio_ways") > ways {
-        return Err(format!(
-            "llc.ddio_ways = {}: must be <= llc.ways = {ways}",
-            c.u64("llc.ddio_ways")
-        ));
+        return Err(format!("llc.ddio_ways = {}: must be <= llc.ways = {ways}", c.u64("llc.ddio_ways")));
     }
     let line = 64 * ways * c.u64("llc.slices");
     // (sets per slice must be a power of two: the low line bits index them)
@@ -594,10 +518,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
     }
     let l2line = 64 * c.u64("l2.ways");
     if c.u64("l2.size") % l2line != 0 || !(c.u64("l2.size") / l2line).is_power_of_two() {
-        return Err(format!(
-            "l2.size = {} B: must be l2.ways x 64 B x a power of two sets",
-            c.u64("l2.size")
-        ));
+        return Err(format!("l2.size = {} B: must be l2.ways x 64 B x a power of two sets", c.u64("l2.size")));
     }
     let full = (1u64 << ways) - 1;
     for (i, m) in c.ints("llc.cat_masks").iter().enumerate() {
@@ -607,9 +528,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
     }
     let cm = c.u64("corunner.cat_mask");
     if cm & !full != 0 {
-        return Err(format!(
-            "corunner.cat_mask = {cm:#x}: must lie within the {ways} ways (0..={full:#x})"
-        ));
+        return Err(format!("corunner.cat_mask = {cm:#x}: must lie within the {ways} ways (0..={full:#x})"));
     }
     if c.u64("traffic.rate") > c.u64("nic.line_rate") {
         return Err(format!(
@@ -626,33 +545,21 @@ fn cross_check(c: &Config) -> Result<(), String> {
             c.u64("cpu.cores"),
             nics,
             c.u64("cpu.cores"),
-            if c.bool("corunner.enabled") {
-                " + 1 co-runner"
-            } else {
-                ""
-            },
+            if c.bool("corunner.enabled") { " + 1 co-runner" } else { "" },
             c.u64("cpu.max_cores")
         ));
     }
     for key in ["nic.remote_socket", "nic.ddio"] {
         if c.bools(key).len() as u64 > nics {
-            return Err(format!(
-                "{key}: {} entries for nic.count = {nics}",
-                c.bools(key).len()
-            ));
+            return Err(format!("{key}: {} entries for nic.count = {nics}", c.bools(key).len()));
         }
     }
     if c.ints("llc.cat_masks").len() as u64 > nics {
-        return Err(format!(
-            "llc.cat_masks: {} entries for nic.count = {nics}",
-            c.ints("llc.cat_masks").len()
-        ));
+        return Err(format!("llc.cat_masks: {} entries for nic.count = {nics}", c.ints("llc.cat_masks").len()));
     }
     let max_frame = match c.text("traffic.size_dist") {
         "fixed" => c.u64("traffic.size"),
-        "bimodal" => c
-            .u64("traffic.bimodal_large")
-            .max(c.u64("traffic.bimodal_small")),
+        "bimodal" => c.u64("traffic.bimodal_large").max(c.u64("traffic.bimodal_small")),
         "empirical" => {
             let (s, w) = (c.ints("traffic.sizes"), c.floats("traffic.weights"));
             if s.is_empty() || s.len() != w.len() || w.iter().sum::<f64>() <= 0.0 {
@@ -672,9 +579,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
         }
         _ => 1518,
     };
-    let data_room = c
-        .u64("mempool.mbuf_size")
-        .saturating_sub(crate::cpu::mempool::DATA_OFFSET);
+    let data_room = c.u64("mempool.mbuf_size").saturating_sub(crate::cpu::mempool::DATA_OFFSET);
     if max_frame > data_room && c.text("traffic.size_dist") != "pcap" {
         return Err(format!(
             "mempool.mbuf_size = {}: a {max_frame} B frame needs at least {} B (320 B of headers and headroom + the frame)",
@@ -682,8 +587,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
             max_frame + crate::cpu::mempool::DATA_OFFSET
         ));
     }
-    let per_nic_bufs = c.u64("cpu.cores") * (c.u64("nic.rx_ring_size") + c.u64("mempool.cache"))
-        + c.u64("app.tx_burst");
+    let per_nic_bufs = c.u64("cpu.cores") * (c.u64("nic.rx_ring_size") + c.u64("mempool.cache")) + c.u64("app.tx_burst");
     if c.u64("mempool.size") < per_nic_bufs {
         return Err(format!(
             "mempool.size = {}: the Rx rings and per-core caches of one NIC hold {per_nic_bufs} buffers; give at least that",
@@ -836,6 +740,7 @@ fn cross_check_bf3(c: &Config) -> Result<(), String> {
     Ok(())
 }
 
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -860,11 +765,7 @@ mod tests {
     #[test]
     fn unknown_key_suggests() {
         let e = validate(&json!({"nic": {"rx_ring_sz": 64}})).unwrap_err();
-        assert!(
-            e.contains("unknown parameter 'nic.rx_ring_sz'")
-                && e.contains("did you mean 'nic.rx_ring_size'"),
-            "{e}"
-        );
+        assert!(e.contains("unknown parameter 'nic.rx_ring_sz'") && e.contains("did you mean 'nic.rx_ring_size'"), "{e}");
     }
 
     #[test]
@@ -884,10 +785,7 @@ mod tests {
     #[test]
     fn host_memory_beyond_the_model_is_refused() {
         let e = validate(&json!({"mempool": {"size": 40_000_000}})).unwrap_err();
-        assert!(
-            e.starts_with("mempool.size = 40000000") && e.contains("60 GiB"),
-            "{e}"
-        );
+        assert!(e.starts_with("mempool.size = 40000000") && e.contains("60 GiB"), "{e}");
     }
 
     #[test]
@@ -903,12 +801,7 @@ mod tests {
         for p in PARAMS {
             assert!(!p.doc.is_empty(), "{}", p.key);
             parse_value(p, &default_json(p)).unwrap();
-            assert_eq!(
-                PARAMS.iter().filter(|q| q.key == p.key).count(),
-                1,
-                "duplicate {}",
-                p.key
-            );
+            assert_eq!(PARAMS.iter().filter(|q| q.key == p.key).count(), 1, "duplicate {}", p.key);
         }
     }
 }

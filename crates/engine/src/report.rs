@@ -164,25 +164,14 @@ impl NicCounters {
         self.tx_bytes += o.tx_bytes;
     }
 
-    fn metrics(
-        &self,
-        hist: &Histogram<u64>,
-        pcie_util: Dir,
-        ring_occupancy_mean: f64,
-        llc_misses: u64,
-        secs: f64,
-    ) -> PacketMetrics {
+    fn metrics(&self, hist: &Histogram<u64>, pcie_util: Dir, ring_occupancy_mean: f64, llc_misses: u64, secs: f64) -> PacketMetrics {
         let c = self;
         PacketMetrics {
             offered_gbps: c.arrived_bytes as f64 * 8.0 / secs / 1e9,
             throughput_gbps: c.tx_bytes as f64 * 8.0 / secs / 1e9,
             rx_pps: c.rx_pkts as f64 / secs,
             drop_rate: ratio(c.drop_rx_buffer + c.drop_no_desc + c.drop_core, c.arrived),
-            drops: Drops {
-                rx_buffer: c.drop_rx_buffer,
-                no_descriptor: c.drop_no_desc,
-                software: c.drop_core,
-            },
+            drops: Drops { rx_buffer: c.drop_rx_buffer, no_descriptor: c.drop_no_desc, software: c.drop_core },
             latency_ns: latency(hist),
             pcie_util,
             ring_occupancy_mean,
@@ -217,8 +206,7 @@ impl World {
         let secs = (self.end - self.warmup) as f64 / 1e12;
         let dur = (self.end - self.warmup) as f64;
         let m = self.mem.stats.since(&self.mem_base);
-        let core_misses =
-            |c: usize| self.mem.core_misses[c] - self.core_miss_base.get(c).copied().unwrap_or(0);
+        let core_misses = |c: usize| self.mem.core_misses[c] - self.core_miss_base.get(c).copied().unwrap_or(0);
         let mut total = NicCounters::default();
         let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
         let (mut util, mut occ, mut misses) = (Dir::default(), 0.0, 0);
@@ -235,9 +223,7 @@ impl World {
                 downstream: ((n.pcie.down.busy_ps() - base.1) as f64 / dur).min(1.0),
             };
             let o = n.rxq.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.rxq.len() as f64;
-            let nm: u64 = (n.first_core..n.first_core + n.rxq.len())
-                .map(core_misses)
-                .sum();
+            let nm: u64 = (n.first_core..n.first_core + n.rxq.len()).map(core_misses).sum();
             util.upstream += u.upstream * share;
             util.downstream += u.downstream * share;
             occ += o * share;
@@ -247,11 +233,7 @@ impl World {
         let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
         let busy_cycles = busy as f64 * self.k.freq_mhz as f64 / 1e6;
         let corunner = self.corunner.as_ref().map(|cr| CorunnerReport {
-            mean_latency_ns: if cr.done_lines == 0 {
-                0.0
-            } else {
-                cr.lat_sum as f64 / cr.done_lines as f64 / 1000.0
-            },
+            mean_latency_ns: if cr.done_lines == 0 { 0.0 } else { cr.lat_sum as f64 / cr.done_lines as f64 / 1000.0 },
             gbytes_s: cr.done_lines as f64 * 64.0 / secs / 1e9,
         });
         Report {
@@ -259,15 +241,8 @@ impl World {
             pcie_write_hit_rate: ratio(m.dma_write_hits, m.dma_write_hits + m.dma_write_misses),
             pcie_read_hit_rate: ratio(m.dma_read_hits, m.dma_read_hits + m.dma_read_misses),
             llc_hit_rate_cpu: ratio(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),
-            mem_bw_gbytes_s: Bw {
-                read: m.dram_read_bytes as f64 / secs / 1e9,
-                write: m.dram_write_bytes as f64 / secs / 1e9,
-            },
-            cycles_per_packet: if total.rx_pkts == 0 {
-                0.0
-            } else {
-                busy_cycles / total.rx_pkts as f64
-            },
+            mem_bw_gbytes_s: Bw { read: m.dram_read_bytes as f64 / secs / 1e9, write: m.dram_write_bytes as f64 / secs / 1e9 },
+            cycles_per_packet: if total.rx_pkts == 0 { 0.0 } else { busy_cycles / total.rx_pkts as f64 },
             per_nic,
             corunner,
             pcie_bench: None,

@@ -58,40 +58,16 @@ impl Unit {
                 ("GB", 1e9),
                 ("", 1.0),
             ],
-            Unit::Time => &[
-                ("ps", 1.0),
-                ("ns", 1e3),
-                ("us", 1e6),
-                ("µs", 1e6),
-                ("ms", 1e9),
-                ("s", 1e12),
-            ],
-            Unit::Rate => &[
-                ("bps", 1e-6),
-                ("Kbps", 1e-3),
-                ("Mbps", 1.0),
-                ("Gbps", 1e3),
-                ("Tbps", 1e6),
-            ],
-            Unit::Freq => &[
-                ("Hz", 1e-6),
-                ("KHz", 1e-3),
-                ("kHz", 1e-3),
-                ("MHz", 1.0),
-                ("GHz", 1e3),
-            ],
+            Unit::Time => &[("ps", 1.0), ("ns", 1e3), ("us", 1e6), ("µs", 1e6), ("ms", 1e9), ("s", 1e12)],
+            Unit::Rate => &[("bps", 1e-6), ("Kbps", 1e-3), ("Mbps", 1.0), ("Gbps", 1e3), ("Tbps", 1e6)],
+            Unit::Freq => &[("Hz", 1e-6), ("KHz", 1e-3), ("kHz", 1e-3), ("MHz", 1.0), ("GHz", 1e3)],
             Unit::ByteRate => &[("MB/s", 1.0), ("GB/s", 1e3)],
         }
     }
 
     /// Accepted suffixes, for error messages.
     pub fn accepted(self) -> String {
-        let v: Vec<&str> = self
-            .suffixes()
-            .iter()
-            .map(|s| s.0)
-            .filter(|s| !s.is_empty())
-            .collect();
+        let v: Vec<&str> = self.suffixes().iter().map(|s| s.0).filter(|s| !s.is_empty()).collect();
         if v.is_empty() {
             "a plain number".into()
         } else {
@@ -110,18 +86,13 @@ impl Unit {
             .unwrap_or(t.len());
         let (num, suffix) = t.split_at(split);
         let suffix = suffix.trim();
-        let num: f64 = num
-            .parse()
-            .map_err(|_| format!("'{text}' is not {}", self.accepted()))?;
+        let num: f64 = num.parse().map_err(|_| format!("'{text}' is not {}", self.accepted()))?;
         for (s, mult) in self.suffixes() {
             if *s == suffix {
                 return Ok(num * mult);
             }
         }
-        Err(format!(
-            "'{text}' has unknown unit '{suffix}'; expected {}",
-            self.accepted()
-        ))
+        Err(format!("'{text}' has unknown unit '{suffix}'; expected {}", self.accepted()))
     }
 }
 
@@ -157,10 +128,7 @@ mod tests {
 
     #[test]
     fn rejects_wrong_units() {
-        assert!(Unit::Rate
-            .parse("100GB")
-            .unwrap_err()
-            .contains("unknown unit"));
+        assert!(Unit::Rate.parse("100GB").unwrap_err().contains("unknown unit"));
         assert!(Unit::Bytes.parse("abc").is_err());
         assert!(Unit::Time.parse("5").is_err());
     }

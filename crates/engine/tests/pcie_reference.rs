@@ -14,11 +14,7 @@ impl Table {
         let path = format!("{}/tests/data/pcie/{name}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-        let split = |l: &str| {
-            l.split(',')
-                .map(|s| s.trim().to_string())
-                .collect::<Vec<_>>()
-        };
+        let split = |l: &str| l.split(',').map(|s| s.trim().to_string()).collect::<Vec<_>>();
         let header = split(lines.next().expect("empty table"));
         let rows: Vec<_> = lines.map(split).collect();
         assert!(!rows.is_empty(), "{name}: no rows");
@@ -33,9 +29,7 @@ impl Table {
     }
 
     fn rows(&self) -> impl Iterator<Item = Row<'_>> {
-        self.rows
-            .iter()
-            .map(move |cells| Row { table: self, cells })
+        self.rows.iter().map(move |cells| Row { table: self, cells })
     }
 }
 
@@ -86,11 +80,7 @@ const TRANSFERS: u32 = 2000;
 fn tlp_layer_bandwidth_matches_every_row() {
     let t = Table::load("pcie_model_link_bw.csv");
     for r in t.rows() {
-        let (gen, lanes, mps) = (
-            r.num("gen") as u8,
-            r.num("lanes") as u8,
-            r.num("mps") as u32,
-        );
+        let (gen, lanes, mps) = (r.num("gen") as u8, r.num("lanes") as u8, r.num("mps") as u32);
         assert!(
             (pcie::raw_gbps(gen, lanes) - r.num("raw_gbps")).abs() < 1e-3,
             "raw gen{gen} x{lanes}"
@@ -116,13 +106,7 @@ fn write_and_read_match_every_row() {
         let c = cfg(&r);
         let size = r.num("transfer_size_bytes") as u64;
         let want = r.num("effective_gbps");
-        let what = format!(
-            "gen{} x{} {} B {}",
-            c.gen,
-            c.lanes,
-            size,
-            r.get("direction")
-        );
+        let what = format!("gen{} x{} {} B {}", c.gen, c.lanes, size, r.get("direction"));
         let (analytic, sim, tlps, req) = match r.get("direction") {
             "write" => (
                 pcie::effective_write_gbps(&c, size),
@@ -147,17 +131,10 @@ fn write_and_read_match_every_row() {
         };
         // The closed form is the model itself (up to the CSV's rounding);
         // the simulation must land within 2 %.
-        assert!(
-            close(analytic, want, 1e-4),
-            "{what}: analytic {analytic} vs {want}"
-        );
+        assert!(close(analytic, want, 1e-4), "{what}: analytic {analytic} vs {want}");
         assert!(close(sim, want, 0.02), "{what}: simulated {sim} vs {want}");
         assert_eq!(tlps.count as f64, r.num("data_tlps"), "{what}");
-        assert_eq!(
-            tlps.wire_bytes as f64,
-            r.num("wire_bytes_data_dir"),
-            "{what}"
-        );
+        assert_eq!(tlps.wire_bytes as f64, r.num("wire_bytes_data_dir"), "{what}");
         assert_eq!(req.count as f64, r.num("req_tlps"), "{what}");
         assert_eq!(req.wire_bytes as f64, r.num("wire_bytes_req_dir"), "{what}");
     }
@@ -174,10 +151,7 @@ fn read_write_matches_every_row() {
         let analytic = pcie::effective_read_write_gbps(&c, size);
         let sim = pcie::bench_bandwidth(c, size, BenchKind::ReadWrite, TRANSFERS, HOST_LATENCY);
         let what = format!("gen{} x{} {} B", c.gen, c.lanes, size);
-        assert!(
-            close(analytic, want, 1e-4),
-            "{what}: analytic {analytic} vs {want}"
-        );
+        assert!(close(analytic, want, 1e-4), "{what}: analytic {analytic} vs {want}");
         assert!(close(sim, want, 0.02), "{what}: simulated {sim} vs {want}");
     }
 }

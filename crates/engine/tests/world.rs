@@ -13,10 +13,7 @@ fn go(v: Value) -> Report {
 }
 
 fn short(mut v: Value) -> Value {
-    v.as_object_mut()
-        .unwrap()
-        .entry("sim")
-        .or_insert(json!({"warmup": "1ms", "duration": "2ms"}));
+    v.as_object_mut().unwrap().entry("sim").or_insert(json!({"warmup": "1ms", "duration": "2ms"}));
     v
 }
 
@@ -33,17 +30,11 @@ fn same_seed_same_bytes_different_seed_different_run() {
 
 #[test]
 fn under_capacity_everything_offered_is_forwarded() {
-    let r = go(short(
-        json!({"traffic": {"rate": "20Gbps", "size": 1500}, "cpu": {"cores": 1}}),
-    ));
+    let r = go(short(json!({"traffic": {"rate": "20Gbps", "size": 1500}, "cpu": {"cores": 1}})));
     assert_eq!(r.packets.drop_rate, 0.0);
     // 20 Gbps on the wire = 20 * 1500/1520 Gbps of frames.
     let frames = 20.0 * 1500.0 / 1520.0;
-    assert!(
-        (r.packets.throughput_gbps - frames).abs() / frames < 0.01,
-        "{}",
-        r.packets.throughput_gbps
-    );
+    assert!((r.packets.throughput_gbps - frames).abs() / frames < 0.01, "{}", r.packets.throughput_gbps);
     assert!((r.packets.offered_gbps - frames).abs() / frames < 0.01);
 }
 
@@ -84,48 +75,26 @@ fn pcie_bounds_forwarding_throughput_at_line_rate() {
     let pcie_pps = tlp_layer_gbps(3, 16, 256) * 1e9 / 8.0 / per_pkt;
     let line_pps = 100e9 / 8.0 / 1520.0;
     let bound = pcie_pps.min(line_pps) * 1500.0 * 8.0 / 1e9;
-    let r = go(short(
-        json!({"cpu": {"cores": 2}, "nic": {"rx_cqe_comp": true}}),
-    ));
-    assert!(
-        r.packets.pcie_util.upstream > 0.97,
-        "{:?}",
-        r.packets.pcie_util
-    );
-    assert!(
-        (r.packets.throughput_gbps - bound).abs() / bound < 0.03,
-        "{} vs bound {bound}",
-        r.packets.throughput_gbps
-    );
+    let r = go(short(json!({"cpu": {"cores": 2}, "nic": {"rx_cqe_comp": true}})));
+    assert!(r.packets.pcie_util.upstream > 0.97, "{:?}", r.packets.pcie_util);
+    assert!((r.packets.throughput_gbps - bound).abs() / bound < 0.03, "{} vs bound {bound}", r.packets.throughput_gbps);
 }
 
 #[test]
 fn core_bound_throughput_follows_cycle_budget() {
     // 3000 cycles of NF work per packet at 2.3 GHz: one core forwards at
     // most 2.3e9/3000 = 0.77 Mpps, a little less with the driver's cycles.
-    let r = go(short(
-        json!({"cpu": {"cores": 1}, "app": {"nf_cycles": 3000}, "traffic": {"size": 64}}),
-    ));
+    let r = go(short(json!({"cpu": {"cores": 1}, "app": {"nf_cycles": 3000}, "traffic": {"size": 64}})));
     let mpps = r.packets.rx_pps / 1e6;
     let upper = 2300.0 / 3000.0;
     assert!(mpps < upper && mpps > 0.85 * upper, "{mpps} Mpps");
-    assert!(
-        r.packets.drops.no_descriptor > 0,
-        "a core-bound NIC runs out of descriptors"
-    );
-    assert!(
-        r.packets.ring_occupancy_mean > 0.9 * 1024.0,
-        "the ring stays full: {}",
-        r.packets.ring_occupancy_mean
-    );
+    assert!(r.packets.drops.no_descriptor > 0, "a core-bound NIC runs out of descriptors");
+    assert!(r.packets.ring_occupancy_mean > 0.9 * 1024.0, "the ring stays full: {}", r.packets.ring_occupancy_mean);
 }
 
 #[test]
 fn ddio_off_and_remote_socket_send_every_dma_write_to_dram() {
-    for extra in [
-        json!({"llc": {"ddio_ways": 0}}),
-        json!({"nic": {"remote_socket": [true]}}),
-    ] {
+    for extra in [json!({"llc": {"ddio_ways": 0}}), json!({"nic": {"remote_socket": [true]}})] {
         let mut s = json!({"traffic": {"rate": "40Gbps"}});
         for (k, v) in extra.as_object().unwrap() {
             s[k] = v.clone();
@@ -134,11 +103,7 @@ fn ddio_off_and_remote_socket_send_every_dma_write_to_dram() {
         assert_eq!(r.pcie_write_hit_rate, 0.0);
         // Every received byte is written to DRAM (plus completion lines).
         let rx_gbytes = r.packets.throughput_gbps / 8.0;
-        assert!(
-            r.mem_bw_gbytes_s.write >= rx_gbytes,
-            "{} vs {rx_gbytes}",
-            r.mem_bw_gbytes_s.write
-        );
+        assert!(r.mem_bw_gbytes_s.write >= rx_gbytes, "{} vs {rx_gbytes}", r.mem_bw_gbytes_s.write);
     }
 }
 
@@ -148,19 +113,9 @@ fn leaky_dma_grows_with_the_ring() {
     // fit the 2 DDIO ways (~73 K lines), 4096 x 24 lines do not.
     let small = go(short(json!({"nic": {"rx_ring_size": 256}})));
     let large = go(short(json!({"nic": {"rx_ring_size": 4096}})));
-    assert!(
-        small.pcie_write_hit_rate > 0.95,
-        "{}",
-        small.pcie_write_hit_rate
-    );
-    assert!(
-        large.pcie_write_hit_rate < 0.6,
-        "{}",
-        large.pcie_write_hit_rate
-    );
-    let more_ways = go(short(
-        json!({"nic": {"rx_ring_size": 4096}, "llc": {"ddio_ways": 6}}),
-    ));
+    assert!(small.pcie_write_hit_rate > 0.95, "{}", small.pcie_write_hit_rate);
+    assert!(large.pcie_write_hit_rate < 0.6, "{}", large.pcie_write_hit_rate);
+    let more_ways = go(short(json!({"nic": {"rx_ring_size": 4096}, "llc": {"ddio_ways": 6}})));
     assert!(more_ways.pcie_write_hit_rate > large.pcie_write_hit_rate + 0.3);
 }
 
@@ -185,20 +140,10 @@ fn bad_scenarios_are_refused_with_the_key() {
 fn nat_state_costs_more_with_more_flows() {
     // Few flows: the per-core cuckoo tables stay cached. A million flows:
     // new flows every packet, two inserts each, and tables far beyond the LLC.
-    let run_nat = |flows: u32| {
-        go(
-            json!({"cpu": {"cores": 2}, "app": {"nf": "nat"}, "traffic": {"flows": flows, "rate": "40Gbps"}, "sim": {"warmup": "0.5ms", "duration": "1ms"}}),
-        )
-    };
+    let run_nat = |flows: u32| go(json!({"cpu": {"cores": 2}, "app": {"nf": "nat"}, "traffic": {"flows": flows, "rate": "40Gbps"}, "sim": {"warmup": "0.5ms", "duration": "1ms"}}));
     let few = run_nat(64);
     let many = run_nat(1_000_000);
-    let (f, m) = (
-        few.packets.llc_misses_per_packet,
-        many.packets.llc_misses_per_packet,
-    );
-    assert!(
-        m > f + 1.0,
-        "misses per packet: {f} with 64 flows, {m} with 1 M"
-    );
+    let (f, m) = (few.packets.llc_misses_per_packet, many.packets.llc_misses_per_packet);
+    assert!(m > f + 1.0, "misses per packet: {f} with 64 flows, {m} with 1 M");
     assert!(many.cycles_per_packet > few.cycles_per_packet);
 }

@@ -28,15 +28,7 @@ pub struct Core {
 
 impl Core {
     pub fn new(nic: usize, queue: usize, local: usize) -> Core {
-        Core {
-            nic,
-            queue,
-            local,
-            sleeping: true,
-            sw_queue: VecDeque::new(),
-            busy_ps: 0,
-            pkt_ps: 0,
-        }
+        Core { nic, queue, local, sleeping: true, sw_queue: VecDeque::new(), busy_ps: 0, pkt_ps: 0 }
     }
 }
 

@@ -106,11 +106,7 @@ fn ways_where(tags: &[u32; MAX_WAYS], ways: usize, f: impl Fn(u32) -> bool) -> u
         }
         m
     }
-    let m = if ways <= 11 {
-        scan::<11>(tags, &f)
-    } else {
-        scan::<MAX_WAYS>(tags, &f)
-    };
+    let m = if ways <= 11 { scan::<11>(tags, &f) } else { scan::<MAX_WAYS>(tags, &f) };
     m & ((1u32 << ways) - 1)
 }
 
@@ -128,26 +124,14 @@ fn mix(mut x: u64) -> u64 {
 impl Cache {
     /// `size_bytes / 64 / ways` sets; with `Modulo` indexing the set count
     /// must be a power of two, with `SliceHash` the sets per slice.
-    pub fn new(
-        size_bytes: u64,
-        ways: usize,
-        indexing: Indexing,
-        policy: Policy,
-        rng: Rng,
-    ) -> Cache {
+    pub fn new(size_bytes: u64, ways: usize, indexing: Indexing, policy: Policy, rng: Rng) -> Cache {
         let sets = size_bytes / LINE / ways as u64;
-        assert!(
-            sets > 0 && (1..=MAX_WAYS).contains(&ways),
-            "cache needs >= 1 set and 1..={MAX_WAYS} ways"
-        );
+        assert!(sets > 0 && (1..=MAX_WAYS).contains(&ways), "cache needs >= 1 set and 1..={MAX_WAYS} ways");
         let low_sets = match indexing {
             Indexing::Modulo => sets,
             Indexing::SliceHash { sets_per_slice, .. } => sets_per_slice,
         };
-        assert!(
-            low_sets.is_power_of_two(),
-            "set index bits must be a power of two"
-        );
+        assert!(low_sets.is_power_of_two(), "set index bits must be a power of two");
         // Initial ranks 0..ways: every set starts as a full LRU order.
         let mut rank = [0u8; MAX_WAYS];
         for (w, r) in rank.iter_mut().enumerate() {
@@ -159,13 +143,7 @@ impl Cache {
             indexing,
             tag_shift: low_sets.trailing_zeros(),
             policy,
-            set: huge_vec(
-                sets as usize,
-                Set {
-                    rank,
-                    tag: [0; MAX_WAYS],
-                },
-            ),
+            set: huge_vec(sets as usize, Set { rank, tag: [0; MAX_WAYS] }),
             sharers: huge_vec(sets as usize * ways, 0),
             rng,
         }
@@ -188,10 +166,7 @@ impl Cache {
     pub fn set_of(&self, line: u64) -> u64 {
         match self.indexing {
             Indexing::Modulo => line & (self.sets - 1),
-            Indexing::SliceHash {
-                slices,
-                sets_per_slice,
-            } => {
+            Indexing::SliceHash { slices, sets_per_slice } => {
                 // Multiply-shift maps the hash onto 0..slices without a division.
                 let slice = ((mix(line) as u128 * slices as u128) >> 64) as u64;
                 (line & (sets_per_slice - 1)) * slices + slice
@@ -201,10 +176,7 @@ impl Cache {
 
     #[inline]
     fn tag_of(&self, line: u64) -> u32 {
-        debug_assert!(
-            line < MAX_LINE,
-            "line {line:#x} beyond the modelled address space"
-        );
+        debug_assert!(line < MAX_LINE, "line {line:#x} beyond the modelled address space");
         ((line >> self.tag_shift) + 1) as u32
     }
 
@@ -314,17 +286,10 @@ impl Cache {
         }
         if self.policy == Policy::Random && set.tag[pick] != 0 {
             let k = self.rng.gen_range(0..allowed.count_ones());
-            pick = (0..self.ways)
-                .filter(|w| mask & (1 << w) != 0)
-                .nth(k as usize)
-                .unwrap();
+            pick = (0..self.ways).filter(|w| mask & (1 << w) != 0).nth(k as usize).unwrap();
         }
         let slot = s * MAX_WAYS + pick;
-        let victim = (self.set[s].tag[pick] != 0).then(|| Victim {
-            line: self.line_at(slot),
-            dirty: self.is_dirty(slot),
-            sharers: self.sharers(slot),
-        });
+        let victim = (self.set[s].tag[pick] != 0).then(|| Victim { line: self.line_at(slot), dirty: self.is_dirty(slot), sharers: self.sharers(slot) });
         self.set[s].tag[pick] = self.tag_of(line) | if dirty { DIRTY } else { 0 };
         self.touch(slot);
         (slot, victim)
@@ -333,11 +298,7 @@ impl Cache {
     /// Drop `line` if present; returns what it held.
     pub fn invalidate(&mut self, line: u64) -> Option<Victim> {
         let slot = self.find(line)?;
-        let v = Victim {
-            line,
-            dirty: self.is_dirty(slot),
-            sharers: self.sharers(slot),
-        };
+        let v = Victim { line, dirty: self.is_dirty(slot), sharers: self.sharers(slot) };
         let (s, w) = Self::split(slot);
         self.set[s].tag[w] = 0;
         Some(v)
@@ -345,10 +306,7 @@ impl Cache {
 
     /// Valid lines (for occupancy invariants and tests).
     pub fn occupancy(&self) -> usize {
-        self.set
-            .iter()
-            .map(|s| s.tag[..self.ways].iter().filter(|&&t| t != 0).count())
-            .sum()
+        self.set.iter().map(|s| s.tag[..self.ways].iter().filter(|&&t| t != 0).count()).sum()
     }
 
     /// Line address held by a valid slot: the tag's high bits and the set's
@@ -375,13 +333,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn lru(sets: u64, ways: usize) -> Cache {
-        Cache::new(
-            sets * ways as u64 * LINE,
-            ways,
-            Indexing::Modulo,
-            Policy::Lru,
-            rng(1, 0, 0),
-        )
+        Cache::new(sets * ways as u64 * LINE, ways, Indexing::Modulo, Policy::Lru, rng(1, 0, 0))
     }
 
     /// Reference model: a plain per-set LRU list.
@@ -475,27 +427,9 @@ mod tests {
     fn slice_hash_spreads_a_stride() {
         // A 4 KiB stride maps to one set under modulo indexing with 64 sets
         // per slice; the slice hash spreads it over the slices.
-        let c = Cache::new(
-            18 * 64 * 11 * 64,
-            11,
-            Indexing::SliceHash {
-                slices: 18,
-                sets_per_slice: 64,
-            },
-            Policy::Lru,
-            rng(1, 0, 0),
-        );
+        let c = Cache::new(18 * 64 * 11 * 64, 11, Indexing::SliceHash { slices: 18, sets_per_slice: 64 }, Policy::Lru, rng(1, 0, 0));
         // and every slot maps back to the line it holds
-        let mut c2 = Cache::new(
-            18 * 64 * 11 * 64,
-            11,
-            Indexing::SliceHash {
-                slices: 18,
-                sets_per_slice: 64,
-            },
-            Policy::Lru,
-            rng(1, 0, 0),
-        );
+        let mut c2 = Cache::new(18 * 64 * 11 * 64, 11, Indexing::SliceHash { slices: 18, sets_per_slice: 64 }, Policy::Lru, rng(1, 0, 0));
         for l in [5u64, 1 << 20, (1 << 30) - 12345] {
             let (slot, _) = c2.insert(l, c2.all_ways(), false);
             assert_eq!(c2.line_at(slot), l);
@@ -518,13 +452,6 @@ mod tests {
         let mut c = lru(1, 1);
         c.insert(5, 1, true);
         let (_, v) = c.insert(6, 1, false);
-        assert_eq!(
-            v,
-            Some(Victim {
-                line: 5,
-                dirty: true,
-                sharers: 0
-            })
-        );
+        assert_eq!(v, Some(Victim { line: 5, dirty: true, sharers: 0 }));
     }
 }

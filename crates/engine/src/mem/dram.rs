@@ -25,14 +25,7 @@ impl Dram {
     pub fn new(channels: usize, channel_mbs: u64, idle_latency: Time) -> Dram {
         // 64 B / (MB/s) = 64e6/MBs ps
         let line_time_fp = 64_000_000 * FP / channel_mbs;
-        Dram {
-            line_time_fp,
-            free_fp: vec![0; channels],
-            idle_latency,
-            read_bytes: 0,
-            write_bytes: 0,
-            busy_fp: 0,
-        }
+        Dram { line_time_fp, free_fp: vec![0; channels], idle_latency, read_bytes: 0, write_bytes: 0, busy_fp: 0 }
     }
 
     #[inline]

@@ -79,10 +79,7 @@ impl AddressMap {
     pub fn alloc(&mut self, bytes: u64, align: u64) -> u64 {
         let base = self.next.next_multiple_of(align.max(LINE));
         self.next = base + bytes.max(1);
-        assert!(
-            self.next / LINE < cache::MAX_LINE,
-            "host memory map exceeds the modelled 64 GiB"
-        );
+        assert!(self.next / LINE < cache::MAX_LINE, "host memory map exceeds the modelled 64 GiB");
         base
     }
 }
@@ -116,52 +113,23 @@ impl Memory {
         let slices = c.u64("llc.slices");
         let sets = c.u64("llc.size") / LINE / ways as u64;
         let indexing = if c.bool("llc.slice_hash") {
-            Indexing::SliceHash {
-                slices,
-                sets_per_slice: sets / slices,
-            }
+            Indexing::SliceHash { slices, sets_per_slice: sets / slices }
         } else {
             Indexing::Modulo
         };
-        let policy = if c.text("llc.replacement") == "random" {
-            Policy::Random
-        } else {
-            Policy::Lru
-        };
+        let policy = if c.text("llc.replacement") == "random" { Policy::Random } else { Policy::Lru };
         let seed = c.u64("sim.seed");
-        let llc = Cache::new(
-            c.u64("llc.size"),
-            ways,
-            indexing,
-            policy,
-            rng(seed, stream::LLC, 0),
-        );
+        let llc = Cache::new(c.u64("llc.size"), ways, indexing, policy, rng(seed, stream::LLC, 0));
         let l2 = (0..core_masks.len())
-            .map(|i| {
-                Cache::new(
-                    c.u64("l2.size"),
-                    c.usize("l2.ways"),
-                    Indexing::Modulo,
-                    Policy::Lru,
-                    rng(seed, stream::LLC, 1 + i as u64),
-                )
-            })
+            .map(|i| Cache::new(c.u64("l2.size"), c.usize("l2.ways"), Indexing::Modulo, Policy::Lru, rng(seed, stream::LLC, 1 + i as u64)))
             .collect();
         let ddio = c.u64("llc.ddio_ways");
         // DDIO owns the top ways (IIO LLC WAYS = 0x600 on an 11-way Skylake).
-        let ddio_mask = if ddio == 0 {
-            0
-        } else {
-            ((1u64 << ddio) - 1) << (ways as u64 - ddio)
-        };
+        let ddio_mask = if ddio == 0 { 0 } else { ((1u64 << ddio) - 1) << (ways as u64 - ddio) };
         Memory {
             llc,
             l2,
-            dram: Dram::new(
-                c.usize("dram.channels"),
-                c.u64("dram.channel_bw"),
-                c.u64("dram.latency"),
-            ),
+            dram: Dram::new(c.usize("dram.channels"), c.u64("dram.channel_bw"), c.u64("dram.latency")),
             ddio_mask,
             core_mask: core_masks,
             llc_lat: c.u64("llc.latency"),
@@ -324,11 +292,7 @@ impl Memory {
             } else {
                 self.stats.dma_read_misses += 1;
                 self.stats.dram_read_bytes += LINE;
-                let extra = if mode == DmaMode::Remote {
-                    self.remote_lat
-                } else {
-                    0
-                };
+                let extra = if mode == DmaMode::Remote { self.remote_lat } else { 0 };
                 lat = lat.max(self.dram.read(line, now) + extra);
             }
         }
@@ -377,10 +341,7 @@ mod tests {
             }
         }
         let c = validate(&s).unwrap();
-        Memory::new(
-            &c,
-            vec![c.ints("llc.cat_masks").first().copied().unwrap_or(0x7ff); 2],
-        )
+        Memory::new(&c, vec![c.ints("llc.cat_masks").first().copied().unwrap_or(0x7ff); 2])
     }
 
     #[test]
@@ -406,12 +367,7 @@ mod tests {
         m.core_access(0, core_line, false, 0);
         for round in 0..3 {
             for k in 0..3u64 {
-                m.dma_write(
-                    (k * sets) * 64 + 0x1_0000_0000 - (0x1_0000_0000 % (sets * 64)),
-                    64,
-                    DmaMode::Ddio,
-                    0,
-                );
+                m.dma_write((k * sets) * 64 + 0x1_0000_0000 - (0x1_0000_0000 % (sets * 64)), 64, DmaMode::Ddio, 0);
             }
             let _ = round;
         }
@@ -422,9 +378,7 @@ mod tests {
 
     #[test]
     fn ddio_off_writes_to_dram() {
-        let mut m = mem(
-            json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false, "ddio_ways": 0}}),
-        );
+        let mut m = mem(json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false, "ddio_ways": 0}}));
         m.dma_write(0x1_0000_0000, 1500, DmaMode::Ddio, 0);
         assert_eq!(m.stats.dma_write_misses, 24);
         assert_eq!(m.stats.dram_write_bytes, 24 * 64);
@@ -452,9 +406,7 @@ mod tests {
 
     #[test]
     fn cat_mask_confines_core_fills() {
-        let mut m = mem(
-            json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false, "cat_masks": [3]}}),
-        );
+        let mut m = mem(json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false, "cat_masks": [3]}}));
         for i in 0..5000u64 {
             m.core_access(0, 0x1_0000_0000 + i * 64, false, 0);
         }

@@ -46,9 +46,7 @@ impl FlowTable {
     /// rounded up to a power of two). Host memory is allocated zeroed, so
     /// untouched parts cost nothing.
     pub fn new(entries: u64, bucket_addr: u64, key_addr: u64) -> FlowTable {
-        let buckets = (entries.div_ceil(BUCKET_ENTRIES as u64))
-            .next_power_of_two()
-            .max(2);
+        let buckets = (entries.div_ceil(BUCKET_ENTRIES as u64)).next_power_of_two().max(2);
         let slots = (buckets as usize) * BUCKET_ENTRIES;
         FlowTable {
             mask: (buckets - 1) as u32,
@@ -64,9 +62,7 @@ impl FlowTable {
 
     /// Bytes of (bucket array, key store) for the address map.
     pub fn footprint(entries: u64) -> (u64, u64) {
-        let buckets = (entries.div_ceil(BUCKET_ENTRIES as u64))
-            .next_power_of_two()
-            .max(2);
+        let buckets = (entries.div_ceil(BUCKET_ENTRIES as u64)).next_power_of_two().max(2);
         (buckets * BUCKET_BYTES, entries * KEY_ENTRY_BYTES)
     }
 
@@ -83,14 +79,12 @@ impl FlowTable {
     }
 
     fn search(&self, bucket: u32, sig: u16, key: u64, t: &mut Touched) -> Option<usize> {
-        t.addrs
-            .push((self.bucket_addr + bucket as u64 * BUCKET_BYTES, false));
+        t.addrs.push((self.bucket_addr + bucket as u64 * BUCKET_BYTES, false));
         let base = bucket as usize * BUCKET_ENTRIES;
         for s in base..base + BUCKET_ENTRIES {
             if self.idx[s] != 0 && self.sig[s] == sig {
                 let k = self.idx[s] as usize - 1;
-                t.addrs
-                    .push((self.key_addr + k as u64 * KEY_ENTRY_BYTES, false));
+                t.addrs.push((self.key_addr + k as u64 * KEY_ENTRY_BYTES, false));
                 if self.keys[k] == key {
                     return Some(k);
                 }
@@ -103,23 +97,18 @@ impl FlowTable {
     /// secondary one, and the key entries whose signatures match.
     pub fn lookup(&self, key: u64, t: &mut Touched) -> Option<u32> {
         let (prim, alt, sig) = self.buckets_of(key);
-        self.search(prim, sig, key, t)
-            .or_else(|| self.search(alt, sig, key, t))
-            .map(|k| self.values[k])
+        self.search(prim, sig, key, t).or_else(|| self.search(alt, sig, key, t)).map(|k| self.values[k])
     }
 
     /// Insert a key known to be absent. Cuckoo displacement moves entries
     /// to their alternate buckets when both candidates are full; returns
     /// false when the table is full (the key is not stored).
     pub fn insert(&mut self, key: u64, value: u32, rng: &mut Rng, t: &mut Touched) -> bool {
-        let Some(k) = self.free.pop() else {
-            return false;
-        };
+        let Some(k) = self.free.pop() else { return false };
         let (prim, alt, sig) = self.buckets_of(key);
         self.keys[k as usize] = key;
         self.values[k as usize] = value;
-        t.addrs
-            .push((self.key_addr + k as u64 * KEY_ENTRY_BYTES, true));
+        t.addrs.push((self.key_addr + k as u64 * KEY_ENTRY_BYTES, true));
         let (mut bucket, mut sig, mut idx) = (prim, sig, k + 1);
         let mut path = vec![];
         for kick in 0..=MAX_KICKS {
@@ -128,15 +117,13 @@ impl FlowTable {
                 if let Some(s) = (base..base + BUCKET_ENTRIES).find(|&s| self.idx[s] == 0) {
                     self.idx[s] = idx;
                     self.sig[s] = sig;
-                    t.addrs
-                        .push((self.bucket_addr + b as u64 * BUCKET_BYTES, true));
+                    t.addrs.push((self.bucket_addr + b as u64 * BUCKET_BYTES, true));
                     return true;
                 }
             }
             // Both full: evict a random entry of this bucket to its other bucket.
             let s = bucket as usize * BUCKET_ENTRIES + rng.gen_range(0..BUCKET_ENTRIES);
-            t.addrs
-                .push((self.bucket_addr + bucket as u64 * BUCKET_BYTES, true));
+            t.addrs.push((self.bucket_addr + bucket as u64 * BUCKET_BYTES, true));
             std::mem::swap(&mut self.idx[s], &mut idx);
             std::mem::swap(&mut self.sig[s], &mut sig);
             path.push(s);
@@ -177,11 +164,7 @@ mod tests {
         assert!(t.insert(42, 7, &mut r, &mut touched));
         let mut touched = Touched::default();
         assert_eq!(t.lookup(42, &mut touched), Some(7));
-        assert!(
-            touched.addrs.len() >= 2
-                && touched.addrs[0].0 >= 0x1000_0000
-                && touched.addrs.iter().any(|a| a.0 >= 0x2000_0000)
-        );
+        assert!(touched.addrs.len() >= 2 && touched.addrs[0].0 >= 0x1000_0000 && touched.addrs.iter().any(|a| a.0 >= 0x2000_0000));
         let mut touched = Touched::default();
         assert_eq!(t.lookup(43, &mut touched), None);
         // a miss reads both buckets
@@ -207,13 +190,8 @@ mod tests {
         let n = 2048u64;
         let mut t = FlowTable::new(n, 0, 1 << 30);
         let mut r = rng(4, 0, 0);
-        let stored: Vec<u64> = (1..=n)
-            .filter(|&k| t.insert(k * 31, k as u32, &mut r, &mut Touched::default()))
-            .collect();
-        assert!(
-            (stored.len() as u64) < n,
-            "expected some refusals at 100 % load"
-        );
+        let stored: Vec<u64> = (1..=n).filter(|&k| t.insert(k * 31, k as u32, &mut r, &mut Touched::default())).collect();
+        assert!((stored.len() as u64) < n, "expected some refusals at 100 % load");
         assert_eq!(t.len(), stored.len());
         for k in stored {
             assert_eq!(t.lookup(k * 31, &mut Touched::default()), Some((k) as u32));

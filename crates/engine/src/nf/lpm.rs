@@ -32,29 +32,13 @@ pub struct Lookup {
 impl Lpm {
     /// Build from (prefix, length, next hop) routes; `tbl24_addr` and
     /// `tbl8_addr` are the regions' host addresses.
-    pub fn new(
-        routes: &[(u32, u8, u16)],
-        default_hop: u16,
-        tbl24_addr: u64,
-        tbl8_addr: u64,
-    ) -> Lpm {
-        let mut lpm = Lpm {
-            tbl24: HashMap::new(),
-            ext: HashMap::new(),
-            tbl8: HashMap::new(),
-            default_hop,
-            tbl24_addr,
-            tbl8_addr,
-        };
+    pub fn new(routes: &[(u32, u8, u16)], default_hop: u16, tbl24_addr: u64, tbl8_addr: u64) -> Lpm {
+        let mut lpm = Lpm { tbl24: HashMap::new(), ext: HashMap::new(), tbl8: HashMap::new(), default_hop, tbl24_addr, tbl8_addr };
         let mut sorted: Vec<_> = routes.to_vec();
         // Shorter prefixes first so longer ones overwrite them.
         sorted.sort_by_key(|r| r.1);
         for &(prefix, len, hop) in &sorted {
-            let p = if len == 0 {
-                0
-            } else {
-                prefix & (u32::MAX << (32 - len))
-            };
+            let p = if len == 0 { 0 } else { prefix & (u32::MAX << (32 - len)) };
             if len <= 24 {
                 let first = p >> 8;
                 for i in first..first + (1u32 << (24 - len)) {
@@ -95,18 +79,10 @@ impl Lpm {
             let lo = (ip & 0xff) as u8;
             let hop = self.tbl8[&(g, lo)].0;
             let a8 = self.tbl8_addr + (g as u64 * 256 + lo as u64) * ENTRY;
-            return Lookup {
-                hop,
-                reads: [a24, a8],
-                n_reads: 2,
-            };
+            return Lookup { hop, reads: [a24, a8], n_reads: 2 };
         }
         let hop = self.tbl24.get(&i).map_or(self.default_hop, |e| e.0);
-        Lookup {
-            hop,
-            reads: [a24, 0],
-            n_reads: 1,
-        }
+        Lookup { hop, reads: [a24, 0], n_reads: 1 }
     }
 
     /// Bytes of the second-level table.
@@ -133,12 +109,7 @@ mod tests {
 
     #[test]
     fn longest_prefix_wins() {
-        let routes = [
-            (0x0a00_0000, 8, 1),
-            (0x0a01_0000, 16, 2),
-            (0x0a01_0200, 24, 3),
-            (0x0a01_0280, 25, 4),
-        ];
+        let routes = [(0x0a00_0000, 8, 1), (0x0a01_0000, 16, 2), (0x0a01_0200, 24, 3), (0x0a01_0280, 25, 4)];
         let l = Lpm::new(&routes[1..], 9, 0, 1 << 30);
         assert_eq!(l.lookup(0x0a01_0281).hop, 4);
         assert_eq!(l.lookup(0x0a01_0201).hop, 3);

@@ -26,22 +26,11 @@ use rand::Rng as _;
 pub enum Nf {
     L2fwd,
     L3fwd(Lpm),
-    WorkPackage {
-        base: u64,
-        size: u64,
-        reads: u32,
-    },
+    WorkPackage { base: u64, size: u64, reads: u32 },
     /// One flow table per core (index = core id) and the next free port.
-    Nat {
-        tables: Vec<FlowTable>,
-        next_port: Vec<u32>,
-    },
+    Nat { tables: Vec<FlowTable>, next_port: Vec<u32> },
     /// One flow table per core, the backend count and each core's round-robin pointer.
-    Lb {
-        tables: Vec<FlowTable>,
-        backends: u32,
-        next: Vec<u32>,
-    },
+    Lb { tables: Vec<FlowTable>, backends: u32, next: Vec<u32> },
 }
 
 /// The reverse-direction key of a NAT flow.
@@ -51,16 +40,7 @@ impl Nf {
     /// Touch what the NF touches for `pkt` whose data starts at `data`;
     /// memory latencies go to `stall`.
     #[allow(clippy::too_many_arguments)]
-    pub fn process(
-        &mut self,
-        core: usize,
-        pkt: &PktRef,
-        data: u64,
-        mem: &mut Memory,
-        rng: &mut Rng,
-        now: Time,
-        stall: &mut Stall,
-    ) {
+    pub fn process(&mut self, core: usize, pkt: &PktRef, data: u64, mem: &mut Memory, rng: &mut Rng, now: Time, stall: &mut Stall) {
         stall.add(mem.core_access(core, data, false, now));
         match self {
             Nf::L2fwd => {}
@@ -87,11 +67,7 @@ impl Nf {
                 }
                 touch(mem, core, &t, now, stall);
             }
-            Nf::Lb {
-                tables,
-                backends,
-                next,
-            } => {
+            Nf::Lb { tables, backends, next } => {
                 let mut t = Touched::default();
                 let key = pkt.flow as u64;
                 if tables[core].lookup(key, &mut t).is_none() {

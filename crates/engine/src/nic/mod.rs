@@ -89,8 +89,7 @@ impl RxQueue {
     /// Account the occupancy integral up to `now`.
     pub fn sample(&mut self, now: Time, measuring: bool) {
         if measuring {
-            self.occ_area +=
-                (self.completed - self.consumed) as u128 * (now - self.occ_last) as u128;
+            self.occ_area += (self.completed - self.consumed) as u128 * (now - self.occ_last) as u128;
         }
         self.occ_last = now;
     }

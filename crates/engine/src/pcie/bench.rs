@@ -88,13 +88,7 @@ impl Rate {
 /// each MRd `host_latency_ps` after it arrives. Every transfer starts on a
 /// fresh 4 KiB-aligned buffer, as the model assumes aligned transfers.
 /// Panics if `cfg` does not validate.
-pub fn bench_bandwidth(
-    cfg: PcieConfig,
-    size: u64,
-    kind: BenchKind,
-    transfers: u32,
-    host_latency_ps: Time,
-) -> f64 {
+pub fn bench_bandwidth(cfg: PcieConfig, size: u64, kind: BenchKind, transfers: u32, host_latency_ps: Time) -> f64 {
     let mut link = PcieLink::new(cfg);
     let mut tags = ReadTags::new(cfg.max_read_tags);
     let stride = size.div_ceil(tlp::PAGE).max(1) * tlp::PAGE;
@@ -159,10 +153,7 @@ mod tests {
                 (BenchKind::ReadWrite, effective_read_write_gbps(&c, size)),
             ] {
                 let sim = bench_bandwidth(c, size, kind, 2000, 100 * NS);
-                assert!(
-                    within(sim, model, 0.005),
-                    "{kind:?} {size}: sim {sim} model {model}"
-                );
+                assert!(within(sim, model, 0.005), "{kind:?} {size}: sim {sim} model {model}");
             }
         }
     }
@@ -200,15 +191,7 @@ mod tests {
     #[test]
     fn rcb_chunks_variant_matches_the_model_column() {
         let c = PcieConfig { rcb: 64, ..cfg() };
-        assert!(within(
-            effective_read_gbps_rcb_chunks(&c, 1500),
-            43.8521,
-            1e-4
-        ));
-        assert!(within(
-            effective_read_gbps_rcb_chunks(&c, 4096),
-            44.1027,
-            1e-4
-        ));
+        assert!(within(effective_read_gbps_rcb_chunks(&c, 1500), 43.8521, 1e-4));
+        assert!(within(effective_read_gbps_rcb_chunks(&c, 4096), 44.1027, 1e-4));
     }
 }

@@ -5,9 +5,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::tlp::{
-    cpld_wire_bytes, mrd_overhead, mrd_request_tlps_at, mrd_split, mwr_overhead, mwr_wire_bytes_at,
-};
+use super::tlp::{cpld_wire_bytes, mrd_overhead, mrd_request_tlps_at, mrd_split, mwr_overhead, mwr_wire_bytes_at};
 use super::{phy, PcieConfig};
 use crate::units::Time;
 
@@ -209,39 +207,26 @@ impl PcieLink {
 
     /// MSI interrupt: a 4 B MWr upstream; when it reaches the root complex.
     pub fn msi(&mut self, now: Time) -> Time {
-        self.up
-            .send(now, mwr_overhead(&self.cfg) + super::tlp::MSI_PAYLOAD)
-            + self.cfg.latency_ps
+        self.up.send(now, mwr_overhead(&self.cfg) + super::tlp::MSI_PAYLOAD) + self.cfg.latency_ps
     }
 
     /// MRd request(s) for `len` bytes at `addr`: when the last reaches the host.
     /// Tags are the caller's business here; `dma_read` handles them.
     pub fn dma_read_request(&mut self, now: Time, addr: u64, len: u64) -> Time {
-        self.up
-            .send(now, mrd_request_tlps_at(&self.cfg, addr, len).wire_bytes)
-            + self.cfg.latency_ps
+        self.up.send(now, mrd_request_tlps_at(&self.cfg, addr, len).wire_bytes) + self.cfg.latency_ps
     }
 
     /// CplDs for `len` bytes at `addr`, sent downstream once the host has the
     /// data at `host_ready`: when the last completion reaches the device.
     pub fn dma_read_completion(&mut self, host_ready: Time, addr: u64, len: u64) -> Time {
-        self.down
-            .send(host_ready, cpld_wire_bytes(&self.cfg, addr, len))
-            + self.cfg.latency_ps
+        self.down.send(host_ready, cpld_wire_bytes(&self.cfg, addr, len)) + self.cfg.latency_ps
     }
 
     /// A whole DMA read: one MRd per MRRS piece, each holding a tag until
     /// its completions arrive; the host answers each request
     /// `host_latency_ps` after it arrives. Returns when the last completion
     /// reaches the device.
-    pub fn dma_read(
-        &mut self,
-        tags: &mut ReadTags,
-        now: Time,
-        addr: u64,
-        len: u64,
-        host_latency_ps: Time,
-    ) -> Time {
+    pub fn dma_read(&mut self, tags: &mut ReadTags, now: Time, addr: u64, len: u64, host_latency_ps: Time) -> Time {
         let mut done = now;
         for (a, n) in mrd_split(&self.cfg, addr, len) {
             let issue = tags.acquire(now);
@@ -255,9 +240,7 @@ impl PcieLink {
 
     /// CPU MMIO write (doorbell): when it reaches the device.
     pub fn mmio_write(&mut self, now: Time, len: u64) -> Time {
-        self.down
-            .send(now, super::tlp::mmio_write_wire_bytes(&self.cfg, len))
-            + self.cfg.latency_ps
+        self.down.send(now, super::tlp::mmio_write_wire_bytes(&self.cfg, len)) + self.cfg.latency_ps
     }
 
     /// CPU MMIO read of device memory that the device answers
@@ -265,9 +248,7 @@ impl PcieLink {
     /// root complex.
     pub fn mmio_read(&mut self, now: Time, len: u64, device_ps: Time) -> Time {
         let at_dev = self.down.send(now, mrd_overhead(&self.cfg)) + self.cfg.latency_ps;
-        self.up
-            .send(at_dev + device_ps, cpld_wire_bytes(&self.cfg, 0, len))
-            + self.cfg.latency_ps
+        self.up.send(at_dev + device_ps, cpld_wire_bytes(&self.cfg, 0, len)) + self.cfg.latency_ps
     }
 }
 
@@ -290,10 +271,7 @@ mod tests {
         assert_eq!(many.bytes(), 64_000_000);
         // And the fixed-point rate is the nominal one to ~1e-5.
         let exact = 64e6 * 8.0 / gbps * 1e3;
-        assert!(
-            (end as f64 - exact).abs() / exact < 1e-5,
-            "{end} vs {exact}"
-        );
+        assert!((end as f64 - exact).abs() / exact < 1e-5, "{end} vs {exact}");
     }
 
     #[test]

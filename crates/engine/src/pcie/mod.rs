@@ -21,16 +21,15 @@ pub mod phy;
 pub mod tlp;
 
 pub use bench::{
-    bench_bandwidth, bench_latency, effective_read_gbps, effective_read_gbps_rcb_chunks,
-    effective_read_write_gbps, effective_write_gbps, BenchKind,
+    bench_bandwidth, bench_latency, effective_read_gbps, effective_read_gbps_rcb_chunks, effective_read_write_gbps,
+    effective_write_gbps, BenchKind,
 };
 pub use link::{Link, PcieLink, ReadTags};
 pub use nic_ref::{nic_pcie_bytes, nic_pcie_limited_gbps, NicBytes, NicModel, NicPath};
 pub use phy::{raw_gbps, tlp_layer_gbps};
 pub use tlp::{
-    cpld_tlps, cpld_wire_bytes, cpld_wire_bytes_rcb_chunks, mmio_write_wire_bytes,
-    mrd_request_tlps_at, mrd_request_wire_bytes, mwr_tlps_at, mwr_wire_bytes, mwr_wire_bytes_at,
-    Tlps,
+    cpld_tlps, cpld_wire_bytes, cpld_wire_bytes_rcb_chunks, mmio_write_wire_bytes, mrd_request_tlps_at,
+    mrd_request_wire_bytes, mwr_tlps_at, mwr_wire_bytes, mwr_wire_bytes_at, Tlps,
 };
 
 use crate::units::{Time, NS};
@@ -82,12 +81,7 @@ const MAX_LATENCY_PS: Time = 1_000_000_000;
 impl PcieConfig {
     /// Check every field against what the tables and the spec allow.
     pub fn validate(&self) -> Result<(), String> {
-        let list = |v: &[u32]| {
-            v.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let list = |v: &[u32]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
         if !(1..=phy::MAX_GEN).contains(&self.gen) {
             return Err(format!(
                 "pcie.gen = {}: expected 1..={} (6 and 7 are placeholders)",
@@ -97,11 +91,7 @@ impl PcieConfig {
         }
         if !phy::LANES.contains(&self.lanes) {
             let lanes: Vec<u32> = phy::LANES.iter().map(|&l| l as u32).collect();
-            return Err(format!(
-                "pcie.lanes = {}: expected one of {}",
-                self.lanes,
-                list(&lanes)
-            ));
+            return Err(format!("pcie.lanes = {}: expected one of {}", self.lanes, list(&lanes)));
         }
         if !phy::SIZES.contains(&self.mps) {
             return Err(format!(
@@ -118,11 +108,7 @@ impl PcieConfig {
             ));
         }
         if !phy::RCBS.contains(&self.rcb) {
-            return Err(format!(
-                "pcie.rcb = {}: expected one of {}",
-                self.rcb,
-                list(&phy::RCBS)
-            ));
+            return Err(format!("pcie.rcb = {}: expected one of {}", self.rcb, list(&phy::RCBS)));
         }
         if self.latency_ps > MAX_LATENCY_PS {
             return Err(format!(
@@ -165,13 +151,7 @@ mod tests {
         bad(PcieConfig { mps: 300, ..d }, "pcie.mps = 300");
         bad(PcieConfig { mrrs: 64, ..d }, "pcie.mrrs = 64");
         bad(PcieConfig { rcb: 32, ..d }, "pcie.rcb = 32");
-        bad(
-            PcieConfig {
-                max_read_tags: 0,
-                ..d
-            },
-            "pcie.max_read_tags = 0",
-        );
+        bad(PcieConfig { max_read_tags: 0, ..d }, "pcie.max_read_tags = 0");
         bad(
             PcieConfig {
                 latency_ps: u64::MAX,

@@ -6,8 +6,7 @@
 //! writing '=' for '+=').
 
 use super::tlp::{
-    cpld_wire_bytes, mmio_write_wire_bytes, mrd_request_wire_bytes, mwr_overhead, mwr_wire_bytes,
-    MSI_PAYLOAD,
+    cpld_wire_bytes, mmio_write_wire_bytes, mrd_request_wire_bytes, mwr_overhead, mwr_wire_bytes, MSI_PAYLOAD,
 };
 use super::{phy, PcieConfig};
 
@@ -45,12 +44,7 @@ const PTR: u64 = 4;
 
 /// PCIe wire bytes each way for one batch of packets whose DMA size is
 /// `dma_bytes` (frame without FCS, as the model's nic_bw.py passes it).
-pub fn nic_pcie_bytes(
-    cfg: &PcieConfig,
-    model: NicModel,
-    path: NicPath,
-    dma_bytes: u64,
-) -> NicBytes {
+pub fn nic_pcie_bytes(cfg: &PcieConfig, model: NicModel, path: NicPath, dma_bytes: u64) -> NicBytes {
     let c = cfg;
     let p = dma_bytes;
     let msi = mwr_overhead(c) + MSI_PAYLOAD;
@@ -83,10 +77,7 @@ pub fn nic_pcie_bytes(
             // TX descriptors: prefetched 40 at a time, written back 8 at a time.
             let (pf_up, pf_down) = read(40 * DESC);
             let (pkt_up, pkt_down) = read(p);
-            let tx_down = doorbell * tx_doorbells
-                + pf_down * (B / 40)
-                + pkt_down * B
-                + reg_rd_down * tx_reg_reads;
+            let tx_down = doorbell * tx_doorbells + pf_down * (B / 40) + pkt_down * B + reg_rd_down * tx_reg_reads;
             let tx_up = pf_up * (B / 40)
                 + pkt_up * B
                 + mwr_wire_bytes(c, 8 * DESC) * (B / 8)
@@ -95,9 +86,8 @@ pub fn nic_pcie_bytes(
             // RX descriptors: fetched one per packet, written back one per packet.
             let (desc_up, desc_down) = read(DESC);
             let rx_down = doorbell * (B / 32) + desc_down * B + reg_rd_down * rx_reg_reads;
-            let rx_up = (desc_up + mwr_wire_bytes(c, p) + mwr_wire_bytes(c, DESC)) * B
-                + msi * irqs
-                + reg_rd_up * rx_reg_reads;
+            let rx_up =
+                (desc_up + mwr_wire_bytes(c, p) + mwr_wire_bytes(c, DESC)) * B + msi * irqs + reg_rd_up * rx_reg_reads;
             (B, (tx_down, tx_up), (rx_down, rx_up))
         }
     };
@@ -115,16 +105,10 @@ pub fn nic_pcie_bytes(
 
 /// Packet-data Gb/s the link sustains (per path when `Both`), limited by the
 /// busier direction; the model's `pcie_limited_pkt_data_gbps`, bug fixed.
-pub fn nic_pcie_limited_gbps(
-    cfg: &PcieConfig,
-    model: NicModel,
-    path: NicPath,
-    dma_bytes: u64,
-) -> f64 {
+pub fn nic_pcie_limited_gbps(cfg: &PcieConfig, model: NicModel, path: NicPath, dma_bytes: u64) -> f64 {
     let b = nic_pcie_bytes(cfg, model, path, dma_bytes);
     let busiest = b.host_to_dev.max(b.dev_to_host).max(1);
-    (b.packets * dma_bytes) as f64 * phy::tlp_layer_gbps(cfg.gen, cfg.lanes, cfg.mps)
-        / busiest as f64
+    (b.packets * dma_bytes) as f64 * phy::tlp_layer_gbps(cfg.gen, cfg.lanes, cfg.mps) / busiest as f64
 }
 
 #[cfg(test)]
@@ -138,16 +122,10 @@ mod tests {
             ..PcieConfig::default()
         };
         let tx = nic_pcie_bytes(&c, NicModel::Simple, NicPath::Transmit, 60);
-        assert_eq!(
-            (tx.host_to_dev, tx.dev_to_host),
-            (28 + 36 + 80 + 24, 24 + 24 + 28 + 24)
-        );
+        assert_eq!((tx.host_to_dev, tx.dev_to_host), (28 + 36 + 80 + 24, 24 + 24 + 28 + 24));
         // RX includes the 24 B descriptor MRd the published code drops.
         let rx = nic_pcie_bytes(&c, NicModel::Simple, NicPath::Receive, 60);
-        assert_eq!(
-            (rx.host_to_dev, rx.dev_to_host),
-            (28 + 36 + 24, 24 + 84 + 40 + 28 + 24)
-        );
+        assert_eq!((rx.host_to_dev, rx.dev_to_host), (28 + 36 + 24, 24 + 84 + 40 + 28 + 24));
         let g = nic_pcie_limited_gbps(&c, NicModel::NianticPmd, NicPath::Receive, 60);
         assert!((g - 23.4668).abs() < 1e-3, "{g}");
     }

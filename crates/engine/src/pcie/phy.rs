@@ -126,8 +126,7 @@ pub fn dllp_intervals(gen: u8, lanes: u8, mps: u32) -> Option<(u32, u32)> {
 /// SKIP overheads; None outside the spec tables.
 pub fn tlp_efficiency(gen: u8, lanes: u8, mps: u32) -> Option<f64> {
     let (ack, fc) = dllp_intervals(gen, lanes, mps)?;
-    let overhead =
-        ACK_DLLP_BYTES / ack as f64 + FC_DLLP_BYTES / fc as f64 + SKIP_BYTES / SKIP_INTERVAL;
+    let overhead = ACK_DLLP_BYTES / ack as f64 + FC_DLLP_BYTES / fc as f64 + SKIP_BYTES / SKIP_INTERVAL;
     Some(1.0 - overhead)
 }
 

@@ -209,10 +209,7 @@ mod tests {
     #[test]
     fn header_sizes_match_the_model() {
         let c = cfg();
-        assert_eq!(
-            (mwr_overhead(&c), mrd_overhead(&c), cpld_overhead(&c)),
-            (24, 24, 20)
-        );
+        assert_eq!((mwr_overhead(&c), mrd_overhead(&c), cpld_overhead(&c)), (24, 24, 20));
         let c32 = PcieConfig { addr64: false, ..c };
         assert_eq!(
             (mwr_overhead(&c32), mrd_overhead(&c32), cpld_overhead(&c32)),
@@ -220,11 +217,7 @@ mod tests {
         );
         let ecrc = PcieConfig { ecrc: true, ..c };
         assert_eq!(
-            (
-                mwr_overhead(&ecrc),
-                mrd_overhead(&ecrc),
-                cpld_overhead(&ecrc)
-            ),
+            (mwr_overhead(&ecrc), mrd_overhead(&ecrc), cpld_overhead(&ecrc)),
             (28, 28, 24)
         );
     }
@@ -275,10 +268,7 @@ mod tests {
         assert_eq!(pieces[1], (4096, 256));
         assert_eq!(pieces.len(), 7);
         // The same write, aligned, takes one TLP less.
-        assert_eq!(
-            mwr_tlps_at(&c, 4000, 1500).count,
-            mwr_tlps_at(&c, 0, 1500).count + 1
-        );
+        assert_eq!(mwr_tlps_at(&c, 4000, 1500).count, mwr_tlps_at(&c, 0, 1500).count + 1);
     }
 
     #[test]
@@ -295,21 +285,8 @@ mod tests {
     #[test]
     fn splitting_never_loses_bytes_nor_exceeds_limits() {
         // Plain loops over awkward addresses and sizes, every MPS/MRRS/RCB.
-        let addrs = [
-            0u64,
-            1,
-            63,
-            64,
-            100,
-            4095,
-            4096,
-            4097,
-            8000,
-            0xffff_f000 - 3,
-        ];
-        let lens = [
-            0u64, 1, 4, 63, 64, 65, 127, 256, 1500, 4095, 4096, 4097, 9000, 65536,
-        ];
+        let addrs = [0u64, 1, 63, 64, 100, 4095, 4096, 4097, 8000, 0xffff_f000 - 3];
+        let lens = [0u64, 1, 4, 63, 64, 65, 127, 256, 1500, 4095, 4096, 4097, 9000, 65536];
         for &mps in &crate::pcie::phy::SIZES {
             for &rcb in &crate::pcie::phy::RCBS {
                 let c = PcieConfig {

@@ -25,11 +25,7 @@ impl RxArr {
     /// `size` descriptors, a power of two (as every NIC ring).
     pub fn new(size: u64) -> RxArr {
         assert!(size.is_power_of_two(), "RxArr size must be a power of two");
-        RxArr {
-            size,
-            bitmap: vec![0; size.div_ceil(WORD_BITS) as usize],
-            ci: 0,
-        }
+        RxArr { size, bitmap: vec![0; size.div_ceil(WORD_BITS) as usize], ci: 0 }
     }
 
     pub fn size(&self) -> u64 {
@@ -58,11 +54,7 @@ impl RxArr {
         words.clear();
         let mut pending: Option<(usize, u64)> = None;
         for &i in re_armed {
-            debug_assert!(
-                i >= self.ci && i < self.ci + self.size,
-                "descriptor {i} not outstanding (ci {})",
-                self.ci
-            );
+            debug_assert!(i >= self.ci && i < self.ci + self.size, "descriptor {i} not outstanding (ci {})", self.ci);
             let (w, bit) = (self.word_of(i), 1u64 << ((i % self.size) % WORD_BITS));
             debug_assert!(self.bitmap[w] & bit == 0, "descriptor {i} marked twice");
             match pending {
@@ -100,11 +92,7 @@ impl RxArr {
             if n == 0 {
                 break;
             }
-            let mask = if n == WORD_BITS {
-                u64::MAX
-            } else {
-                ((1u64 << n) - 1) << b
-            };
+            let mask = if n == WORD_BITS { u64::MAX } else { ((1u64 << n) - 1) << b };
             self.bitmap[w] &= !mask;
             self.ci += n;
             if n < segment {
@@ -159,11 +147,7 @@ mod tests {
         let mut r = RxArr::new(64);
         let mut w = vec![];
         r.mark(&[1, 2, 3], &mut w);
-        assert_eq!(
-            r.advance(&mut w),
-            0,
-            "descriptor 0 is still being processed"
-        );
+        assert_eq!(r.advance(&mut w), 0, "descriptor 0 is still being processed");
         r.mark(&[0], &mut w);
         assert_eq!(r.advance(&mut w), 4);
     }

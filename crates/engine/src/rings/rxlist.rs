@@ -19,12 +19,7 @@ impl RxList {
     pub fn new(size: u32) -> RxList {
         let mut next: Vec<u32> = (1..=size).collect();
         next[size as usize - 1] = NIL;
-        RxList {
-            next,
-            head: 0,
-            tail: size - 1,
-            len: size as u64,
-        }
+        RxList { next, head: 0, tail: size - 1, len: size as u64 }
     }
 
     pub fn len(&self) -> u64 {
@@ -52,10 +47,7 @@ impl RxList {
     /// A core appends the descriptors it re-armed, in its order.
     pub fn append(&mut self, batch: &[u32]) {
         for &d in batch {
-            debug_assert!(
-                self.next[d as usize] == NIL && self.tail != d,
-                "descriptor {d} appended twice"
-            );
+            debug_assert!(self.next[d as usize] == NIL && self.tail != d, "descriptor {d} appended twice");
             if self.tail == NIL {
                 self.head = d;
             } else {

@@ -25,9 +25,7 @@ pub mod stream {
 
 pub fn rng(seed: u64, stream: u64, index: u64) -> Rng {
     // SplitMix-style mixing keeps nearby (seed, stream, index) far apart.
-    let mut z = seed
-        ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ index.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     Xoshiro256PlusPlus::seed_from_u64(z ^ (z >> 31))
@@ -69,12 +67,7 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
-            seq: 0,
-            now: 0,
-            popped: 0,
-        }
+        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0, now: 0, popped: 0 }
     }
 
     /// Schedule `e` at `at`; an event in the past runs now (time never goes back).
@@ -133,24 +126,18 @@ mod tests {
 
     #[test]
     fn streams_are_deterministic_and_distinct() {
-        let a: Vec<u64> = (0..4)
-            .map({
-                let mut r = rng(7, stream::CORE, 0);
-                move |_| r.gen()
-            })
-            .collect();
-        let b: Vec<u64> = (0..4)
-            .map({
-                let mut r = rng(7, stream::CORE, 0);
-                move |_| r.gen()
-            })
-            .collect();
-        let c: Vec<u64> = (0..4)
-            .map({
-                let mut r = rng(7, stream::CORE, 1);
-                move |_| r.gen()
-            })
-            .collect();
+        let a: Vec<u64> = (0..4).map({
+            let mut r = rng(7, stream::CORE, 0);
+            move |_| r.gen()
+        }).collect();
+        let b: Vec<u64> = (0..4).map({
+            let mut r = rng(7, stream::CORE, 0);
+            move |_| r.gen()
+        }).collect();
+        let c: Vec<u64> = (0..4).map({
+            let mut r = rng(7, stream::CORE, 1);
+            move |_| r.gen()
+        }).collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

@@ -58,16 +58,9 @@ pub enum SizeDist {
     /// Simple IMIX, 7:4:1 of 64, 594 and 1518 B frames ([`IMIX`]).
     Imix,
     /// `small` with probability `small_share`, else `large`.
-    Bimodal {
-        small: u32,
-        large: u32,
-        small_share: f64,
-    },
+    Bimodal { small: u32, large: u32, small_share: f64 },
     /// `sizes[i]` with probability proportional to `weights[i]`.
-    Empirical {
-        sizes: Vec<u32>,
-        weights: Vec<f64>,
-    },
+    Empirical { sizes: Vec<u32>, weights: Vec<f64> },
     /// Replay a pcap file (not pcapng): sizes, flows and relative timing
     /// come from the trace, so `arrival`, `flows` and `popularity` are not
     /// used. See the `pcap` submodule for the details.
@@ -83,9 +76,7 @@ pub const IMIX: [(u32, u32); 3] = [(64, 7), (594, 4), (1518, 1)];
 
 /// Mean frame size of [`IMIX`], 361.83 B.
 pub fn imix_mean_size() -> f64 {
-    let (bytes, n) = IMIX
-        .iter()
-        .fold((0, 0), |(b, n), (s, w)| (b + s * w, n + w));
+    let (bytes, n) = IMIX.iter().fold((0, 0), |(b, n), (s, w)| (b + s * w, n + w));
     bytes as f64 / n as f64
 }
 
@@ -168,11 +159,7 @@ const PRECOMPUTED_FLOWS: u32 = 1 << 16;
 #[derive(Clone)]
 enum Flows {
     Table(Vec<FlowRec>),
-    OnTheFly {
-        count: u32,
-        port: u16,
-        toeplitz: Box<Toeplitz>,
-    },
+    OnTheFly { count: u32, port: u16, toeplitz: Box<Toeplitz> },
 }
 
 impl Flows {
@@ -188,10 +175,7 @@ impl Flows {
 #[inline]
 fn synthetic_rec(flow: u32, port: u16, t: &Toeplitz) -> FlowRec {
     let tuple = synthetic_tuple(flow, port);
-    FlowRec {
-        rss_hash: tuple.rss_hash(t),
-        dst_ip: tuple.dst_ip,
-    }
+    FlowRec { rss_hash: tuple.rss_hash(t), dst_ip: tuple.dst_ip }
 }
 
 /// An infinite, deterministic stream of frames for one port.
@@ -233,10 +217,7 @@ struct Synthetic {
 #[derive(Clone)]
 enum Sizes {
     Fixed(u32),
-    Mix {
-        sizes: Vec<u32>,
-        alias: WeightedAliasIndex<f64>,
-    },
+    Mix { sizes: Vec<u32>, alias: WeightedAliasIndex<f64> },
 }
 
 #[derive(Clone)]
@@ -271,24 +252,11 @@ impl ZipfPick {
         let log_ba = (b / a).ln();
         let expm1_tl = (t * log_ba).exp_m1();
         if n > head {
-            let tail = if t.abs() < 1e-9 {
-                log_ba
-            } else {
-                a.powf(t) * expm1_tl / t
-            };
+            let tail = if t.abs() < 1e-9 { log_ba } else { a.powf(t) * expm1_tl / t };
             weights.push(tail);
         }
-        let alias = WeightedAliasIndex::new(weights)
-            .map_err(|e| format!("traffic.popularity zipf exponent = {s}: {e}"))?;
-        Ok(ZipfPick {
-            alias,
-            head,
-            n,
-            a,
-            t,
-            log_ba,
-            expm1_tl,
-        })
+        let alias = WeightedAliasIndex::new(weights).map_err(|e| format!("traffic.popularity zipf exponent = {s}: {e}"))?;
+        Ok(ZipfPick { alias, head, n, a, t, log_ba, expm1_tl })
     }
 
     /// A 0-based flow index.
@@ -335,9 +303,7 @@ fn check_size(field: &str, v: u32) -> Result<(), String> {
     if (MIN_FRAME..=MAX_FRAME).contains(&v) {
         Ok(())
     } else {
-        Err(format!(
-            "traffic.{field} = {v} B: frame sizes (FCS included) must be {MIN_FRAME}..={MAX_FRAME}"
-        ))
+        Err(format!("traffic.{field} = {v} B: frame sizes (FCS included) must be {MIN_FRAME}..={MAX_FRAME}"))
     }
 }
 
@@ -355,17 +321,11 @@ fn validate(spec: &TrafficSpec) -> Result<(), String> {
     match &spec.size {
         SizeDist::Fixed(s) => check_size("size", *s)?,
         SizeDist::Imix | SizeDist::Pcap(_) => {}
-        SizeDist::Bimodal {
-            small,
-            large,
-            small_share,
-        } => {
+        SizeDist::Bimodal { small, large, small_share } => {
             check_size("size.small", *small)?;
             check_size("size.large", *large)?;
             if !(0.0..=1.0).contains(small_share) {
-                return Err(format!(
-                    "traffic.size.small_share = {small_share}: must be a fraction in 0..=1"
-                ));
+                return Err(format!("traffic.size.small_share = {small_share}: must be a fraction in 0..=1"));
             }
         }
         SizeDist::Empirical { sizes, weights } => {
@@ -380,14 +340,10 @@ fn validate(spec: &TrafficSpec) -> Result<(), String> {
                 check_size("size.sizes[]", *s)?;
             }
             if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
-                return Err(format!(
-                    "traffic.size.weights[] = {w}: weights must be finite and >= 0"
-                ));
+                return Err(format!("traffic.size.weights[] = {w}: weights must be finite and >= 0"));
             }
             if weights.iter().sum::<f64>() <= 0.0 {
-                return Err(
-                    "traffic.size.weights: all weights are 0; at least one must be positive".into(),
-                );
+                return Err("traffic.size.weights: all weights are 0; at least one must be positive".into());
             }
         }
     }
@@ -398,10 +354,7 @@ fn validate(spec: &TrafficSpec) -> Result<(), String> {
         return Ok(()); // the trace supplies flows
     }
     if spec.flows == 0 || spec.flows > MAX_FLOWS {
-        return Err(format!(
-            "traffic.flows = {}: must be 1..={MAX_FLOWS}",
-            spec.flows
-        ));
+        return Err(format!("traffic.flows = {}: must be 1..={MAX_FLOWS}", spec.flows));
     }
     if let Popularity::Zipf(s) = spec.popularity {
         if !(s.is_finite() && s > 0.0) {
@@ -421,23 +374,14 @@ impl Source {
         let toeplitz = Toeplitz::default();
         let (flows, kind) = match &spec.size {
             SizeDist::Pcap(path) => {
-                let (trace, flows) =
-                    pcap::load(path, spec.rate_mbps, spec.line_rate_mbps, &toeplitz)?;
+                let (trace, flows) = pcap::load(path, spec.rate_mbps, spec.line_rate_mbps, &toeplitz)?;
                 (Flows::Table(flows), Kind::Trace(trace))
             }
             size => {
                 let flows = if spec.flows <= PRECOMPUTED_FLOWS {
-                    Flows::Table(
-                        (0..spec.flows)
-                            .map(|i| synthetic_rec(i, spec.port, &toeplitz))
-                            .collect(),
-                    )
+                    Flows::Table((0..spec.flows).map(|i| synthetic_rec(i, spec.port, &toeplitz)).collect())
                 } else {
-                    Flows::OnTheFly {
-                        count: spec.flows,
-                        port: spec.port,
-                        toeplitz: Box::new(toeplitz),
-                    }
+                    Flows::OnTheFly { count: spec.flows, port: spec.port, toeplitz: Box::new(toeplitz) }
                 };
                 let table = |sizes: Vec<u32>, weights: Vec<f64>| -> Result<Sizes, String> {
                     let alias = WeightedAliasIndex::new(weights)
@@ -446,18 +390,11 @@ impl Source {
                 };
                 let sizes = match size {
                     SizeDist::Fixed(s) => Sizes::Fixed(*s),
-                    SizeDist::Imix => table(
-                        IMIX.iter().map(|x| x.0).collect(),
-                        IMIX.iter().map(|x| x.1 as f64).collect(),
-                    )?,
-                    SizeDist::Bimodal {
-                        small,
-                        large,
-                        small_share,
-                    } => table(vec![*small, *large], vec![*small_share, 1.0 - small_share])?,
-                    SizeDist::Empirical { sizes, weights } => {
-                        table(sizes.clone(), weights.clone())?
+                    SizeDist::Imix => table(IMIX.iter().map(|x| x.0).collect(), IMIX.iter().map(|x| x.1 as f64).collect())?,
+                    SizeDist::Bimodal { small, large, small_share } => {
+                        table(vec![*small, *large], vec![*small_share, 1.0 - small_share])?
                     }
+                    SizeDist::Empirical { sizes, weights } => table(sizes.clone(), weights.clone())?,
                     SizeDist::Pcap(_) => unreachable!(),
                 };
                 let pick = match spec.popularity {
@@ -481,17 +418,7 @@ impl Source {
                 (flows, Kind::Synthetic(synth))
             }
         };
-        let mut src = Source {
-            next: Packet {
-                arrival: 0,
-                size: 0,
-                flow: 0,
-                rss_hash: 0,
-                dst_ip: 0,
-            },
-            flows,
-            kind,
-        };
+        let mut src = Source { next: Packet { arrival: 0, size: 0, flow: 0, rss_hash: 0, dst_ip: 0 }, flows, kind };
         let (size, flow) = src.draw();
         src.next = src.packet(0, size, flow);
         Ok(src)
@@ -536,13 +463,7 @@ impl Source {
     #[inline]
     fn packet(&self, arrival: Time, size: u32, flow: u32) -> Packet {
         let f = self.flows.get(flow);
-        Packet {
-            arrival,
-            size,
-            flow,
-            rss_hash: f.rss_hash,
-            dst_ip: f.dst_ip,
-        }
+        Packet { arrival, size, flow, rss_hash: f.rss_hash, dst_ip: f.dst_ip }
     }
 }
 

@@ -36,9 +36,7 @@ use pcap_file::{PcapError, TsResolution};
 
 use super::FlowRec;
 use crate::units::Time;
-use crate::wire::{
-    frame_time, wire_bytes, Toeplitz, ETH_HDR, FCS, MAX_FRAME, MIN_FRAME, PROTO_TCP, PROTO_UDP,
-};
+use crate::wire::{frame_time, wire_bytes, Toeplitz, ETH_HDR, FCS, MAX_FRAME, MIN_FRAME, PROTO_TCP, PROTO_UDP};
 
 /// Trace length cap: 16 B per packet kept, so at most 160 MB.
 pub const MAX_TRACE_PACKETS: usize = 10_000_000;
@@ -83,15 +81,9 @@ impl Trace {
     }
 }
 
-pub(super) fn load(
-    path: &Path,
-    rate: u64,
-    line: u64,
-    t: &Toeplitz,
-) -> Result<(Trace, Vec<FlowRec>), String> {
+pub(super) fn load(path: &Path, rate: u64, line: u64, t: &Toeplitz) -> Result<(Trace, Vec<FlowRec>), String> {
     let name = path.display().to_string();
-    let f =
-        File::open(path).map_err(|e| format!("traffic.size pcap '{name}': cannot open: {e}"))?;
+    let f = File::open(path).map_err(|e| format!("traffic.size pcap '{name}': cannot open: {e}"))?;
     load_from(BufReader::new(f), &name, rate, line, t)
 }
 
@@ -118,9 +110,7 @@ pub(super) fn load_from<R: Read>(
         return Err(err(format!("not a pcap file: only {got} bytes")));
     }
     if magic == [0x0a, 0x0d, 0x0d, 0x0a] {
-        return Err(err(
-            "is pcapng, only classic pcap is supported (convert with `editcap -F pcap`)".into(),
-        ));
+        return Err(err("is pcapng, only classic pcap is supported (convert with `editcap -F pcap`)".into()));
     }
     let mut reader = PcapReader::new(std::io::Cursor::new(magic).chain(r))
         .map_err(|e| err(format!("not a pcap file: {}", describe(&e))))?;
@@ -128,11 +118,7 @@ pub(super) fn load_from<R: Read>(
     let linktype_field = u32::from(header.datalink);
     let linktype = linktype_field & 0xFFFF;
     // libpcap LT_FCS_LENGTH_PRESENT / LT_FCS_LENGTH (in 16-bit words).
-    let captured_fcs = if linktype_field & 0x0400_0000 != 0 {
-        (linktype_field >> 28) * 2
-    } else {
-        0
-    };
+    let captured_fcs = if linktype_field & 0x0400_0000 != 0 { (linktype_field >> 28) * 2 } else { 0 };
     // Original length -> Ethernet frame with FCS.
     let size_adjust: i64 = match linktype {
         LINKTYPE_ETHERNET => FCS as i64 - captured_fcs as i64,
@@ -141,8 +127,8 @@ pub(super) fn load_from<R: Read>(
         LINKTYPE_RAW | LINKTYPE_IPV4 | LINKTYPE_IPV6 => (ETH_HDR + FCS) as i64,
         other => {
             return Err(err(format!(
-            "link type {other} is not supported (Ethernet 1, Linux cooked 113, raw IP 101/228/229)"
-        )))
+                "link type {other} is not supported (Ethernet 1, Linux cooked 113, raw IP 101/228/229)"
+            )))
         }
     };
     let frac_ps: u64 = match header.ts_resolution {
@@ -166,25 +152,15 @@ pub(super) fn load_from<R: Read>(
         // Validate by hand: pcap-file's own check rejects orig_len > snaplen,
         // which every truncated capture has.
         if raw.ts_frac as u64 * frac_ps >= 1_000_000_000_000 {
-            return Err(err(format!(
-                "packet {i}: timestamp fraction {} out of range",
-                raw.ts_frac
-            )));
+            return Err(err(format!("packet {i}: timestamp fraction {} out of range", raw.ts_frac)));
         }
         if raw.incl_len > raw.orig_len {
-            return Err(err(format!(
-                "packet {i}: captured length {} > original length {}",
-                raw.incl_len, raw.orig_len
-            )));
+            return Err(err(format!("packet {i}: captured length {} > original length {}", raw.incl_len, raw.orig_len)));
         }
-        let size =
-            (raw.orig_len as i64 + size_adjust).clamp(MIN_FRAME as i64, MAX_FRAME as i64) as u32;
+        let size = (raw.orig_len as i64 + size_adjust).clamp(MIN_FRAME as i64, MAX_FRAME as i64) as u32;
         let c = classify(&raw.data, linktype, t);
         let flow = *ids.entry(c.key).or_insert_with(|| {
-            flows.push(FlowRec {
-                rss_hash: c.rss_hash,
-                dst_ip: c.dst_ip,
-            });
+            flows.push(FlowRec { rss_hash: c.rss_hash, dst_ip: c.dst_ip });
             (flows.len() - 1) as u32
         });
         let stamp = raw.ts_sec as u128 * 1_000_000_000_000 + (raw.ts_frac as u64 * frac_ps) as u128;
@@ -204,9 +180,7 @@ pub(super) fn load_from<R: Read>(
 
 fn describe(e: &PcapError) -> String {
     match e {
-        PcapError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
-            "truncated (file ends inside a record)".into()
-        }
+        PcapError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => "truncated (file ends inside a record)".into(),
         PcapError::IoError(io) => format!("read error: {io}"),
         other => other.to_string(),
     }
@@ -219,24 +193,12 @@ fn describe(e: &PcapError) -> String {
 fn pace(pkts: &mut [TracePkt], mut orig: Vec<f64>, rate: u64, line: u64) {
     let n = pkts.len();
     debug_assert_eq!(orig.len() + 1, n);
-    let wrap = if n > 1 {
-        orig.iter().sum::<f64>() / (n - 1) as f64
-    } else {
-        0.0
-    };
+    let wrap = if n > 1 { orig.iter().sum::<f64>() / (n - 1) as f64 } else { 0.0 };
     orig.push(wrap);
-    let bits: u128 = pkts
-        .iter()
-        .map(|p| wire_bytes(p.size) as u128 * 8_000_000)
-        .sum();
+    let bits: u128 = pkts.iter().map(|p| wire_bytes(p.size) as u128 * 8_000_000).sum();
     let target = ((bits + rate as u128 / 2) / rate as u128) as u64;
     let min_gap: Vec<Time> = pkts.iter().map(|p| frame_time(p.size, line)).collect();
-    let total = |s: f64| -> f64 {
-        orig.iter()
-            .zip(&min_gap)
-            .map(|(g, w)| (s * g).max(*w as f64))
-            .sum()
-    };
+    let total = |s: f64| -> f64 { orig.iter().zip(&min_gap).map(|(g, w)| (s * g).max(*w as f64)).sum() };
 
     // total(s) is non-decreasing in s; find s with total(s) == target.
     let mut s = 0.0;
@@ -310,8 +272,7 @@ fn classify(d: &[u8], linktype: u32, t: &Toeplitz) -> Classified {
         let ihl = ((d[off] & 0x0F) as usize * 4).max(20);
         let proto = d[off + 9];
         let fragment = be16(off + 6) & 0x3FFF != 0; // MF flag or an offset
-        let l4 =
-            (proto == PROTO_TCP || proto == PROTO_UDP) && !fragment && d.len() >= off + ihl + 4;
+        let l4 = (proto == PROTO_TCP || proto == PROTO_UDP) && !fragment && d.len() >= off + ihl + 4;
         let mut input = [0u8; 12];
         input[..8].copy_from_slice(&d[off + 12..off + 20]);
         if l4 {
@@ -339,11 +300,7 @@ fn classify(d: &[u8], linktype: u32, t: &Toeplitz) -> Classified {
             dst_ip: u32::from_be_bytes([d[off + 36], d[off + 37], d[off + 38], d[off + 39]]),
         };
     }
-    Classified {
-        key: fnv(0, &[&d[..off.min(d.len())]]),
-        rss_hash: 0,
-        dst_ip: 0,
-    }
+    Classified { key: fnv(0, &[&d[..off.min(d.len())]]), rss_hash: 0, dst_ip: 0 }
 }
 
 #[cfg(test)]

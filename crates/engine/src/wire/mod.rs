@@ -122,10 +122,7 @@ mod tests {
         assert!((line_rate_pps(64, 100_000) / 1e6 - 148.81).abs() < 0.005);
         assert!((line_rate_pps(1500, 100_000) / 1e6 - 8.2237).abs() < 0.00005);
         assert!((line_rate_pps(64, 10_000) / 1e6 - 14.881).abs() < 0.0005);
-        assert_eq!(
-            pps_for_wire_bytes(84.0, 100_000),
-            line_rate_pps(64, 100_000)
-        );
+        assert_eq!(pps_for_wire_bytes(84.0, 100_000), line_rate_pps(64, 100_000));
     }
 
     #[test]
@@ -143,13 +140,7 @@ mod tests {
 
     #[test]
     fn tuple_input_is_wire_order() {
-        let t = FiveTuple {
-            src_ip: 0x0102_0304,
-            dst_ip: 0x0506_0708,
-            src_port: 0x090a,
-            dst_port: 0x0b0c,
-            proto: 17,
-        };
+        let t = FiveTuple { src_ip: 0x0102_0304, dst_ip: 0x0506_0708, src_port: 0x090a, dst_port: 0x0b0c, proto: 17 };
         assert_eq!(t.rss_input(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     }
 }

@@ -15,9 +15,9 @@
 /// Microsoft's default RSS key, also the default of most DPDK PMDs and of
 /// Intel NICs' verification suite.
 pub const MS_RSS_KEY: [u8; 40] = [
-    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
-    0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
-    0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b,
+    0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac,
+    0x01, 0xfa,
 ];
 
 /// RETA size of ixgbe/i40e-class NICs in their default configuration.
@@ -28,12 +28,7 @@ pub const DEFAULT_RETA_SIZE: usize = 128;
 /// shift the key left one bit. Slow; kept as the reference for [`Toeplitz`].
 /// `input` may be at most `key.len() - 4` bytes.
 pub fn toeplitz_hash(key: &[u8], input: &[u8]) -> u32 {
-    assert!(
-        input.len() + 4 <= key.len(),
-        "Toeplitz input of {} B needs a key of {} B",
-        input.len(),
-        input.len() + 4
-    );
+    assert!(input.len() + 4 <= key.len(), "Toeplitz input of {} B needs a key of {} B", input.len(), input.len() + 4);
     let mut result = 0u32;
     for (i, byte) in input.iter().enumerate() {
         for bit in 0..8 {
@@ -71,9 +66,7 @@ impl Toeplitz {
         for (p, table) in tables.iter_mut().enumerate() {
             let windows: [u32; 8] = std::array::from_fn(|bit| key_window(key, p * 8 + bit));
             for (b, entry) in table.iter_mut().enumerate() {
-                *entry = (0..8)
-                    .filter(|bit| b & (0x80 >> bit) != 0)
-                    .fold(0, |acc, bit| acc ^ windows[bit]);
+                *entry = (0..8).filter(|bit| b & (0x80 >> bit) != 0).fold(0, |acc, bit| acc ^ windows[bit]);
             }
         }
         Toeplitz { tables }
@@ -82,16 +75,8 @@ impl Toeplitz {
     /// Hash of `input` (network byte order, as the NIC reads it).
     #[inline]
     pub fn hash(&self, input: &[u8]) -> u32 {
-        assert!(
-            input.len() <= self.tables.len(),
-            "Toeplitz input of {} B exceeds the key's {} B",
-            input.len(),
-            self.tables.len()
-        );
-        input
-            .iter()
-            .zip(&self.tables)
-            .fold(0, |acc, (b, t)| acc ^ t[*b as usize])
+        assert!(input.len() <= self.tables.len(), "Toeplitz input of {} B exceeds the key's {} B", input.len(), self.tables.len());
+        input.iter().zip(&self.tables).fold(0, |acc, (b, t)| acc ^ t[*b as usize])
     }
 
     /// IPv4 addresses only (RSS type IPV4), host-order addresses.
@@ -106,14 +91,8 @@ impl Toeplitz {
     /// IPv4 addresses and ports (RSS types TCP_IPV4 / UDP_IPV4).
     #[inline]
     pub fn hash_ipv4_l4(&self, src: u32, dst: u32, sport: u16, dport: u16) -> u32 {
-        super::FiveTuple {
-            src_ip: src,
-            dst_ip: dst,
-            src_port: sport,
-            dst_port: dport,
-            proto: super::PROTO_TCP,
-        }
-        .rss_hash(self)
+        super::FiveTuple { src_ip: src, dst_ip: dst, src_port: sport, dst_port: dport, proto: super::PROTO_TCP }
+            .rss_hash(self)
     }
 }
 
@@ -143,13 +122,8 @@ pub struct Reta {
 impl Reta {
     /// `size` entries filled round-robin over `queues`. Panics if either is 0.
     pub fn round_robin(size: usize, queues: usize) -> Reta {
-        assert!(
-            size > 0 && queues > 0 && queues <= u16::MAX as usize + 1,
-            "RETA needs size > 0 and 1..=65536 queues"
-        );
-        Reta {
-            entries: (0..size).map(|i| (i % queues) as u16).collect(),
-        }
+        assert!(size > 0 && queues > 0 && queues <= u16::MAX as usize + 1, "RETA needs size > 0 and 1..=65536 queues");
+        Reta { entries: (0..size).map(|i| (i % queues) as u16).collect() }
     }
 
     #[inline]
@@ -183,46 +157,11 @@ mod tests {
     /// TCP hash). The same table is in the Intel 82599 datasheet
     /// (7.1.2.8.3) and DPDK's test_thash.c.
     const V4: [(Ip, u16, Ip, u16, u32, u32); 5] = [
-        (
-            (161, 142, 100, 80),
-            1766,
-            (66, 9, 149, 187),
-            2794,
-            0x323e8fc2,
-            0x51ccc178,
-        ),
-        (
-            (65, 69, 140, 83),
-            4739,
-            (199, 92, 111, 2),
-            14230,
-            0xd718262a,
-            0xc626b0ea,
-        ),
-        (
-            (12, 22, 207, 184),
-            38024,
-            (24, 19, 198, 95),
-            12898,
-            0xd2d0a5de,
-            0x5c2b394a,
-        ),
-        (
-            (209, 142, 163, 6),
-            2217,
-            (38, 27, 205, 30),
-            48228,
-            0x82989176,
-            0xafc7327f,
-        ),
-        (
-            (202, 188, 127, 2),
-            1303,
-            (153, 39, 163, 191),
-            44251,
-            0x5d1809c5,
-            0x10e828a2,
-        ),
+        ((161, 142, 100, 80), 1766, (66, 9, 149, 187), 2794, 0x323e8fc2, 0x51ccc178),
+        ((65, 69, 140, 83), 4739, (199, 92, 111, 2), 14230, 0xd718262a, 0xc626b0ea),
+        ((12, 22, 207, 184), 38024, (24, 19, 198, 95), 12898, 0xd2d0a5de, 0x5c2b394a),
+        ((209, 142, 163, 6), 2217, (38, 27, 205, 30), 48228, 0x82989176, 0xafc7327f),
+        ((202, 188, 127, 2), 1303, (153, 39, 163, 191), 44251, 0x5d1809c5, 0x10e828a2),
     ];
 
     #[test]
@@ -231,27 +170,10 @@ mod tests {
         for (d, dport, s, sport, h3, h4) in V4 {
             let (src, dst) = (ip(s.0, s.1, s.2, s.3), ip(d.0, d.1, d.2, d.3));
             assert_eq!(t.hash_ipv4(src, dst), h3, "ipv4 {s:?}->{d:?}");
-            assert_eq!(
-                t.hash_ipv4_l4(src, dst, sport, dport),
-                h4,
-                "ipv4/tcp {s:?}->{d:?}"
-            );
-            let tcp = FiveTuple {
-                src_ip: src,
-                dst_ip: dst,
-                src_port: sport,
-                dst_port: dport,
-                proto: PROTO_TCP,
-            };
+            assert_eq!(t.hash_ipv4_l4(src, dst, sport, dport), h4, "ipv4/tcp {s:?}->{d:?}");
+            let tcp = FiveTuple { src_ip: src, dst_ip: dst, src_port: sport, dst_port: dport, proto: PROTO_TCP };
             assert_eq!(tcp.rss_hash(&t), h4);
-            assert_eq!(
-                FiveTuple {
-                    proto: PROTO_UDP,
-                    ..tcp
-                }
-                .rss_hash(&t),
-                h4
-            );
+            assert_eq!(FiveTuple { proto: PROTO_UDP, ..tcp }.rss_hash(&t), h4);
             // ICMP and other protocols hash the addresses only.
             assert_eq!(FiveTuple { proto: 1, ..tcp }.rss_hash(&t), h3);
             assert_eq!(toeplitz_hash(&MS_RSS_KEY, &tcp.rss_input()), h4);
@@ -263,22 +185,8 @@ mod tests {
         // (src, dst, sport, dport, IPv6-only, IPv6 with TCP)
         type Row = ([u16; 8], [u16; 8], u16, u16, u32, u32);
         let rows: [Row; 3] = [
-            (
-                [0x3ffe, 0x2501, 0x200, 0x1fff, 0, 0, 0, 7],
-                [0x3ffe, 0x2501, 0x200, 3, 0, 0, 0, 1],
-                2794,
-                1766,
-                0x2cc18cd5,
-                0x40207d3d,
-            ),
-            (
-                [0x3ffe, 0x501, 8, 0, 0x260, 0x97ff, 0xfe40, 0xefab],
-                [0xff02, 0, 0, 0, 0, 0, 0, 1],
-                14230,
-                4739,
-                0x0f0c461c,
-                0xdde51bbf,
-            ),
+            ([0x3ffe, 0x2501, 0x200, 0x1fff, 0, 0, 0, 7], [0x3ffe, 0x2501, 0x200, 3, 0, 0, 0, 1], 2794, 1766, 0x2cc18cd5, 0x40207d3d),
+            ([0x3ffe, 0x501, 8, 0, 0x260, 0x97ff, 0xfe40, 0xefab], [0xff02, 0, 0, 0, 0, 0, 0, 1], 14230, 4739, 0x0f0c461c, 0xdde51bbf),
             (
                 [0x3ffe, 0x1900, 0x4545, 3, 0x200, 0xf8ff, 0xfe21, 0x67cf],
                 [0xfe80, 0, 0, 0, 0x200, 0xf8ff, 0xfe21, 0x67cf],
@@ -304,17 +212,11 @@ mod tests {
 
     #[test]
     fn table_matches_reference_on_arbitrary_keys() {
-        let key: Vec<u8> = (0..52u32)
-            .map(|i| (i.wrapping_mul(0x9e) ^ 0x5a) as u8)
-            .collect();
+        let key: Vec<u8> = (0..52u32).map(|i| (i.wrapping_mul(0x9e) ^ 0x5a) as u8).collect();
         let t = Toeplitz::new(&key);
         let input: Vec<u8> = (0..48u32).map(|i| (i * 37 + 11) as u8).collect();
         for n in 0..=48 {
-            assert_eq!(
-                t.hash(&input[..n]),
-                toeplitz_hash(&key, &input[..n]),
-                "len {n}"
-            );
+            assert_eq!(t.hash(&input[..n]), toeplitz_hash(&key, &input[..n]), "len {n}");
         }
     }
 

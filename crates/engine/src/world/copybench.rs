@@ -92,13 +92,7 @@ pub fn run(c: &Config) -> Result<Report, String> {
             gbytes_s: bytes as f64 / t.max(1) as f64 * 1e3,
             ns_per_line: t as f64 / 1e3 / (bytes / 64) as f64,
         }),
-        sim: SimInfo {
-            seed: c.u64("sim.seed"),
-            events: 0,
-            packets: 0,
-            sim_time_ps: t,
-            engine_version: env!("CARGO_PKG_VERSION"),
-        },
+        sim: SimInfo { seed: c.u64("sim.seed"), events: 0, packets: 0, sim_time_ps: t, engine_version: env!("CARGO_PKG_VERSION") },
         ..Report::default()
     })
 }
@@ -111,10 +105,7 @@ mod tests {
 
     fn copy(mode: &str, size: &str) -> CopyBenchReport {
         let iterations = if size.ends_with("MiB") { 2 } else { 20 };
-        let c = validate(
-            &json!({"copy_bench": {"mode": mode, "size": size, "iterations": iterations}}),
-        )
-        .unwrap();
+        let c = validate(&json!({"copy_bench": {"mode": mode, "size": size, "iterations": iterations}})).unwrap();
         run(&c).unwrap().copy_bench.unwrap()
     }
 
@@ -134,23 +125,13 @@ mod tests {
         let link = 113.7 / 8.0 * 64.0 / 88.0;
         assert!(r.gbytes_s <= link * 1.01, "{} vs {link}", r.gbytes_s);
         let h = copy("host_to_host", "32KiB");
-        assert!(
-            h.gbytes_s > r.gbytes_s,
-            "a cached host copy outruns PCIe: {} vs {}",
-            h.gbytes_s,
-            r.gbytes_s
-        );
+        assert!(h.gbytes_s > r.gbytes_s, "a cached host copy outruns PCIe: {} vs {}", h.gbytes_s, r.gbytes_s);
     }
 
     #[test]
     fn a_copy_larger_than_the_llc_runs_at_dram_speed() {
         let small = copy("host_to_host", "256KiB");
         let large = copy("host_to_host", "64MiB");
-        assert!(
-            large.gbytes_s < small.gbytes_s / 2.0,
-            "{} vs {}",
-            large.gbytes_s,
-            small.gbytes_s
-        );
+        assert!(large.gbytes_s < small.gbytes_s / 2.0, "{} vs {}", large.gbytes_s, small.gbytes_s);
     }
 }

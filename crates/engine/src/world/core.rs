@@ -38,9 +38,7 @@ impl World {
         let core = &mut self.cores[c];
         let produced_before = tq.produced;
         while tq.room() > 0 {
-            let Some(p) = core.sw_queue.pop_front() else {
-                break;
-            };
+            let Some(p) = core.sw_queue.pop_front() else { break };
             post_wqe(mem, c, tq, p, k.tx_desc, now, &mut stall);
         }
 
@@ -57,8 +55,7 @@ impl World {
             stall.add(mem.core_access(c, nic.pool.mbuf_addr(pkt.mbuf), true, now));
             cycles += k.rx_cycles + k.nf_cycles;
             let data = nic.pool.data_addr(pkt.mbuf);
-            self.nf
-                .process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall);
+            self.nf.process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall);
             // Refill the slot; without a buffer the packet is dropped and its
             // buffer stays in the ring (DPDK's rx_nombuf).
             match nic.pool.alloc(local) {
@@ -114,27 +111,11 @@ impl World {
         // Doorbells leave when the burst's work is done; the link is used
         // then, in time order with the NIC's own traffic.
         if got > 0 {
-            self.q.push(
-                done,
-                Ev::RxDoorbell {
-                    nic: n as u16,
-                    q: qi as u16,
-                    pi: rq.driver_pi,
-                    arrived: false,
-                },
-            );
+            self.q.push(done, Ev::RxDoorbell { nic: n as u16, q: qi as u16, pi: rq.driver_pi, arrived: false });
         }
         if tx_new > 0 {
             let doorbells = tx_new.div_ceil(k.tx_burst) as u32;
-            self.q.push(
-                done,
-                Ev::TxDoorbell {
-                    nic: n as u16,
-                    q: qi as u16,
-                    pi: tq.produced,
-                    doorbells,
-                },
-            );
+            self.q.push(done, Ev::TxDoorbell { nic: n as u16, q: qi as u16, pi: tq.produced, doorbells });
         }
         if measuring {
             core.busy_ps += cost;
@@ -152,9 +133,7 @@ impl World {
         let mut stall = Stall::default();
         let mut lat_sum = 0;
         for _ in 0..16 {
-            let lat = self
-                .mem
-                .core_access(cr.core, cr.base + cr.pos * 64, false, now);
+            let lat = self.mem.core_access(cr.core, cr.base + cr.pos * 64, false, now);
             lat_sum += lat;
             stall.add(lat);
             cr.pos = (cr.pos + 1) % cr.lines;
@@ -169,15 +148,7 @@ impl World {
 }
 
 /// Build the WQE of one packet in the next Tx ring slot.
-fn post_wqe(
-    mem: &mut crate::mem::Memory,
-    c: usize,
-    tq: &mut crate::nic::TxQueue,
-    p: crate::nic::PktRef,
-    wqe_size: u64,
-    now: Time,
-    stall: &mut Stall,
-) {
+fn post_wqe(mem: &mut crate::mem::Memory, c: usize, tq: &mut crate::nic::TxQueue, p: crate::nic::PktRef, wqe_size: u64, now: Time, stall: &mut Stall) {
     stall.add(mem.core_access(c, tq.wqe_addr(tq.produced, wqe_size), true, now));
     let s = tq.slot(tq.produced);
     tq.slot_pkt[s] = p;

@@ -5,8 +5,8 @@
 //! behaviour lives in its own file: `rx.rs` (the NIC receive path), `tx.rs`
 //! (the NIC transmit path), `core.rs` (the cores' poll loop and the co-runner).
 
-pub mod copybench;
 mod core;
+pub mod copybench;
 pub mod dpa;
 pub mod pciebench;
 mod rx;
@@ -31,60 +31,22 @@ use rand::Rng as _;
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
     /// The next frame of NIC `nic` has been fully received.
-    Arrive {
-        nic: u16,
-    },
+    Arrive { nic: u16 },
     /// The packet DMA and CQE of Rx index `idx` reached host memory.
-    RxDma {
-        nic: u16,
-        q: u16,
-        idx: u64,
-    },
+    RxDma { nic: u16, q: u16, idx: u64 },
     /// A completion line covering Rx indices below `upto` reached host memory.
-    RxCqe {
-        nic: u16,
-        q: u16,
-        upto: u64,
-    },
-    RxDescFetched {
-        nic: u16,
-        q: u16,
-        n: u32,
-    },
+    RxCqe { nic: u16, q: u16, upto: u64 },
+    RxDescFetched { nic: u16, q: u16, n: u32 },
     /// The driver's doorbell: written by the core (`arrived` false), then
     /// seen by the NIC after crossing PCIe.
-    RxDoorbell {
-        nic: u16,
-        q: u16,
-        pi: u64,
-        arrived: bool,
-    },
+    RxDoorbell { nic: u16, q: u16, pi: u64, arrived: bool },
     /// Tx doorbell writes still to cross the link (0 = seen by the NIC).
-    TxDoorbell {
-        nic: u16,
-        q: u16,
-        pi: u64,
-        doorbells: u32,
-    },
-    TxWqeFetched {
-        nic: u16,
-        q: u16,
-        n: u32,
-    },
-    TxResume {
-        nic: u16,
-    },
-    RxPump {
-        nic: u16,
-    },
-    TxCqe {
-        nic: u16,
-        q: u16,
-        upto: u64,
-    },
-    CorePoll {
-        core: u16,
-    },
+    TxDoorbell { nic: u16, q: u16, pi: u64, doorbells: u32 },
+    TxWqeFetched { nic: u16, q: u16, n: u32 },
+    TxResume { nic: u16 },
+    RxPump { nic: u16 },
+    TxCqe { nic: u16, q: u16, upto: u64 },
+    CorePoll { core: u16 },
     Corunner,
     WarmupEnd,
 }
@@ -178,9 +140,7 @@ fn traffic_spec(c: &Config, port: u16) -> TrafficSpec {
     let arrival = match c.text("traffic.arrival") {
         "constant" => Arrival::Constant,
         "poisson" => Arrival::Poisson,
-        _ => Arrival::Bursty {
-            burst_len: c.u64("traffic.burst_len") as u32,
-        },
+        _ => Arrival::Bursty { burst_len: c.u64("traffic.burst_len") as u32 },
     };
     let popularity = match c.text("traffic.flow_popularity") {
         "zipf" => Popularity::Zipf(c.f64("traffic.zipf_s")),
@@ -259,11 +219,7 @@ impl World {
         let pcfg = pcie_config(c)?;
         let rx_size = c.u64("nic.rx_ring_size");
         let tx_size = c.u64("nic.tx_ring_size");
-        let (rx_desc, tx_desc, cqe) = (
-            c.u64("nic.rx_desc_size"),
-            c.u64("nic.tx_desc_size"),
-            c.u64("nic.cqe_size"),
-        );
+        let (rx_desc, tx_desc, cqe) = (c.u64("nic.rx_desc_size"), c.u64("nic.tx_desc_size"), c.u64("nic.cqe_size"));
         let mut nic_states = vec![];
         let mut cores = vec![];
         for n in 0..nics {
@@ -272,37 +228,22 @@ impl World {
                 c.u64("mempool.mbuf_size"),
                 c.usize("mempool.size"),
                 cores_per_nic,
-                if c.text("mempool.order") == "fifo" {
-                    0
-                } else {
-                    c.usize("mempool.cache")
-                },
+                if c.text("mempool.order") == "fifo" { 0 } else { c.usize("mempool.cache") },
             );
             let mut rxq = vec![];
             let mut txq = vec![];
             for q in 0..cores_per_nic {
-                let mut r = RxQueue::new(
-                    rx_size,
-                    map.alloc(rx_size * rx_desc, 4096),
-                    map.alloc(rx_size * cqe, 4096),
-                );
+                let mut r = RxQueue::new(rx_size, map.alloc(rx_size * rx_desc, 4096), map.alloc(rx_size * cqe, 4096));
                 for s in 0..rx_size as usize {
-                    r.slot_mbuf[s] = pool
-                        .alloc(q)
-                        .ok_or("mempool.size: too small to fill the Rx rings")?;
+                    r.slot_mbuf[s] = pool.alloc(q).ok_or("mempool.size: too small to fill the Rx rings")?;
                 }
                 r.posted = rx_size;
                 r.driver_pi = rx_size;
                 rxq.push(r);
-                txq.push(TxQueue::new(
-                    tx_size,
-                    map.alloc(tx_size * tx_desc, 4096),
-                    map.alloc(tx_size * cqe, 4096),
-                ));
+                txq.push(TxQueue::new(tx_size, map.alloc(tx_size * tx_desc, 4096), map.alloc(tx_size * cqe, 4096)));
                 cores.push(Core::new(n, q, q));
             }
-            let mut src =
-                Source::new(&traffic_spec(c, n as u16)).map_err(|e| format!("traffic: {e}"))?;
+            let mut src = Source::new(&traffic_spec(c, n as u16)).map_err(|e| format!("traffic: {e}"))?;
             let next = src.next();
             let remote = c.bool_at("nic.remote_socket", n, false);
             let ddio = c.bool_at("nic.ddio", n, true);
@@ -314,11 +255,7 @@ impl World {
                 DmaMode::NoAllocate
             };
             nic_states.push(NicState {
-                port: Port::new(
-                    c.u64("nic.rx_buffer"),
-                    c.u64("nic.tx_buffer"),
-                    cores_per_nic,
-                ),
+                port: Port::new(c.u64("nic.rx_buffer"), c.u64("nic.tx_buffer"), cores_per_nic),
                 rxq,
                 txq,
                 pcie: PcieLink::new(pcfg),
@@ -344,28 +281,15 @@ impl World {
                 let tbl8 = map.alloc(probe.tbl8_bytes(), 4096);
                 Nf::L3fwd(Lpm::new(&routes, 0, tbl24, tbl8))
             }
-            "workpackage" => Nf::WorkPackage {
-                base: map.alloc(c.u64("app.wp_size"), 4096),
-                size: c.u64("app.wp_size"),
-                reads: c.u64("app.wp_reads") as u32,
-            },
+            "workpackage" => Nf::WorkPackage { base: map.alloc(c.u64("app.wp_size"), 4096), size: c.u64("app.wp_size"), reads: c.u64("app.wp_reads") as u32 },
             nf @ ("nat" | "lb") => {
                 let entries = c.u64("app.flow_table_size");
                 let (b, k) = FlowTable::footprint(entries);
-                let tables = (0..cores.len())
-                    .map(|_| FlowTable::new(entries, map.alloc(b, 4096), map.alloc(k, 4096)))
-                    .collect();
+                let tables = (0..cores.len()).map(|_| FlowTable::new(entries, map.alloc(b, 4096), map.alloc(k, 4096))).collect();
                 if nf == "nat" {
-                    Nf::Nat {
-                        tables,
-                        next_port: vec![1024; cores.len()],
-                    }
+                    Nf::Nat { tables, next_port: vec![1024; cores.len()] }
                 } else {
-                    Nf::Lb {
-                        tables,
-                        backends: c.u64("app.lb_backends") as u32,
-                        next: vec![0; cores.len()],
-                    }
+                    Nf::Lb { tables, backends: c.u64("app.lb_backends") as u32, next: vec![0; cores.len()] }
                 }
             }
             _ => Nf::L2fwd,
@@ -399,9 +323,7 @@ impl World {
             tx_cqe_every: c.u64("nic.tx_cqe_every"),
             mrrs: c.u64("pcie.mrrs"),
         };
-        let core_rng = (0..cores.len())
-            .map(|i| rng(seed, stream::NF, i as u64))
-            .collect();
+        let core_rng = (0..cores.len()).map(|i| rng(seed, stream::NF, i as u64)).collect();
         let warmup = c.u64("sim.warmup");
         let mut w = World {
             q: EventQueue::new(),
@@ -422,10 +344,7 @@ impl World {
         };
         for n in 0..w.nics.len() {
             let p = w.nics[n].next;
-            w.q.push(
-                p.arrival + ser_time(crate::wire::wire_bytes(p.size), line_rate),
-                Ev::Arrive { nic: n as u16 },
-            );
+            w.q.push(p.arrival + ser_time(crate::wire::wire_bytes(p.size), line_rate), Ev::Arrive { nic: n as u16 });
             for q in 0..cores_per_nic {
                 w.rx_fetch(n, q, 0);
             }
@@ -447,24 +366,10 @@ impl World {
                 Ev::Arrive { nic } => self.on_arrive(nic as usize, now),
                 Ev::RxDma { nic, q, idx } => self.on_rx_dma(nic as usize, q as usize, idx, now),
                 Ev::RxCqe { nic, q, upto } => self.on_rx_cqe(nic as usize, q as usize, upto, now),
-                Ev::RxDescFetched { nic, q, n } => {
-                    self.on_rx_desc_fetched(nic as usize, q as usize, n as u64, now)
-                }
-                Ev::RxDoorbell {
-                    nic,
-                    q,
-                    pi,
-                    arrived,
-                } => self.on_rx_doorbell(nic as usize, q as usize, pi, arrived, now),
-                Ev::TxDoorbell {
-                    nic,
-                    q,
-                    pi,
-                    doorbells,
-                } => self.on_tx_doorbell(nic as usize, q as usize, pi, doorbells, now),
-                Ev::TxWqeFetched { nic, q, n } => {
-                    self.on_tx_wqe_fetched(nic as usize, q as usize, n as u64, now)
-                }
+                Ev::RxDescFetched { nic, q, n } => self.on_rx_desc_fetched(nic as usize, q as usize, n as u64, now),
+                Ev::RxDoorbell { nic, q, pi, arrived } => self.on_rx_doorbell(nic as usize, q as usize, pi, arrived, now),
+                Ev::TxDoorbell { nic, q, pi, doorbells } => self.on_tx_doorbell(nic as usize, q as usize, pi, doorbells, now),
+                Ev::TxWqeFetched { nic, q, n } => self.on_tx_wqe_fetched(nic as usize, q as usize, n as u64, now),
                 Ev::TxResume { nic } => {
                     self.nics[nic as usize].port.tx_resume_pending = false;
                     self.tx_pump(nic as usize, now)
@@ -487,11 +392,7 @@ impl World {
         self.measuring = true;
         self.mem_base = self.mem.stats;
         self.core_miss_base = self.mem.core_misses.clone();
-        self.pcie_base = self
-            .nics
-            .iter()
-            .map(|n| (n.pcie.up.busy_ps(), n.pcie.down.busy_ps()))
-            .collect();
+        self.pcie_base = self.nics.iter().map(|n| (n.pcie.up.busy_ps(), n.pcie.down.busy_ps())).collect();
         for n in &mut self.nics {
             for r in &mut n.rxq {
                 r.sample(now, false);
@@ -508,31 +409,17 @@ impl World {
         for (i, n) in self.nics.iter().enumerate() {
             let mut in_flight = 0;
             for r in &n.rxq {
-                if r.consumed > r.completed
-                    || r.completed > r.used
-                    || r.used > r.fetched
-                    || r.fetched > r.posted
-                {
-                    return Err(format!(
-                        "engine invariant: NIC {i} Rx ring indices out of order"
-                    ));
+                if r.consumed > r.completed || r.completed > r.used || r.used > r.fetched || r.fetched > r.posted {
+                    return Err(format!("engine invariant: NIC {i} Rx ring indices out of order"));
                 }
                 if r.posted - r.consumed > r.size {
-                    return Err(format!(
-                        "engine invariant: NIC {i} Rx ring holds more than its size"
-                    ));
+                    return Err(format!("engine invariant: NIC {i} Rx ring holds more than its size"));
                 }
                 in_flight += r.used - r.consumed + r.wait.len() as u64;
             }
             for t in &n.txq {
-                if t.freed > t.completed
-                    || t.completed > t.sent
-                    || t.sent > t.fetched
-                    || t.produced - t.freed > t.size
-                {
-                    return Err(format!(
-                        "engine invariant: NIC {i} Tx ring indices out of order"
-                    ));
+                if t.freed > t.completed || t.completed > t.sent || t.sent > t.fetched || t.produced - t.freed > t.size {
+                    return Err(format!("engine invariant: NIC {i} Tx ring indices out of order"));
                 }
                 in_flight += t.produced - t.sent;
             }

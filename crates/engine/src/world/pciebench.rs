@@ -66,24 +66,14 @@ pub fn run(c: &Config) -> Result<Report, String> {
         last = last.max(done);
         // Bandwidth modes issue as fast as the link takes requests; the
         // latency mode waits for each transfer, as pcie-bench's LAT_RD does.
-        t = if mode == "latency" {
-            done
-        } else {
-            link.up.free_at().max(t)
-        };
+        t = if mode == "latency" { done } else { link.up.free_at().max(t) };
     }
     // Steady state: from the first to the last completion (pipeline fill excluded).
     let span = last.saturating_sub(first.unwrap_or(0)).max(1);
     let done_bytes = (n.saturating_sub(1)) * size;
     Ok(Report {
-        pcie_write_hit_rate: ratio(
-            mem.stats.dma_write_hits,
-            mem.stats.dma_write_hits + mem.stats.dma_write_misses,
-        ),
-        pcie_read_hit_rate: ratio(
-            mem.stats.dma_read_hits,
-            mem.stats.dma_read_hits + mem.stats.dma_read_misses,
-        ),
+        pcie_write_hit_rate: ratio(mem.stats.dma_write_hits, mem.stats.dma_write_hits + mem.stats.dma_write_misses),
+        pcie_read_hit_rate: ratio(mem.stats.dma_read_hits, mem.stats.dma_read_hits + mem.stats.dma_read_misses),
         pcie_bench: Some(PcieBenchReport {
             mode,
             size,
@@ -91,16 +81,11 @@ pub fn run(c: &Config) -> Result<Report, String> {
             transfers_per_s: n.saturating_sub(1) as f64 / span as f64 * 1e12,
             latency_ns: latency(&hist),
         }),
-        sim: SimInfo {
-            seed: c.u64("sim.seed"),
-            events: n,
-            packets: 0,
-            sim_time_ps: last,
-            engine_version: env!("CARGO_PKG_VERSION"),
-        },
+        sim: SimInfo { seed: c.u64("sim.seed"), events: n, packets: 0, sim_time_ps: last, engine_version: env!("CARGO_PKG_VERSION") },
         ..Report::default()
     })
 }
+
 
 #[cfg(test)]
 mod tests {
@@ -121,10 +106,7 @@ mod tests {
         for size in [64, 256, 1024, 1500] {
             let w = bench("write", size, "warm").gbps;
             let r = bench("read", size, "warm").gbps;
-            let (mw, mr) = (
-                effective_write_gbps(&p, size),
-                effective_read_gbps(&p, size),
-            );
+            let (mw, mr) = (effective_write_gbps(&p, size), effective_read_gbps(&p, size));
             assert!((w - mw).abs() / mw < 0.02, "write {size}: {w} vs {mw}");
             assert!((r - mr).abs() / mr < 0.02, "read {size}: {r} vs {mr}");
         }
@@ -138,19 +120,9 @@ mod tests {
         let extra = (c.u64("dram.latency") as f64) / 1000.0;
         let diff = cold.latency_ns.mean - warm.latency_ns.mean;
         // Cold: DRAM instead of LLC (plus the channel's service time).
-        assert!(
-            diff > extra * 0.8 && diff < extra * 1.5,
-            "warm {} cold {}",
-            warm.latency_ns.mean,
-            cold.latency_ns.mean
-        );
+        assert!(diff > extra * 0.8 && diff < extra * 1.5, "warm {} cold {}", warm.latency_ns.mean, cold.latency_ns.mean);
         // Warm 64 B read: two link traversals + LLC.
-        let rtt =
-            2.0 * c.u64("pcie.latency") as f64 / 1000.0 + c.u64("llc.latency") as f64 / 1000.0;
-        assert!(
-            warm.latency_ns.mean > rtt && warm.latency_ns.mean < rtt + 30.0,
-            "{} vs {rtt}",
-            warm.latency_ns.mean
-        );
+        let rtt = 2.0 * c.u64("pcie.latency") as f64 / 1000.0 + c.u64("llc.latency") as f64 / 1000.0;
+        assert!(warm.latency_ns.mean > rtt && warm.latency_ns.mean < rtt + 30.0, "{} vs {rtt}", warm.latency_ns.mean);
     }
 }

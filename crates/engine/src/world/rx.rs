@@ -17,8 +17,7 @@ impl World {
         let nic = &mut self.nics[n];
         let p = nic.next;
         nic.next = nic.src.next();
-        let t_next =
-            nic.next.arrival + crate::units::ser_time(wire_bytes(nic.next.size), line_rate);
+        let t_next = nic.next.arrival + crate::units::ser_time(wire_bytes(nic.next.size), line_rate);
         self.q.push(t_next, Ev::Arrive { nic: n as u16 });
         nic.total_in += 1;
         if measuring {
@@ -33,13 +32,7 @@ impl World {
             }
             return;
         }
-        let pkt = PktRef {
-            mbuf: 0,
-            size: p.size,
-            arrival: p.arrival,
-            dst_ip: p.dst_ip,
-            flow: p.flow,
-        };
+        let pkt = PktRef { mbuf: 0, size: p.size, arrival: p.arrival, dst_ip: p.dst_ip, flow: p.flow };
         let qi = nic.port.rss_queue(p.rss_hash);
         let rq = &mut nic.rxq[qi];
         if rq.wait.is_empty() && rq.fetched > rq.used {
@@ -66,10 +59,7 @@ impl World {
         let idx = rq.used;
         rq.used += 1;
         let slot = rq.slot(idx);
-        rq.slot_pkt[slot] = PktRef {
-            mbuf: rq.slot_mbuf[slot],
-            ..pkt
-        };
+        rq.slot_pkt[slot] = PktRef { mbuf: rq.slot_mbuf[slot], ..pkt };
         rq.ready += 1;
         nic.port.rx_ready.push_back((qi as u16, idx));
         self.rx_fetch(n, qi, now);
@@ -96,34 +86,16 @@ impl World {
             let pkt = rq.slot_pkt[rq.slot(idx)];
             let start = now.max(nic.port.pipe_free);
             nic.port.pipe_free = start + self.k.pipe_ps;
-            let mut t_end =
-                nic.pcie
-                    .dma_write(start, nic.pool.data_addr(pkt.mbuf), pkt.size as u64);
-            self.q.push(
-                t_end,
-                Ev::RxDma {
-                    nic: n as u16,
-                    q: qi,
-                    idx,
-                },
-            );
+            let mut t_end = nic.pcie.dma_write(start, nic.pool.data_addr(pkt.mbuf), pkt.size as u64);
+            self.q.push(t_end, Ev::RxDma { nic: n as u16, q: qi, idx });
             let per = self.k.cqe_per_line;
             if (idx + 1) % per == 0 || rq.ready == 0 {
                 let line = rq.cqe_addr(idx, self.k.cqe, per) & !63;
                 t_end = nic.pcie.dma_write(start, line, self.k.cqe);
-                self.q.push(
-                    t_end,
-                    Ev::RxCqe {
-                        nic: n as u16,
-                        q: qi,
-                        upto: idx + 1,
-                    },
-                );
+                self.q.push(t_end, Ev::RxCqe { nic: n as u16, q: qi, upto: idx + 1 });
             }
             // The frame's buffer space frees once its TLPs have left.
-            nic.port
-                .rx_draining
-                .push_back((t_end.saturating_sub(nic.pcie.latency()), pkt.size));
+            nic.port.rx_draining.push_back((t_end.saturating_sub(nic.pcie.latency()), pkt.size));
         }
     }
 
@@ -143,14 +115,7 @@ impl World {
         let len = cnt * k.rx_desc;
         rq.fetching = true;
         let t_done = self.dma_read(n, now, addr, len);
-        self.q.push(
-            t_done,
-            Ev::RxDescFetched {
-                nic: n as u16,
-                q: qi as u16,
-                n: cnt as u32,
-            },
-        );
+        self.q.push(t_done, Ev::RxDescFetched { nic: n as u16, q: qi as u16, n: cnt as u32 });
     }
 
     /// A device read of host memory: tag, request upstream, the memory
@@ -177,34 +142,17 @@ impl World {
         rq.fetched += cnt;
         rq.fetching = false;
         while self.nics[n].rxq[qi].fetched > self.nics[n].rxq[qi].used {
-            let Some(pkt) = self.nics[n].rxq[qi].wait.pop_front() else {
-                break;
-            };
+            let Some(pkt) = self.nics[n].rxq[qi].wait.pop_front() else { break };
             self.rx_dma(n, qi, pkt, now);
         }
         self.rx_fetch(n, qi, now);
     }
 
-    pub(super) fn on_rx_doorbell(
-        &mut self,
-        n: usize,
-        qi: usize,
-        pi: u64,
-        arrived: bool,
-        now: Time,
-    ) {
+    pub(super) fn on_rx_doorbell(&mut self, n: usize, qi: usize, pi: u64, arrived: bool, now: Time) {
         if !arrived {
             // The core writes the doorbell now; the NIC sees it after the link.
             let at = self.nics[n].pcie.mmio_write(now, 4);
-            self.q.push(
-                at,
-                Ev::RxDoorbell {
-                    nic: n as u16,
-                    q: qi as u16,
-                    pi,
-                    arrived: true,
-                },
-            );
+            self.q.push(at, Ev::RxDoorbell { nic: n as u16, q: qi as u16, pi, arrived: true });
             return;
         }
         let rq = &mut self.nics[n].rxq[qi];
@@ -217,8 +165,7 @@ impl World {
         let nic = &self.nics[n];
         let rq = &nic.rxq[qi];
         let pkt = rq.slot_pkt[rq.slot(idx)];
-        self.mem
-            .dma_write(nic.pool.data_addr(pkt.mbuf), pkt.size as u64, nic.mode, now);
+        self.mem.dma_write(nic.pool.data_addr(pkt.mbuf), pkt.size as u64, nic.mode, now);
     }
 
     /// A completion line is in host memory: the core polling this queue

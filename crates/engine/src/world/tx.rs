@@ -10,28 +10,13 @@ use crate::wire::wire_bytes;
 impl World {
     /// `doorbells` MMIO writes leave the core at `now` (one per tx_burst);
     /// the NIC acts once the last has crossed the link.
-    pub(super) fn on_tx_doorbell(
-        &mut self,
-        n: usize,
-        qi: usize,
-        pi: u64,
-        doorbells: u32,
-        now: Time,
-    ) {
+    pub(super) fn on_tx_doorbell(&mut self, n: usize, qi: usize, pi: u64, doorbells: u32, now: Time) {
         if doorbells > 0 {
             let mut at = now;
             for _ in 0..doorbells {
                 at = self.nics[n].pcie.mmio_write(now, 8);
             }
-            self.q.push(
-                at,
-                Ev::TxDoorbell {
-                    nic: n as u16,
-                    q: qi as u16,
-                    pi,
-                    doorbells: 0,
-                },
-            );
+            self.q.push(at, Ev::TxDoorbell { nic: n as u16, q: qi as u16, pi, doorbells: 0 });
             return;
         }
         let tq = &mut self.nics[n].txq[qi];
@@ -49,14 +34,7 @@ impl World {
         let addr = tq.wqe_addr(tq.fetched, self.k.tx_desc);
         tq.fetching = true;
         let t_done = self.dma_read(n, now, addr, cnt * self.k.tx_desc);
-        self.q.push(
-            t_done,
-            Ev::TxWqeFetched {
-                nic: n as u16,
-                q: qi as u16,
-                n: cnt as u32,
-            },
-        );
+        self.q.push(t_done, Ev::TxWqeFetched { nic: n as u16, q: qi as u16, n: cnt as u32 });
     }
 
     pub(super) fn on_tx_wqe_fetched(&mut self, n: usize, qi: usize, cnt: u64, now: Time) {
@@ -75,9 +53,7 @@ impl World {
     pub(super) fn tx_pump(&mut self, n: usize, now: Time) {
         loop {
             let nic = &mut self.nics[n];
-            let Some(&qi) = nic.port.tx_ready.front() else {
-                return;
-            };
+            let Some(&qi) = nic.port.tx_ready.front() else { return };
             if nic.txq[qi].sent == nic.txq[qi].fetched {
                 nic.port.tx_ready.pop_front();
                 continue;
@@ -120,14 +96,7 @@ impl World {
                 tq.cqe_issued = upto;
                 // Issued when the frame has left; the PCIe write is sent then,
                 // so the link serialises it in time order with the Rx DMAs.
-                self.q.push(
-                    end,
-                    Ev::TxCqe {
-                        nic: n as u16,
-                        q: qi as u16,
-                        upto,
-                    },
-                );
+                self.q.push(end, Ev::TxCqe { nic: n as u16, q: qi as u16, upto });
             }
             nic.port.tx_ready.rotate_left(1);
         }
