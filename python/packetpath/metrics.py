@@ -50,11 +50,18 @@ METRICS: tuple[Metric, ...] = (
     Metric("pcie_bench.latency_ns.p50", "ns", "pcie-bench scenarios: median time from issue to completion of one DMA"),
     Metric("copy_bench.gbytes_s", "GB/s", "copy microbenchmark: bytes copied per second (null otherwise)"),
     Metric("copy_bench.ns_per_line", "ns", "copy microbenchmark: time per 64 B line"),
+    Metric("dpa.gops", "Gops", "BF3 compute workload: multiplications per ns over all threads (null otherwise)"),
+    Metric("dpa.latency_ns", "ns", "BF3 chase: mean load-to-use latency; latency workload: mean reflector round trip"),
+    Metric("dpa.gbytes_s", "GB/s", "BF3 bandwidth workload: useful bytes read or written per second"),
+    Metric("dpa.throughput_gbps", "Gbps", "BF3 net workload: frame bits handled per second"),
+    Metric("dpa.mpps", "Mpps", "BF3 net workload: packets handled per microsecond"),
+    Metric("dpa.drop_rate", "", "BF3 net workload: share of offered packets dropped (a thread's ring was full)"),
+    Metric("dpa.kv_mops", "Mops", "BF3 KV aggregation: key-value tuples aggregated per microsecond"),
 )
 
 
 # Report sections present only in some runs (null otherwise).
-OPTIONAL_SECTIONS = ("corunner", "pcie_bench", "copy_bench")
+OPTIONAL_SECTIONS = ("corunner", "pcie_bench", "copy_bench", "dpa")
 
 
 def always(metric: Metric) -> bool:

@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod cpu;
+pub mod devices;
 pub mod mem;
 pub mod nf;
 pub mod nic;

@@ -173,6 +173,85 @@ pub static PARAMS: &[ParamDef] = &[
     p!("corunner.enabled", Bool, None, "false", 0, 0, "run a memory-streaming co-runner on a core of its own"),
     p!("corunner.buffer", Int, Bytes, "64MiB", 64, 1e11, "buffer the co-runner streams through"),
     p!("corunner.cat_mask", Int, None, "0", 0, 4294967295u32, "co-runner CAT way mask; 0 = all ways"),
+    // --- BlueField-3: host/Arm/DPA processors, the DPA's memory paths, and the DPA workloads (issue 7) ---
+    p!("dpa_bench.workload", Choice(&["off", "compute", "chase", "bandwidth", "latency", "net", "recency"]), None, "off", 0, 0, "run a BlueField-3 workload on host, Arm or DPA threads instead of packet traffic (DPA paper)"),
+    p!("dpa_bench.proc", Choice(&["host", "arm", "dpa"]), None, "dpa", 0, 0, "processor whose threads run the workload"),
+    p!("dpa_bench.threads", Int, None, "1", 1, 256, "threads running the workload (spread round-robin over the processor's cores)"),
+    p!("dpa_bench.mem", Choice(&["host", "arm", "dpa"]), None, "dpa", 0, 0, "memory holding the data buffer (chase, bandwidth, random reads, KV aggregation buffer); host/arm processors use their own"),
+    p!("dpa_bench.mem2", Choice(&["none", "host", "arm", "dpa"]), None, "none", 0, 0, "bandwidth: a second memory the last mem2_threads threads use (mixed-memory bandwidth)"),
+    p!("dpa_bench.mem2_threads", Int, None, "0", 0, 256, "bandwidth: threads (of dpa_bench.threads) that access dpa_bench.mem2"),
+    p!("dpa_bench.net_buf", Choice(&["host", "arm", "dpa"]), None, "dpa", 0, 0, "memory of the network (packet) buffers of a DPA workload"),
+    p!("dpa_bench.pattern", Choice(&["seq", "random"]), None, "seq", 0, 0, "bandwidth: sequential or uniformly random 8 B accesses"),
+    p!("dpa_bench.op", Choice(&["read", "write"]), None, "read", 0, 0, "bandwidth: loads of 8 B or stores of whole 64 B lines"),
+    p!("dpa_bench.working_set", Int, Bytes, "1MiB", 64, 16e9, "chase/bandwidth: bytes the accesses fall into (shared by the threads of one memory)"),
+    p!("dpa_bench.stride", Int, Bytes, "64", 8, 1e9, "chase: distance between the nodes of the pointer chain"),
+    p!("dpa_bench.accesses", Int, None, "20000", 1, 1e9, "chase/bandwidth: measured accesses per thread (after one warm-up pass)"),
+    p!("dpa_bench.compute_ops", Int, None, "100000", 1, 1e12, "compute: multiplications per thread"),
+    p!("dpa_bench.net_mode", Choice(&["send", "receive", "reflector", "ipcheck", "kv"]), None, "reflector", 0, 0, "net: what each thread does per packet"),
+    p!("dpa_bench.pkt_size", Int, Bytes, "1024", 64, 9216, "net/latency: frame size"),
+    p!("dpa_bench.packets", Int, None, "2000", 1, 1e9, "net/latency/recency: packets (round trips for latency; the bunch for recency) per thread"),
+    p!("dpa_bench.payload_read", Float, None, "0", 0, 1, "latency: share of the payload the reflector reads and sums as 8 B integers"),
+    p!("dpa_bench.random_reads", Int, None, "0", 0, 100_000, "latency: random 8 B reads per packet from an 8 MiB buffer in dpa_bench.mem"),
+    p!("dpa_bench.kv_tuples", Int, None, "8", 1, 512, "kv: 16 B key-value tuples per packet (after a 64 B header)"),
+    p!("dpa_bench.kv_keys", Int, None, "65536", 1, 4_194_304, "kv: distinct keys (16 B aggregation entries)"),
+    p!("dpa_bench.kv_dist", Choice(&["uniform", "zipf"]), None, "uniform", 0, 0, "kv: key popularity (zipf stands in for the skewed Yelp trace)"),
+    p!("dpa_bench.kv_zipf_s", Float, None, "0.99", 0, 5, "kv: Zipf exponent for kv_dist = zipf"),
+    p!("host.threads_per_core", Int, None, "2", 1, 8, "hardware threads per host core (Hyper-Threading)"),
+    p!("host.ipc", Float, None, "4", 0.01, 64, "multiplications a host core issues per cycle, over all its threads"),
+    p!("host.thread_ipc", Float, None, "4", 0.01, 64, "multiplications one host thread issues per cycle"),
+    p!("host.l1_size", Int, Bytes, "48KiB", 1024, 1e7, "host L1 data cache per core"),
+    p!("host.l1_ways", Int, None, "12", 1, 20, "host L1 associativity"),
+    p!("host.l1_latency", Int, Time, "2ns", 0, 1e6, "host L1 load-to-use latency"),
+    p!("host.pkt_instr", Int, None, "100", 0, 1e7, "host instructions per packet sent or received (driver and loop)"),
+    p!("host.doorbell_latency", Int, Time, "0ns", 0, 1e7, "host: extra latency of a doorbell (MMIO write) before it crosses PCIe"),
+    p!("arm.cores", Int, None, "16", 1, 256, "Arm cores"),
+    p!("arm.freq", Int, Freq, "2GHz", 100, 10_000, "Arm core clock"),
+    p!("arm.ipc", Float, None, "3", 0.01, 64, "multiplications an Arm core issues per cycle"),
+    p!("arm.thread_ipc", Float, None, "3", 0.01, 64, "multiplications one Arm thread issues per cycle"),
+    p!("arm.mlp", Int, None, "10", 1, 64, "independent cache misses an Arm core overlaps"),
+    p!("arm.l1_size", Int, Bytes, "64KiB", 1024, 1e7, "Arm L1 data cache per core"),
+    p!("arm.l1_ways", Int, None, "4", 1, 20, "Arm L1 associativity"),
+    p!("arm.l1_latency", Int, Time, "2ns", 0, 1e6, "Arm L1 load-to-use latency"),
+    p!("arm.l2_size", Int, Bytes, "512KiB", 4096, 1e9, "Arm private L2 per core"),
+    p!("arm.l2_ways", Int, None, "8", 1, 20, "Arm L2 associativity"),
+    p!("arm.l2_latency", Int, Time, "5ns", 0, 1e6, "Arm L2 hit latency beyond L1"),
+    p!("arm.l3_size", Int, Bytes, "16MiB", 65536, 1e10, "Arm shared L3"),
+    p!("arm.l3_ways", Int, None, "16", 1, 20, "Arm L3 associativity"),
+    p!("arm.l3_latency", Int, Time, "30ns", 0, 1e6, "Arm L3 hit latency beyond L2"),
+    p!("arm.dram_channels", Int, None, "2", 1, 64, "Arm DDR channels (DPA memory is a region of the same DRAM)"),
+    p!("arm.dram_channel_bw", Int, ByteRate, "40000MB/s", 100, 1e7, "peak bandwidth of one Arm DDR channel"),
+    p!("arm.dram_latency", Int, Time, "90ns", 1, 1e7, "Arm DRAM latency beyond the L3"),
+    p!("arm.pkt_instr", Int, None, "100", 0, 1e7, "Arm instructions per packet sent or received"),
+    p!("arm.memory_size", Int, Bytes, "15GiB", 1e6, 17179869184u64, "Arm memory usable for buffers"),
+    p!("dpa.cores", Int, None, "16", 1, 64, "DPA cores"),
+    p!("dpa.threads_per_core", Int, None, "16", 1, 64, "hardware threads per DPA core"),
+    p!("dpa.usable_threads", Int, None, "190", 1, 4096, "DPA threads the driver lets run at once"),
+    p!("dpa.freq", Int, Freq, "1.8GHz", 100, 10_000, "DPA core clock"),
+    p!("dpa.ipc", Float, None, "1", 0.01, 64, "instructions a DPA core issues per cycle, over all its threads"),
+    p!("dpa.thread_ipc", Float, None, "0.25", 0.01, 64, "multiplications one DPA thread issues per cycle (in order: a dependent multiply waits out the multiplier)"),
+    p!("dpa.outstanding", Int, None, "1", 1, 64, "loads one DPA thread has in flight (in-order: it blocks on a miss)"),
+    p!("dpa.l1_size", Int, Bytes, "1KiB", 256, 1e6, "DPA L1 data cache per thread"),
+    p!("dpa.l1_ways", Int, None, "4", 1, 20, "DPA L1 associativity"),
+    p!("dpa.l1_latency", Int, Time, "15ns", 0, 1e6, "DPA L1 load-to-use latency"),
+    p!("dpa.l2_size", Int, Bytes, "1.5MiB", 4096, 1e9, "DPA L2, shared by all DPA cores"),
+    p!("dpa.l2_ways", Int, None, "12", 1, 20, "DPA L2 associativity"),
+    p!("dpa.l2_latency", Int, Time, "40ns", 0, 1e6, "DPA L2 hit latency beyond L1"),
+    p!("dpa.l3_size", Int, Bytes, "3MiB", 4096, 1e9, "DPA L3, shared"),
+    p!("dpa.l3_ways", Int, None, "12", 1, 20, "DPA L3 associativity"),
+    p!("dpa.l3_latency", Int, Time, "60ns", 0, 1e6, "DPA L3 hit latency beyond L2"),
+    p!("dpa.memory_size", Int, Bytes, "1GiB", 1e6, 17179869184u64, "DPA memory: the region of Arm DRAM reserved for the DPA"),
+    p!("dpa.pkt_instr", Int, None, "100", 0, 1e7, "DPA instructions per packet sent or received"),
+    p!("bf3.switch_latency", Int, Time, "400ns", 0, 1e7, "round trip through the NIC switch for a DPA memory request"),
+    p!("bf3.switch_bw", Int, ByteRate, "100GB/s", 100, 1e7, "NIC switch bandwidth per direction"),
+    p!("bf3.cache_port_read_bw", Int, ByteRate, "12.5GB/s", 100, 1e7, "DPA L2/L3 <-> NIC switch port, data into the DPA caches (fills, NIC reads of packets in DPA memory)"),
+    p!("bf3.cache_port_write_bw", Int, ByteRate, "6.25GB/s", 100, 1e7, "DPA L2/L3 <-> NIC switch port, data written into DPA memory (writebacks, NIC packet writes)"),
+    p!("bf3.aperture_latency", Int, Time, "20ns", 0, 1e7, "memory aperture: turns a DPA load/store to host or Arm memory into a PCIe transaction"),
+    p!("bf3.aperture_read_tags", Int, None, "128", 1, 4096, "reads the aperture keeps outstanding (all DPA threads)"),
+    p!("bf3.aperture_write_bw", Int, ByteRate, "14GB/s", 100, 1e7, "posted writes through the aperture"),
+    p!("bf3.arm_port_bw", Int, ByteRate, "64GB/s", 100, 1e7, "NIC switch <-> Arm L3 port per direction"),
+    p!("bf3.nic_latency", Int, Time, "300ns", 0, 1e7, "NIC packet pipeline latency, wire to first write (and read to wire)"),
+    p!("bf3.nic_l2_ways", Int, None, "1", 0, 20, "DPA L2 ways NIC packet writes allocate into (DPA memory as network buffer); 0 = none"),
+    p!("bf3.dpa_doorbell_latency", Int, Time, "50ns", 0, 1e7, "DPA doorbell to the on-chip NIC"),
 ];
 
 /// A validated parameter value in base units.
@@ -648,6 +727,130 @@ fn cross_check(c: &Config) -> Result<(), String> {
     }
     if c.u64("sim.warmup") + c.u64("sim.duration") > 100 * crate::units::S {
         return Err("sim.duration + sim.warmup: at most 100 s of simulated time".into());
+    }
+    cross_check_bf3(c)
+}
+
+/// Checks of the BlueField-3 parameters and workloads (issue 7).
+fn cross_check_bf3(c: &Config) -> Result<(), String> {
+    for (p, size) in [
+        ("dpa.l1", "dpa.l1_size"),
+        ("dpa.l2", "dpa.l2_size"),
+        ("dpa.l3", "dpa.l3_size"),
+        ("arm.l1", "arm.l1_size"),
+        ("arm.l2", "arm.l2_size"),
+        ("arm.l3", "arm.l3_size"),
+        ("host.l1", "host.l1_size"),
+    ] {
+        let ways = c.u64(&format!("{p}_ways"));
+        let bytes = c.u64(size);
+        if bytes % (64 * ways) != 0 || !(bytes / 64 / ways).is_power_of_two() {
+            return Err(format!(
+                "{size} = {bytes} B: must be {p}_ways x 64 B x a power of two sets"
+            ));
+        }
+    }
+    if c.u64("bf3.nic_l2_ways") > c.u64("dpa.l2_ways") {
+        return Err(format!(
+            "bf3.nic_l2_ways = {}: must be <= dpa.l2_ways = {}",
+            c.u64("bf3.nic_l2_ways"),
+            c.u64("dpa.l2_ways")
+        ));
+    }
+    let hw = c.u64("dpa.cores") * c.u64("dpa.threads_per_core");
+    if c.u64("dpa.usable_threads") > hw {
+        return Err(format!(
+            "dpa.usable_threads = {}: more than dpa.cores x dpa.threads_per_core = {hw}",
+            c.u64("dpa.usable_threads")
+        ));
+    }
+    let workload = c.text("dpa_bench.workload");
+    if workload == "off" {
+        return Ok(());
+    }
+    let proc = c.text("dpa_bench.proc");
+    let threads = c.u64("dpa_bench.threads");
+    let (max, what) = match proc {
+        "dpa" => (
+            c.u64("dpa.usable_threads"),
+            "dpa.usable_threads".to_string(),
+        ),
+        "arm" => (c.u64("arm.cores"), "arm.cores".to_string()),
+        _ => (
+            c.u64("cpu.max_cores") * c.u64("host.threads_per_core"),
+            format!(
+                "cpu.max_cores x host.threads_per_core = {}",
+                c.u64("cpu.max_cores") * c.u64("host.threads_per_core")
+            ),
+        ),
+    };
+    if threads > max {
+        return Err(format!(
+            "dpa_bench.threads = {threads}: more than the {max} usable {proc} threads ({what})"
+        ));
+    }
+    let mem2 = c.text("dpa_bench.mem2");
+    let n2 = c.u64("dpa_bench.mem2_threads");
+    if workload == "bandwidth" && mem2 != "none" && (n2 == 0 || n2 >= threads) {
+        return Err(format!("dpa_bench.mem2_threads = {n2}: with dpa_bench.mem2 = {mem2} give 1..{} threads (the rest use dpa_bench.mem)", threads.saturating_sub(1)));
+    }
+    if proc == "dpa" {
+        // The memories the workload touches.
+        let mut used = vec![];
+        if workload != "compute"
+            && !(workload == "net" && c.text("dpa_bench.net_mode") != "kv")
+            && !(workload == "latency" && c.u64("dpa_bench.random_reads") == 0)
+        {
+            used.push(("dpa_bench.mem", c.text("dpa_bench.mem")));
+        }
+        if workload == "bandwidth" && mem2 != "none" {
+            used.push(("dpa_bench.mem2", mem2));
+        }
+        if workload == "latency" || workload == "net" {
+            used.push(("dpa_bench.net_buf", c.text("dpa_bench.net_buf")));
+        }
+        let host = used.iter().find(|u| u.1 == "host");
+        let arm = used.iter().find(|u| u.1 == "arm");
+        if let (Some(h), Some(a)) = (host, arm) {
+            return Err(format!("{} = host with {} = arm: DPA threads cannot use host and Arm memory together (DOCA 2.5)", h.0, a.0));
+        }
+    }
+    let mem = if proc == "dpa" {
+        c.text("dpa_bench.mem")
+    } else {
+        proc
+    };
+    let (cap, key) = match mem {
+        "dpa" => (c.u64("dpa.memory_size"), "dpa.memory_size"),
+        "arm" => (c.u64("arm.memory_size"), "arm.memory_size"),
+        _ => (
+            8u64 << 30,
+            "the 8 GiB of host memory the model gives buffers",
+        ),
+    };
+    let ws = if workload == "net" && c.text("dpa_bench.net_mode") == "kv" {
+        c.u64("dpa_bench.kv_keys") * 16
+    } else {
+        c.u64("dpa_bench.working_set")
+    };
+    let which = if workload == "net" {
+        "dpa_bench.kv_keys x 16 B"
+    } else {
+        "dpa_bench.working_set"
+    };
+    if matches!(workload, "chase" | "bandwidth") || which != "dpa_bench.working_set" {
+        if ws > cap {
+            return Err(format!(
+                "{which} = {ws} B: larger than {mem} memory ({key} = {cap} B)"
+            ));
+        }
+    }
+    if workload == "chase" && c.u64("dpa_bench.working_set") < c.u64("dpa_bench.stride") {
+        return Err(format!(
+            "dpa_bench.working_set = {} B: smaller than dpa_bench.stride = {} B",
+            c.u64("dpa_bench.working_set"),
+            c.u64("dpa_bench.stride")
+        ));
     }
     Ok(())
 }

@@ -105,6 +105,32 @@ pub struct CopyBenchReport {
     pub ns_per_line: f64,
 }
 
+/// Result of a BlueField-3 workload (`dpa_bench`); the fields that do not
+/// apply to the workload stay 0.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct DpaReport {
+    pub workload: String,
+    pub proc: String,
+    pub threads: u64,
+    /// Memory of the data buffer (chase, bandwidth, latency's network buffer).
+    pub mem: String,
+    pub net_buf: String,
+    /// Multiplications per ns (compute).
+    pub gops: f64,
+    /// Mean load-to-use latency (chase) or round trip (latency), ns.
+    pub latency_ns: f64,
+    /// Useful bytes moved per second (bandwidth).
+    pub gbytes_s: f64,
+    pub throughput_gbps: f64,
+    pub mpps: f64,
+    pub drop_rate: f64,
+    /// Key-value tuples aggregated per microsecond (kv).
+    pub kv_mops: f64,
+    /// Recency probe: load latency of each packet of the bunch, oldest
+    /// first, ns.
+    pub recency_ns: Vec<f64>,
+}
+
 #[derive(Serialize, Debug, Clone, Default)]
 pub struct SimInfo {
     pub seed: u64,
@@ -134,6 +160,7 @@ pub struct Report {
     pub corunner: Option<CorunnerReport>,
     pub pcie_bench: Option<PcieBenchReport>,
     pub copy_bench: Option<CopyBenchReport>,
+    pub dpa: Option<DpaReport>,
     pub sim: SimInfo,
 }
 
@@ -267,6 +294,7 @@ impl World {
             corunner,
             pcie_bench: None,
             copy_bench: None,
+            dpa: None,
             sim: SimInfo {
                 seed: self.seed,
                 events: self.q.events(),

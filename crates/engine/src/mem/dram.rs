@@ -65,6 +65,10 @@ impl Dram {
         self.serve(line, now);
     }
 
+    pub fn idle_latency(&self) -> Time {
+        self.idle_latency
+    }
+
     pub fn channels(&self) -> usize {
         self.free_fp.len()
     }

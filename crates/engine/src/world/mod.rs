@@ -8,6 +8,7 @@
 mod accel;
 pub mod copybench;
 mod core;
+pub mod dpa;
 pub mod pciebench;
 mod rx;
 mod tx;

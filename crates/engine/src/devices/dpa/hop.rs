@@ -1,0 +1,182 @@
+//! One hop of a memory path: a fixed latency, and either a pipe (a shared
+//! bandwidth limit per direction) or a set of tags (a limit on requests in
+//! flight). A request crossing a hop waits for the pipe to be free, holds it
+//! for its bytes' serialisation time, and is delayed by the hop's latency;
+//! so an idle path costs the sum of its latencies, and a loaded one runs at
+//! the smallest pipe (or at tags x bytes / round trip, by Little's law).
+
+use crate::units::Time;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Fixed point: time in 1/1024 ps so that rates are exact enough.
+const FP: u64 = 1024;
+/// A pipe's calendar: slots of 2 ns over a sliding window of ~262 us.
+const SLOT: u64 = 2_000 * FP;
+const SLOTS: usize = 1 << 17;
+/// A slot with less than this left counts as full (fragments left by
+/// out-of-order bookings would otherwise make every request scan them).
+const FULL: u64 = SLOT - SLOT / 64;
+
+/// A server of bytes at a fixed rate. Requests may be booked out of time
+/// order (a read's response is booked when its request is simulated, long
+/// before later-issued requests), so the pipe keeps a calendar: each 2 ns
+/// slot is filled up to a watermark, and a request takes the free time of
+/// the slots from its arrival on. Booking a response in the future does not
+/// delay an earlier request.
+#[derive(Clone, Debug)]
+pub struct Pipe {
+    /// 1/1024 ps per byte.
+    byte_fp: u64,
+    /// Fill watermark of each slot, in 1/1024 ps from the slot's start.
+    used: Vec<u64>,
+    /// First slot of the window.
+    base: u64,
+    last_fp: u64,
+    /// Slots [full_lo, full_hi) are known to be full: a request landing
+    /// there skips to full_hi instead of scanning a saturated backlog.
+    full_lo: u64,
+    full_hi: u64,
+    pub bytes: u64,
+}
+
+impl Pipe {
+    /// `mbs`: bandwidth in MB/s.
+    pub fn new(mbs: u64) -> Pipe {
+        Pipe {
+            byte_fp: (1_000_000 * FP).div_ceil(mbs.max(1)),
+            used: vec![0; SLOTS],
+            base: 0,
+            last_fp: 0,
+            full_lo: 0,
+            full_hi: 0,
+            bytes: 0,
+        }
+    }
+
+    fn slot(&mut self, b: u64) -> &mut u64 {
+        if b >= self.base + SLOTS as u64 {
+            let new_base = b + 1 - SLOTS as u64;
+            if new_base - self.base >= SLOTS as u64 {
+                self.used.iter_mut().for_each(|u| *u = 0);
+            } else {
+                for old in self.base..new_base {
+                    self.used[old as usize % SLOTS] = 0;
+                }
+            }
+            self.base = new_base;
+        }
+        &mut self.used[b as usize % SLOTS]
+    }
+
+    /// Pass `bytes` arriving at `now`; returns when the last byte has left.
+    pub fn pass(&mut self, now: Time, bytes: u64) -> Time {
+        self.bytes += bytes;
+        let mut need = bytes * self.byte_fp;
+        // requests older than the window are served at its start
+        let mut t = (now * FP).max(self.base * SLOT);
+        self.full_lo = self.full_lo.max(self.base);
+        let first = t / SLOT;
+        if (self.full_lo..self.full_hi).contains(&first) {
+            t = self.full_hi * SLOT;
+        }
+        while need > 0 {
+            let b = t / SLOT;
+            let start = b * SLOT;
+            let used = self.slot(b);
+            let s = t.max(start + *used);
+            if s >= start + SLOT {
+                t = start + SLOT;
+                continue;
+            }
+            let take = need.min(start + SLOT - s);
+            *used = s + take - start;
+            need -= take;
+            t = s + take;
+        }
+        self.last_fp = self.last_fp.max(t);
+        // extend (or start) the run of full slots this request filled
+        let b = first.max(self.full_lo);
+        if (b > self.full_hi || b < self.full_lo) && *self.slot(b) >= FULL {
+            self.full_lo = b;
+            self.full_hi = b;
+        }
+        while self.full_hi < self.base + SLOTS as u64 && *self.slot(self.full_hi) >= FULL {
+            self.full_hi += 1;
+        }
+        t.div_ceil(FP)
+    }
+
+    /// When the last booked byte leaves.
+    pub fn free_at(&self) -> Time {
+        self.last_fp.div_ceil(FP)
+    }
+}
+
+/// A limit on requests in flight: a request takes the earliest free tag and
+/// gives it back when its response has returned.
+#[derive(Clone, Debug)]
+pub struct Tags {
+    free: BinaryHeap<Reverse<Time>>,
+}
+
+impl Tags {
+    pub fn new(n: usize) -> Tags {
+        Tags {
+            free: (0..n.max(1)).map(|_| Reverse(0)).collect(),
+        }
+    }
+    /// Take a tag for a request ready at `now`; returns when it may go.
+    pub fn take(&mut self, now: Time) -> Time {
+        let Reverse(t) = self
+            .free
+            .pop()
+            .expect("tags are returned before the next take");
+        t.max(now)
+    }
+    pub fn give_back(&mut self, at: Time) {
+        self.free.push(Reverse(at));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_idle_pipe_costs_serialisation_only() {
+        let mut p = Pipe::new(1000); // 1 GB/s = 1 ps per ... 1000 ps per byte
+        assert_eq!(p.pass(5_000, 64), 5_000 + 64_000);
+    }
+
+    #[test]
+    fn a_saturated_pipe_runs_at_its_rate() {
+        let mut p = Pipe::new(12_500);
+        let mut end = 0;
+        for _ in 0..10_000 {
+            end = p.pass(0, 64);
+        }
+        let gbs = 10_000.0 * 64.0 / end as f64 * 1e3;
+        assert!((gbs - 12.5).abs() < 0.01, "{gbs}");
+    }
+
+    #[test]
+    fn a_response_booked_later_does_not_delay_an_earlier_request() {
+        let mut p = Pipe::new(1000);
+        p.pass(1_000_000, 64);
+        assert_eq!(p.pass(0, 64), 64_000);
+    }
+
+    #[test]
+    fn tags_bound_requests_in_flight_littles_law() {
+        // 4 tags, 1 us round trip: 4 requests per microsecond.
+        let mut t = Tags::new(4);
+        let mut last = 0;
+        for _ in 0..400 {
+            let go = t.take(0);
+            last = go + 1_000_000;
+            t.give_back(last);
+        }
+        assert_eq!(last, 100 * 1_000_000);
+    }
+}

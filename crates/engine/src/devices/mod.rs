@@ -1,0 +1,3 @@
+//! Attachments beyond a PCIe NIC.
+
+pub mod dpa;
