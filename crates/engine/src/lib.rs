@@ -18,3 +18,4 @@ pub mod pcie;
 pub mod traffic;
 pub mod wire;
 pub mod rings;
+pub mod devices;

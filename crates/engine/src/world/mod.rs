@@ -7,6 +7,7 @@
 
 mod core;
 pub mod copybench;
+pub mod netdimm;
 pub mod pciebench;
 mod rx;
 mod tx;

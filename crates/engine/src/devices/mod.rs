@@ -1,0 +1,4 @@
+//! Attachments beyond a PCIe NIC: devices that reach the host some other way
+//! and share its cores, caches and DRAM.
+
+pub mod netdimm;
