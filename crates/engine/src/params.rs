@@ -186,6 +186,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("network.cable_latency", Int, Time, "5ns", 0, 1e9, "propagation over one link"),
     p!("network.switch_latency", Int, Time, "100ns", 0, 1e7, "port-to-port latency of one switch (store and forward adds the frame's serialisation)"),
     p!("network.switch_hops", Int, None, "0", 0, 16, "switches between the two hosts (0 = directly connected)"),
+    p!("netdimm.nf", Choice(&["none", "l3f", "dpi"]), None, "none", 0, 0, "instead of one-way latency: the receiving host runs this NF on line-rate traffic beside a memory-bound co-runner, whose latency is reported (Fig 12b)"),
 ];
 
 /// A validated parameter value in base units.
@@ -579,6 +580,9 @@ fn netdimm_check(c: &Config) -> Result<(), String> {
     let ch = c.u64("netdimm.channel");
     if ch >= c.u64("dram.channels") {
         return Err(format!("netdimm.channel = {ch}: the host has dram.channels = {} (channels 0..={})", c.u64("dram.channels"), c.u64("dram.channels") - 1));
+    }
+    if c.text("netdimm.nf") != "none" && !matches!(c.text("netdimm.nic"), "inic" | "netdimm") {
+        return Err(format!("netdimm.nf = {}: the co-runner experiment (Fig 12b) runs with netdimm.nic = inic or netdimm, not {}", c.text("netdimm.nf"), c.text("netdimm.nic")));
     }
     if c.bool("netdimm.interleave") {
         return Err("netdimm.interleave = true: the NetDIMM address range must stay on one channel (flex mode, paper Sec. 4.2.1); set it to false".into());

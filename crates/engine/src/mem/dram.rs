@@ -58,6 +58,11 @@ impl Dram {
         self.serve(line, now);
     }
 
+    /// The channel a line is interleaved to.
+    pub fn channel_of(&self, line: u64) -> usize {
+        self.channel(line)
+    }
+
     pub fn channels(&self) -> usize {
         self.free_fp.len()
     }

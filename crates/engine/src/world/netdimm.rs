@@ -520,7 +520,91 @@ fn size_of(dist: &str, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
     frame - HEADERS
 }
 
+/// Fig 12b: the receiving host takes line-rate traffic (`netdimm.traffic`)
+/// through an iNIC or NetDIMM, one core runs L3F (reads each packet's
+/// header line) or DPI (reads every line), and a co-runner on another core
+/// chases pointers through `corunner.buffer`. The co-runner's mean load
+/// latency is reported.
+///
+/// What couples them: with the iNIC, DMA writes allocate in the LLC's DDIO
+/// ways, evicting the co-runner's lines, and the dirty packet lines go to
+/// DRAM when evicted (channel time the co-runner queues behind). With
+/// NetDIMM, packets stay in the DIMM; the NF's reads cross the DIMM's
+/// channel with the asynchronous protocol, and a co-runner miss to that
+/// channel waits for the channel's data bus. The NF core is assumed to keep
+/// up; the lines NetDIMM's NF reads are not placed in the host LLC.
+fn run_corunner(c: &Config) -> Result<Report, String> {
+    let mut sim = Sim::new(c)?;
+    let all = (1u64 << c.u64("llc.ways")) - 1;
+    let mut mem = Memory::new(c, vec![all, all]);
+    let mut map = AddressMap::new();
+    let ring = map.alloc(RING * sim.slot, 4096);
+    let co_lines = (c.u64("corunner.buffer") / 64).max(1);
+    let co_base = map.alloc(co_lines * 64, 4096);
+    let dpi = c.text("netdimm.nf") == "dpi";
+    let ch = c.usize("netdimm.channel");
+    let llc_lat = c.u64("llc.latency");
+    let n = c.u64("netdimm.messages");
+    let warm = RING.min(n / 2);
+    let mut r = rng(c.u64("sim.seed"), STREAM, 0);
+    let mut co = rng(c.u64("sim.seed"), STREAM, 9);
+    let dist = c.text("netdimm.traffic").to_string();
+    let mc = sim.mc_one_way;
+    let (mut t, mut t_co) = (0 as Time, 0 as Time);
+    let (mut lat_sum, mut accesses, mut t_warm) = (0u64, 0u64, 0 as Time);
+    for k in 0..n {
+        if k == warm {
+            t_warm = t;
+        }
+        let payload = size_of(&dist, c.u64("netdimm.size"), &mut r).min(sim.max_payload);
+        let frame = (payload + HEADERS).max(MIN_FRAME);
+        let slot = k % RING;
+        let lines = if dpi { frame.div_ceil(64) } else { 1 };
+        match sim.kind {
+            Kind::Inic => {
+                let buf = ring + slot * sim.slot;
+                mem.dma_write(buf, frame, DmaMode::Ddio, t + sim.fabric);
+                for l in 0..lines {
+                    mem.core_access(0, buf + l * 64, false, t + sim.fabric);
+                }
+            }
+            _ => {
+                let buf = ND_DMA + slot * sim.slot;
+                let done = sim.rx.nd.nic_write(t, buf, frame, true);
+                for l in 0..lines {
+                    sim.rx.nd.host_read(done + mc, buf + l * 64);
+                }
+            }
+        }
+        t += ser_time(frame + WIRE_EXTRA, sim.line_rate);
+        // The co-runner's dependent loads until the next packet arrives.
+        while t_co < t {
+            let addr = co_base + co.gen_range(0..co_lines) * 64;
+            let mut lat = mem.core_access(1, addr, false, t_co);
+            if sim.kind == Kind::NetDimm && lat > llc_lat && mem.dram.channel_of(addr / 64) == ch {
+                lat += sim.rx.nd.dq_free().saturating_sub(t_co + mc);
+            }
+            if k >= warm {
+                lat_sum += lat;
+                accesses += 1;
+            }
+            t_co += lat;
+        }
+    }
+    Ok(Report {
+        corunner: Some(crate::report::CorunnerReport {
+            mean_latency_ns: crate::report::ratio(lat_sum, accesses) / 1e3,
+            gbytes_s: accesses as f64 * 64.0 / (t - t_warm).max(1) as f64 * 1e3,
+        }),
+        sim: SimInfo { seed: c.u64("sim.seed"), events: 0, packets: n, sim_time_ps: t, engine_version: env!("CARGO_PKG_VERSION") },
+        ..Report::default()
+    })
+}
+
 pub fn run(c: &Config) -> Result<Report, String> {
+    if c.text("netdimm.nf") != "none" {
+        return run_corunner(c);
+    }
     let mut sim = Sim::new(c)?;
     let n = c.u64("netdimm.messages");
     let warm = RING.min(n / 2);
@@ -721,7 +805,19 @@ mod tests {
     }
 
     #[test]
+    fn dpi_through_netdimm_loads_the_channel_more_than_l3f() {
+        let co = |nf: &str| {
+            let c = cfg(json!({"netdimm": {"nf": nf, "traffic": "database", "messages": 5000}}));
+            run(&c).unwrap().corunner.unwrap().mean_latency_ns
+        };
+        let (l3f, dpi) = (co("l3f"), co("dpi"));
+        assert!(dpi > l3f && l3f > 0.0, "dpi {dpi} l3f {l3f}");
+    }
+
+    #[test]
     fn bad_inputs_name_the_parameter() {
+        let e = validate(&json!({"netdimm": {"nic": "dnic", "nf": "dpi"}})).unwrap_err();
+        assert!(e.starts_with("netdimm.nf = dpi"), "{e}");
         let e = validate(&json!({"netdimm": {"channel": 9}})).unwrap_err();
         assert!(e.starts_with("netdimm.channel = 9") && e.contains("dram.channels = 6"), "{e}");
         let e = validate(&json!({"netdimm": {"interleave": true}})).unwrap_err();

@@ -91,6 +91,15 @@ impl LocalDram {
         LocalDram { geo, t, open: vec![None; n], bank_free: vec![0; n], bus_free: 0, row_hits: 0, row_misses: 0 }
     }
 
+    /// Index of the (rank, bank) holding `addr`.
+    pub fn bank_of(&self, addr: u64) -> usize {
+        self.bank_index(&self.geo.locate(addr))
+    }
+
+    pub fn banks(&self) -> usize {
+        self.open.len()
+    }
+
     fn bank_index(&self, l: &Loc) -> usize {
         (l.rank * self.geo.banks + l.bank) as usize
     }

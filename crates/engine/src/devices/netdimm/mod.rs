@@ -51,11 +51,14 @@ pub struct NetDimm {
     pub dram: LocalDram,
     pub ncache: NCache,
     pub alloc: alloc::AllocCache,
-    /// Shared host channel: command/address bus and data bus.
+    /// Shared host channel: command/address bus for requests (XRD, writes)
+    /// in issue order, for SENDs in RDY order, and the data bus.
     ca_free: Time,
+    send_free: Time,
     dq_free: Time,
-    /// Until when the nMC is serving nNIC requests (host requests wait).
-    nic_busy: Time,
+    /// Per bank, until when the nMC is serving nNIC requests there: host
+    /// requests to that bank wait (the nController gives the nNIC priority).
+    nic_busy: Vec<Time>,
     /// Data-bus time the host channel spent on NetDIMM traffic.
     pub channel_busy: Time,
 }
@@ -68,10 +71,16 @@ impl NetDimm {
             alloc: alloc::AllocCache::new(cfg.geo, cfg.alloc_pages),
             cfg,
             ca_free: 0,
+            send_free: 0,
             dq_free: 0,
-            nic_busy: 0,
+            nic_busy: vec![0; (cfg.geo.ranks * cfg.geo.banks) as usize],
             channel_busy: 0,
         }
+    }
+
+    /// When the shared channel's data bus is next free.
+    pub fn dq_free(&self) -> Time {
+        self.dq_free
     }
 
     /// One clock of the channel (BL8 is four clocks).
@@ -115,7 +124,10 @@ impl NetDimm {
 
     fn respond(&mut self, ready: Time) -> Time {
         let rdy = ready + self.cfg.t_rdy;
-        let send = self.command(rdy);
+        // SENDs follow RDYs, which arrive out of issue order; they take CA
+        // slots between the requests' (a slotted bus, not one queue).
+        let send = rdy.max(self.send_free);
+        self.send_free = send + self.t_ck();
         self.burst(send + self.cfg.ddr.t_cl)
     }
 
@@ -125,13 +137,13 @@ impl NetDimm {
         match self.ncache.take(line) {
             Lookup::HeaderHit(r) => at.max(r) + t,
             Lookup::Hit(r) => {
-                let ready = at.max(r) + t;
-                self.prefetch(ready, line);
-                ready
+                self.prefetch(at, line);
+                at.max(r) + t
             }
             Lookup::Miss => {
-                let ready = self.dram.access(at.max(self.nic_busy), addr, false);
-                self.prefetch(ready, line);
+                let ready = self.dram.access(at.max(self.nic_busy[self.dram.bank_of(addr)]), addr, false);
+                // The prefetcher queues its reads right behind the demand read.
+                self.prefetch(at, line);
                 ready
             }
         }
@@ -153,7 +165,7 @@ impl NetDimm {
     pub fn host_write(&mut self, now: Time, addr: u64) -> Time {
         let at = self.reg_write(now);
         self.ncache.invalidate(addr / 64);
-        self.dram.access(at.max(self.nic_busy), addr, true);
+        self.dram.access(at.max(self.nic_busy[self.dram.bank_of(addr)]), addr, true);
         at
     }
 
@@ -169,9 +181,10 @@ impl NetDimm {
     pub fn nic_read(&mut self, now: Time, addr: u64, bytes: u64) -> Time {
         let mut done = now;
         for l in addr / 64..=(addr + bytes.max(1) - 1) / 64 {
-            done = done.max(self.dram.access(now, l * 64, false));
+            let end = self.dram.access(now, l * 64, false);
+            self.nic_access(l * 64, end);
+            done = done.max(end);
         }
-        self.nic_busy = self.nic_busy.max(done);
         done
     }
 
@@ -183,13 +196,19 @@ impl NetDimm {
         let first = addr / 64;
         for l in first..=(addr + bytes.max(1) - 1) / 64 {
             self.ncache.invalidate(l);
-            done = done.max(self.dram.access(now, l * 64, true));
+            let end = self.dram.access(now, l * 64, true);
+            self.nic_access(l * 64, end);
+            done = done.max(end);
         }
         if header {
             self.ncache.fill(first, true, now + self.cfg.t_ncache);
         }
-        self.nic_busy = self.nic_busy.max(done);
         done
+    }
+
+    fn nic_access(&mut self, addr: u64, end: Time) {
+        let b = self.dram.bank_of(addr);
+        self.nic_busy[b] = self.nic_busy[b].max(end);
     }
 
     /// Clone `bytes` from `src` to `dst` inside the DIMM; the destination's
