@@ -169,6 +169,9 @@ def claims(r: dict) -> list[Claim]:
         relative_change(P, "Fig 12b", "with L3F the co-runner's memory latency is up to 30.9 % better than with iNIC", mco, -30.9, min(l3f)),
         relative_change(P, "Fig 12b", "with L3F the co-runner's memory latency is at least 9.8 % better than with iNIC", mco, -9.8, max(l3f)),
     ]
+    out.append(ordering(P, "Fig 12b", "co-runner memory latency: DPI worse, L3F better than with iNIC (mean over clusters)",
+                        "corunner.mean_latency_ns, % change vs iNIC", ["DPI", "iNIC", "L3F"],
+                        {"DPI": mean(dpi), "iNIC": 0.0, "L3F": mean(l3f)}))
     for cluster, pct in zip(CLUSTERS, (-9.3, -2.4, -13.6), strict=True):
         out.append(relative_change(P, "Fig 12b", f"{cluster}: NetDIMM improves the co-runner's memory latency by {-pct} % on average (DPI and L3F)", mco, pct,
                                    (_co(r, cluster, "dpi") + _co(r, cluster, "l3f")) / 2))

@@ -560,25 +560,19 @@ fn run_corunner(c: &Config) -> Result<Report, String> {
         let frame = (payload + HEADERS).max(MIN_FRAME);
         let slot = k % RING;
         let lines = if dpi { frame.div_ceil(64) } else { 1 };
-        match sim.kind {
-            Kind::Inic => {
-                let buf = ring + slot * sim.slot;
-                mem.dma_write(buf, frame, DmaMode::Ddio, t + sim.fabric);
-                for l in 0..lines {
-                    mem.core_access(0, buf + l * 64, false, t + sim.fabric);
-                }
-            }
+        // When the packet's traffic reaches the host's memory system: the
+        // iNIC's DMA writes, or the NF's reads once NetDIMM has the packet
+        // (the nNIC's own writes stay inside the DIMM).
+        let (buf, nf_at) = match sim.kind {
+            Kind::Inic => (ring + slot * sim.slot, t + sim.fabric),
             _ => {
                 let buf = ND_DMA + slot * sim.slot;
-                let done = sim.rx.nd.nic_write(t, buf, frame, true);
-                for l in 0..lines {
-                    sim.rx.nd.host_read(done + mc, buf + l * 64);
-                }
+                (buf, sim.rx.nd.nic_write(t, buf, frame, true) + mc)
             }
-        }
-        t += ser_time(frame + WIRE_EXTRA, sim.line_rate);
-        // The co-runner's dependent loads until the next packet arrives.
-        while t_co < t {
+        };
+        // The co-runner's dependent loads up to then, before that traffic
+        // is booked on the channels: requests are booked in time order.
+        while t_co < nf_at {
             let addr = co_base + co.gen_range(0..co_lines) * 64;
             let mut lat = mem.core_access(1, addr, false, t_co);
             if sim.kind == Kind::NetDimm && lat > llc_lat && mem.dram.channel_of(addr / 64) == ch {
@@ -590,6 +584,20 @@ fn run_corunner(c: &Config) -> Result<Report, String> {
             }
             t_co += lat;
         }
+        if sim.kind == Kind::Inic {
+            mem.dma_write(buf, frame, DmaMode::Ddio, nf_at);
+        }
+        for l in 0..lines {
+            match sim.kind {
+                Kind::Inic => {
+                    mem.core_access(0, buf + l * 64, false, nf_at);
+                }
+                _ => {
+                    sim.rx.nd.host_read(nf_at, buf + l * 64);
+                }
+            }
+        }
+        t += ser_time(frame + WIRE_EXTRA, sim.line_rate);
     }
     Ok(Report {
         corunner: Some(crate::report::CorunnerReport {
