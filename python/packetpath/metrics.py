@@ -57,11 +57,24 @@ METRICS: tuple[Metric, ...] = (
     Metric("dpa.mpps", "Mpps", "BF3 net workload: packets handled per microsecond"),
     Metric("dpa.drop_rate", "", "BF3 net workload: share of offered packets dropped (a thread's ring was full)"),
     Metric("dpa.kv_mops", "Mops", "BF3 KV aggregation: key-value tuples aggregated per microsecond"),
+    Metric("netdimm.breakdown_ns.total", "ns", "NetDIMM scenarios: mean one-way latency, the sum of the parts below (null otherwise)"),
+    Metric("netdimm.breakdown_ns.tx_copy", "ns", "NetDIMM scenarios: sender's buffer allocation and copy into the DMA buffer"),
+    Metric("netdimm.breakdown_ns.tx_flush", "ns", "NetDIMM scenarios: writing the frame back from the sender's caches (NetDIMM only)"),
+    Metric("netdimm.breakdown_ns.io_reg_access", "ns", "NetDIMM scenarios: NIC register accesses (status read, doorbell / kick-off)"),
+    Metric("netdimm.breakdown_ns.tx_dma", "ns", "NetDIMM scenarios: the NIC fetching descriptor and frame"),
+    Metric("netdimm.breakdown_ns.wire", "ns", "NetDIMM scenarios: MAC/PHY, serialisation, cables and switches"),
+    Metric("netdimm.breakdown_ns.rx_dma", "ns", "NetDIMM scenarios: the NIC writing frame and descriptor, until the polling driver sees it"),
+    Metric("netdimm.breakdown_ns.rx_invalidate", "ns", "NetDIMM scenarios: invalidating and re-reading the descriptor (NetDIMM only)"),
+    Metric("netdimm.breakdown_ns.rx_copy", "ns", "NetDIMM scenarios: receiver's allocation and copy (or in-memory clone)"),
+    Metric("netdimm.latency_ns.p99", "ns", "NetDIMM scenarios: 99th-percentile one-way latency"),
+    Metric("netdimm.pcie_ns", "ns", "NetDIMM scenarios: mean time per message crossing PCIe (PCIe NIC only)"),
+    Metric("netdimm.sustained_gbps", "Gbps", "NetDIMM scenarios: frame bits per second a stream of such messages sustains (bottleneck resource)"),
+    Metric("netdimm.ncache_hit_rate", "", "NetDIMM scenarios: receiving NetDIMM's nCache hits over host reads"),
 )
 
 
 # Report sections present only in some runs (null otherwise).
-OPTIONAL_SECTIONS = ("corunner", "pcie_bench", "copy_bench", "dpa")
+OPTIONAL_SECTIONS = ("corunner", "pcie_bench", "copy_bench", "dpa", "netdimm")
 
 
 def always(metric: Metric) -> bool:

@@ -49,6 +49,9 @@ pub fn run(cfg: &params::Config) -> Result<crate::report::Report, String> {
     if cfg.text("dpa_bench.workload") != "off" {
         return crate::world::dpa::run(cfg);
     }
+    if cfg.text("netdimm.nic") != "off" {
+        return crate::world::netdimm::run(cfg);
+    }
     let w = crate::world::World::build(cfg)?;
     w.run()
         .map_err(|e| format!("{e} (seed {})", cfg.u64("sim.seed")))

@@ -252,6 +252,42 @@ pub static PARAMS: &[ParamDef] = &[
     p!("bf3.nic_latency", Int, Time, "300ns", 0, 1e7, "NIC packet pipeline latency, wire to first write (and read to wire)"),
     p!("bf3.nic_l2_ways", Int, None, "1", 0, 20, "DPA L2 ways NIC packet writes allocate into (DPA memory as network buffer); 0 = none"),
     p!("bf3.dpa_doorbell_latency", Int, Time, "50ns", 0, 1e7, "DPA doorbell to the on-chip NIC"),
+    // --- NetDIMM paper: one-way latency of a NIC attachment (issue 6) -------
+    p!("netdimm.nic", Choice(&["off", "dnic", "dnic.zcpy", "inic", "inic.zcpy", "netdimm"]), None, "off", 0, 0, "NIC attachment whose one-way host-to-host latency is modelled (NetDIMM paper); off = packet forwarding"),
+    p!("netdimm.traffic", Choice(&["fixed", "database", "webserver", "hadoop"]), None, "fixed", 0, 0, "message sizes: fixed, or a Facebook cluster's packet-size distribution (Roy et al., SIGCOMM'15)"),
+    p!("netdimm.size", Int, Bytes, "64", 1, 65536, "message payload (UDP) bytes for traffic = fixed"),
+    p!("netdimm.messages", Int, None, "2000", 1, 10_000_000, "messages sent one at a time (the first ring's worth warm the caches and are not measured)"),
+    p!("netdimm.mtu", Int, Bytes, "1514", 64, 9216, "largest Ethernet frame (header + payload, no FCS)"),
+    p!("netdimm.segmentation", Bool, None, "false", 0, 0, "split messages larger than the MTU into frames; off = such a message is an error"),
+    p!("netdimm.app_buffers", Choice(&["netdimm", "host"]), None, "netdimm", 0, 0, "where applications allocate network buffers; host takes the COPY_NEEDED path"),
+    p!("netdimm.channel", Int, None, "0", 0, 63, "memory channel the NetDIMM sits on (must be < dram.channels)"),
+    p!("netdimm.interleave", Bool, None, "false", 0, 0, "interleave the NetDIMM address range across channels (not allowed: the nNIC sees one channel)"),
+    p!("netdimm.ranks", Int, None, "2", 1, 8, "ranks of the NetDIMM's local DRAM"),
+    p!("netdimm.banks", Int, None, "16", 1, 64, "banks per rank"),
+    p!("netdimm.subarrays", Int, None, "512", 1, 4096, "subarrays per bank"),
+    p!("netdimm.rows_per_subarray", Int, None, "128", 2, 4096, "rows per subarray"),
+    p!("netdimm.row_size", Int, Bytes, "8KiB", 512, 65536, "bytes of one row across a rank's devices"),
+    p!("netdimm.t_cmd", Int, Time, "5ns", 0, 1e6, "buffer-device delay before a host command reaches the nController"),
+    p!("netdimm.t_rdy", Int, Time, "1.67ns", 0, 1e6, "RDY on the response pins after the data is ready"),
+    p!("netdimm.ncache_size", Int, Bytes, "64KiB", 64, 1e8, "nCache capacity"),
+    p!("netdimm.ncache_ways", Int, None, "8", 1, 64, "nCache associativity"),
+    p!("netdimm.ncache_latency", Int, Time, "2ns", 0, 1e6, "nCache SRAM access time"),
+    p!("netdimm.prefetch_lines", Int, None, "4", 0, 64, "lines the next-line prefetcher fetches after a payload access"),
+    p!("netdimm.alloc_pages", Int, None, "2", 0, 64, "pages allocCache keeps per subarray"),
+    p!("ddr.t_rcd", Int, Time, "13.32ns", 0, 1e6, "DDR ACTIVATE to READ/WRITE"),
+    p!("ddr.t_cl", Int, Time, "13.32ns", 0, 1e6, "DDR READ to data (CAS latency)"),
+    p!("ddr.t_cwl", Int, Time, "10ns", 0, 1e6, "DDR WRITE to data (CAS write latency)"),
+    p!("ddr.t_rp", Int, Time, "13.32ns", 0, 1e6, "DDR PRECHARGE to ACTIVATE"),
+    p!("ddr.t_ras", Int, Time, "32ns", 0, 1e6, "DDR ACTIVATE to PRECHARGE"),
+    p!("ddr.t_burst", Int, Time, "3.33ns", 1, 1e6, "one 64 B burst (BL8) on the data bus"),
+    p!("cpu.flush_cycles", Int, None, "4", 0, 100_000, "issue cycles of one cache-line flush or invalidate (clflushopt); the fence then waits for write-backs"),
+    p!("nic.reg_latency", Int, Time, "10ns", 0, 1e7, "time a NIC takes to answer a register read, inside the device"),
+    p!("inic.fabric_latency", Int, Time, "20ns", 0, 1e7, "one-way latency between a core and an on-die NIC over the on-chip interconnect"),
+    p!("network.phy_latency", Int, Time, "100ns", 0, 1e7, "MAC + PHY latency of one port, each way"),
+    p!("network.cable_latency", Int, Time, "5ns", 0, 1e9, "propagation over one link"),
+    p!("network.switch_latency", Int, Time, "100ns", 0, 1e7, "port-to-port latency of one switch (store and forward adds the frame's serialisation)"),
+    p!("network.switch_hops", Int, None, "0", 0, 16, "switches between the two hosts (0 = directly connected)"),
+    p!("netdimm.nf", Choice(&["none", "l3f", "dpi"]), None, "none", 0, 0, "instead of one-way latency: the receiving host runs this NF on line-rate traffic beside a memory-bound co-runner, whose latency is reported (Fig 12b)"),
 ];
 
 /// A validated parameter value in base units.
@@ -725,6 +761,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
             pools >> 30
         ));
     }
+    netdimm_check(c)?;
     if c.u64("sim.warmup") + c.u64("sim.duration") > 100 * crate::units::S {
         return Err("sim.duration + sim.warmup: at most 100 s of simulated time".into());
     }
@@ -932,6 +969,50 @@ pub fn tx_wqe_bytes(c: &Config) -> u64 {
     };
     let segs = if split && !inline { 2 } else { 1 };
     (32 + inlined + 16 * segs).next_multiple_of(c.u64("nic.tx_desc_size"))
+}
+
+/// The NetDIMM scenario's bad inputs (issue 6): a channel that does not
+/// exist, interleaving over NetDIMM space, a frame beyond the MTU.
+fn netdimm_check(c: &Config) -> Result<(), String> {
+    let ch = c.u64("netdimm.channel");
+    if ch >= c.u64("dram.channels") {
+        return Err(format!(
+            "netdimm.channel = {ch}: the host has dram.channels = {} (channels 0..={})",
+            c.u64("dram.channels"),
+            c.u64("dram.channels") - 1
+        ));
+    }
+    if c.text("netdimm.nf") != "none" && !matches!(c.text("netdimm.nic"), "inic" | "netdimm") {
+        return Err(format!("netdimm.nf = {}: the co-runner experiment (Fig 12b) runs with netdimm.nic = inic or netdimm, not {}", c.text("netdimm.nf"), c.text("netdimm.nic")));
+    }
+    if c.bool("netdimm.interleave") {
+        return Err("netdimm.interleave = true: the NetDIMM address range must stay on one channel (flex mode, paper Sec. 4.2.1); set it to false".into());
+    }
+    if c.text("netdimm.nic") != "off"
+        && c.text("netdimm.traffic") == "fixed"
+        && !c.bool("netdimm.segmentation")
+    {
+        let frame = c.u64("netdimm.size") + crate::world::netdimm::HEADERS;
+        if frame > c.u64("netdimm.mtu") {
+            return Err(format!(
+                "netdimm.size = {}: a {frame} B frame ({} B of headers) exceeds netdimm.mtu = {} B; set netdimm.segmentation = true or a size <= {} B",
+                c.u64("netdimm.size"),
+                crate::world::netdimm::HEADERS,
+                c.u64("netdimm.mtu"),
+                c.u64("netdimm.mtu").saturating_sub(crate::world::netdimm::HEADERS)
+            ));
+        }
+    }
+    if c.text("netdimm.nic") != "off"
+        && c.text("netdimm.traffic") != "fixed"
+        && c.u64("netdimm.mtu") < 1514
+    {
+        return Err(format!(
+            "netdimm.mtu = {}: the Facebook size distributions reach 1514 B frames",
+            c.u64("netdimm.mtu")
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -131,6 +131,51 @@ pub struct DpaReport {
     pub recency_ns: Vec<f64>,
 }
 
+/// One-way latency breakdown of the NetDIMM paper's drivers (Fig 11), mean
+/// ns per message; the parts sum to `total`.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct NetDimmBreakdown {
+    pub tx_copy: f64,
+    pub tx_flush: f64,
+    pub io_reg_access: f64,
+    pub tx_dma: f64,
+    pub wire: f64,
+    pub rx_dma: f64,
+    pub rx_invalidate: f64,
+    pub rx_copy: f64,
+    pub total: f64,
+}
+
+/// In-memory clones by RowClone mode.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct NetDimmClones {
+    pub fpm: u64,
+    pub psm: u64,
+    pub gcm: u64,
+}
+
+/// Result of the NetDIMM paper's one-way latency scenario.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct NetDimmReport {
+    pub nic: String,
+    /// Messages measured (after the warm-up ring).
+    pub messages: u64,
+    /// Mean payload bytes per message.
+    pub mean_size: f64,
+    /// One-way latency per message, ns.
+    pub latency_ns: Latency,
+    pub breakdown_ns: NetDimmBreakdown,
+    /// Mean ns per message spent crossing PCIe (Fig 4's pcie.overh).
+    pub pcie_ns: f64,
+    /// Frame bits per second a stream of such messages sustains.
+    pub sustained_gbps: f64,
+    pub clones: NetDimmClones,
+    /// Receiving NetDIMM's nCache hits over host reads.
+    pub ncache_hit_rate: f64,
+    /// Messages that took the COPY_NEEDED path.
+    pub copy_needed: u64,
+}
+
 #[derive(Serialize, Debug, Clone, Default)]
 pub struct SimInfo {
     pub seed: u64,
@@ -161,6 +206,7 @@ pub struct Report {
     pub pcie_bench: Option<PcieBenchReport>,
     pub copy_bench: Option<CopyBenchReport>,
     pub dpa: Option<DpaReport>,
+    pub netdimm: Option<NetDimmReport>,
     pub sim: SimInfo,
 }
 
@@ -295,6 +341,7 @@ impl World {
             pcie_bench: None,
             copy_bench: None,
             dpa: None,
+            netdimm: None,
             sim: SimInfo {
                 seed: self.seed,
                 events: self.q.events(),

@@ -69,6 +69,11 @@ impl Dram {
         self.idle_latency
     }
 
+    /// The channel a line is interleaved to.
+    pub fn channel_of(&self, line: u64) -> usize {
+        self.channel(line)
+    }
+
     pub fn channels(&self) -> usize {
         self.free_fp.len()
     }

@@ -9,6 +9,7 @@ mod accel;
 pub mod copybench;
 mod core;
 pub mod dpa;
+pub mod netdimm;
 pub mod pciebench;
 mod rx;
 mod tx;

@@ -1,0 +1,1035 @@
+//! The NetDIMM paper's experiment (Alian and Kim, MICRO'19, Sec. 3 and 5) as
+//! a scenario: one host sends messages to another, one at a time, and the
+//! one-way latency of each is broken down into the driver's and the
+//! hardware's steps (Fig 4, Fig 11):
+//!
+//! `tx_copy` (allocation and copy into a DMA buffer), `tx_flush` (NetDIMM:
+//! write the data back from the CPU caches), `io_reg_access` (status read and
+//! doorbell, or NetDIMM's kick-off flush), `tx_dma` (the NIC fetches the
+//! descriptor and the frame), `wire` (MAC/PHY, serialisation, cables,
+//! switches), `rx_dma` (the NIC writes the frame and the descriptor, until
+//! the polling driver sees it), `rx_invalidate` (NetDIMM: drop the stale
+//! descriptor and fetch it fresh), `rx_copy` (allocation and copy, or
+//! NetDIMM's in-memory clone).
+//!
+//! Attachments, all on the same two hosts (cores, caches, DRAM):
+//! - `dnic`: a PCIe NIC (Sec. 2.1's T1-T4, R0-R5): MMIO over the PCIe link
+//!   model, DMA as TLPs, Rx descriptors prefetched by the NIC;
+//! - `inic`: the same NIC on the CPU die: registers and DMA over the on-chip
+//!   fabric, DMA writes allocate in the LLC (DDIO ways);
+//! - `*.zcpy`: the application's buffers are the DMA buffers (no copies);
+//! - `netdimm`: Algorithm 1 against the `devices::netdimm` model.
+//!
+//! Each message's steps run one after another (a bare-metal polling driver,
+//! one descriptor at a time); a message beyond the MTU is sent as frames,
+//! one after another. `sustained_gbps` is the bottleneck rate of a stream
+//! of such messages with the steps pipelined (cores, PCIe link, memory
+//! channel, local DRAM bus, wire).
+//!
+//! Left out: interrupts (the drivers poll), TCP, queueing between messages
+//! (each is sent on an idle system), the Rx tail-register write (posted, off
+//! the critical path).
+
+use super::pcie_config;
+use crate::cpu::Stall;
+use crate::devices::netdimm::dram::{DdrTiming, Geometry};
+use crate::devices::netdimm::rowclone::Mode;
+use crate::devices::netdimm::{NetDimm, NetDimmConfig};
+use crate::mem::{AddressMap, DmaMode, Memory};
+use crate::params::Config;
+use crate::pcie::PcieLink;
+use crate::report::{latency, NetDimmBreakdown, NetDimmClones, NetDimmReport, Report, SimInfo};
+use crate::sim::rng;
+use crate::units::{cycles_to_ps, ser_time, Time};
+use hdrhistogram::Histogram;
+use rand::Rng as _;
+
+/// Ethernet (14) + IPv4 (20) + UDP (8) header bytes in front of a payload.
+pub const HEADERS: u64 = 42;
+/// Smallest Ethernet frame without FCS.
+const MIN_FRAME: u64 = 60;
+/// FCS + preamble/SFD + inter-frame gap: wire bytes beyond the frame.
+const WIRE_EXTRA: u64 = 4 + 8 + 12;
+/// Descriptors per ring; also the messages that warm the caches.
+const RING: u64 = 256;
+const DESC: u64 = 16;
+const APP_SLOT: u64 = 64 << 10;
+/// Random stream of this scenario (message sizes, nCache replacement).
+const STREAM: u64 = 0x4e44;
+/// Messages are sent on an idle system: this long after the previous one
+/// arrived (queues, links and banks have drained; caches keep their state).
+const IDLE_GAP: Time = 10 * crate::units::US;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Dnic,
+    Inic,
+    NetDimm,
+}
+
+/// One message's breakdown, in ps.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Breakdown {
+    pub tx_copy: Time,
+    pub tx_flush: Time,
+    pub io_reg_access: Time,
+    pub tx_dma: Time,
+    pub wire: Time,
+    pub rx_dma: Time,
+    pub rx_invalidate: Time,
+    pub rx_copy: Time,
+}
+
+impl Breakdown {
+    pub fn total(&self) -> Time {
+        self.tx_copy
+            + self.tx_flush
+            + self.io_reg_access
+            + self.tx_dma
+            + self.wire
+            + self.rx_dma
+            + self.rx_invalidate
+            + self.rx_copy
+    }
+    fn add(&mut self, o: &Breakdown) {
+        self.tx_copy += o.tx_copy;
+        self.tx_flush += o.tx_flush;
+        self.io_reg_access += o.io_reg_access;
+        self.tx_dma += o.tx_dma;
+        self.wire += o.wire;
+        self.rx_dma += o.rx_dma;
+        self.rx_invalidate += o.rx_invalidate;
+        self.rx_copy += o.rx_copy;
+    }
+}
+
+/// One host: its caches and DRAM, and the NIC's link to it.
+struct Host {
+    mem: Memory,
+    link: PcieLink,
+    nd: NetDimm,
+    /// Host buffers (application, DMA, descriptors).
+    app: u64,
+    dma: u64,
+    desc: u64,
+}
+
+/// Addresses inside a NetDIMM (relative to its base).
+const ND_DESC: u64 = 0;
+const ND_DMA: u64 = 1 << 30;
+/// Application buffers start in bank 8, away from the descriptors' bank 0.
+const ND_APP: u64 = (2 << 30) + 8 * 8192;
+
+pub struct Sim {
+    kind: Kind,
+    zcpy: bool,
+    copy_needed: bool,
+    tx: Host,
+    rx: Host,
+    freq: u64,
+    mlp: u64,
+    copy_cycles: u64,
+    tx_cycles: u64,
+    rx_cycles: u64,
+    flush_cycles: u64,
+    reg_latency: Time,
+    fabric: Time,
+    /// Core <-> memory controller, one way (the idle DRAM latency less the
+    /// DRAM device's own time).
+    mc_one_way: Time,
+    line_rate: u64,
+    phy: Time,
+    cable: Time,
+    switch: Time,
+    hops: u64,
+    dnic_mode: DmaMode,
+    slot: u64,
+    max_payload: u64,
+    segmentation: bool,
+    /// When the last message was delivered; the next starts an idle gap later.
+    clock: Time,
+    pub pcie_ps: Time,
+    pub clones: [u64; 3],
+    pub copy_needed_msgs: u64,
+}
+
+fn ddr(c: &Config) -> DdrTiming {
+    DdrTiming {
+        t_rcd: c.u64("ddr.t_rcd"),
+        t_cl: c.u64("ddr.t_cl"),
+        t_cwl: c.u64("ddr.t_cwl"),
+        t_rp: c.u64("ddr.t_rp"),
+        t_ras: c.u64("ddr.t_ras"),
+        t_burst: c.u64("ddr.t_burst"),
+    }
+}
+
+pub fn netdimm_config(c: &Config) -> NetDimmConfig {
+    NetDimmConfig {
+        geo: Geometry {
+            ranks: c.u64("netdimm.ranks"),
+            banks: c.u64("netdimm.banks"),
+            subarrays: c.u64("netdimm.subarrays"),
+            rows_per_subarray: c.u64("netdimm.rows_per_subarray"),
+            row_bytes: c.u64("netdimm.row_size"),
+        },
+        ddr: ddr(c),
+        t_cmd: c.u64("netdimm.t_cmd"),
+        t_rdy: c.u64("netdimm.t_rdy"),
+        ncache_bytes: c.u64("netdimm.ncache_size"),
+        ncache_ways: c.usize("netdimm.ncache_ways"),
+        t_ncache: c.u64("netdimm.ncache_latency"),
+        prefetch_lines: c.u64("netdimm.prefetch_lines"),
+        alloc_pages: c.u64("netdimm.alloc_pages"),
+    }
+}
+
+impl Sim {
+    pub fn new(c: &Config) -> Result<Sim, String> {
+        let nic = c.text("netdimm.nic");
+        let kind = match nic {
+            "dnic" | "dnic.zcpy" => Kind::Dnic,
+            "inic" | "inic.zcpy" => Kind::Inic,
+            _ => Kind::NetDimm,
+        };
+        let pcfg = pcie_config(c)?;
+        let ndcfg = netdimm_config(c);
+        if ndcfg.geo.capacity() < 4 << 30 {
+            return Err(format!("netdimm: the local DRAM holds {} MiB; the model places rings, DMA and application buffers in its first 3 GiB (give more ranks, banks, subarrays or rows)", ndcfg.geo.capacity() >> 20));
+        }
+        let all = (1u64 << c.u64("llc.ways")) - 1;
+        let seed = c.u64("sim.seed");
+        let mtu = c.u64("netdimm.mtu");
+        let slot = mtu.next_multiple_of(4096);
+        let host = |i: u64| {
+            let mut map = AddressMap::new();
+            let app = map.alloc(8 * APP_SLOT, 4096);
+            let dma = map.alloc(RING * slot, 4096);
+            let desc = map.alloc(RING * DESC, 4096);
+            Host {
+                mem: Memory::new(c, vec![all]),
+                link: PcieLink::new(pcfg),
+                nd: NetDimm::new(ndcfg, rng(seed, STREAM, 1 + i)),
+                app,
+                dma,
+                desc,
+            }
+        };
+        let d = ndcfg.ddr;
+        let device = d.t_rcd + d.t_cl + d.t_burst;
+        Ok(Sim {
+            kind,
+            zcpy: nic.ends_with(".zcpy"),
+            copy_needed: c.text("netdimm.app_buffers") == "host",
+            tx: host(0),
+            rx: host(1),
+            freq: c.u64("cpu.freq"),
+            mlp: c.u64("cpu.mlp"),
+            copy_cycles: c.u64("cpu.copy_cycles_per_line"),
+            tx_cycles: c.u64("cpu.tx_cycles"),
+            rx_cycles: c.u64("cpu.rx_cycles"),
+            flush_cycles: c.u64("cpu.flush_cycles"),
+            reg_latency: c.u64("nic.reg_latency"),
+            fabric: c.u64("inic.fabric_latency"),
+            mc_one_way: c.u64("dram.latency").saturating_sub(device) / 2,
+            line_rate: c.u64("nic.line_rate"),
+            phy: c.u64("network.phy_latency"),
+            cable: c.u64("network.cable_latency"),
+            switch: c.u64("network.switch_latency"),
+            hops: c.u64("network.switch_hops"),
+            dnic_mode: if c.bool_at("nic.ddio", 0, true) {
+                DmaMode::Ddio
+            } else {
+                DmaMode::NoAllocate
+            },
+            slot,
+            max_payload: mtu - HEADERS,
+            segmentation: c.bool("netdimm.segmentation"),
+            clock: 0,
+            pcie_ps: 0,
+            clones: [0; 3],
+            copy_needed_msgs: 0,
+        })
+    }
+
+    fn cyc(&self, n: u64) -> Time {
+        cycles_to_ps(n, self.freq)
+    }
+
+    /// Wire time of one frame: both ports' MAC/PHY, serialisation and
+    /// propagation on every link, and every store-and-forward switch.
+    pub fn wire(&self, frame: u64) -> Time {
+        let ser = ser_time(frame.max(MIN_FRAME) + WIRE_EXTRA, self.line_rate);
+        2 * self.phy + (ser + self.cable) * (self.hops + 1) + self.hops * self.switch
+    }
+
+    /// A CPU copy between host buffers: loads and stores through the cache
+    /// model, `mlp` misses overlapped, plus the copy loop's own cycles.
+    fn copy_host(
+        mem: &mut Memory,
+        src: u64,
+        dst: u64,
+        bytes: u64,
+        mut t: Time,
+        mlp: u64,
+        line_ps: Time,
+    ) -> Time {
+        let lines = bytes.div_ceil(64);
+        for first in (0..lines).step_by(mlp.max(1) as usize) {
+            let n = mlp.min(lines - first);
+            let mut stall = Stall::default();
+            for l in first..first + n {
+                stall.add(mem.core_access(0, src + l * 64, false, t));
+                stall.add(mem.core_access(0, dst + l * 64, true, t));
+            }
+            t += stall.total(mlp) + n * line_ps;
+        }
+        t
+    }
+
+    /// Send one message of `size` payload bytes (the `msg`-th); returns its
+    /// breakdown and when it started and was delivered.
+    pub fn message(&mut self, msg: u64, size: u64) -> (Breakdown, Time, Time) {
+        let mut b = Breakdown::default();
+        let frames = if self.segmentation {
+            size.div_ceil(self.max_payload).max(1)
+        } else {
+            1
+        };
+        let app_off = (msg % 8) * APP_SLOT;
+        let start = self.clock + IDLE_GAP;
+        // The sender's application has just written the message.
+        for l in 0..size.div_ceil(64) {
+            self.tx
+                .mem
+                .core_access(0, self.tx.app + app_off + l * 64, true, start);
+        }
+        let mut left = size;
+        let mut t = start;
+        for f in 0..frames {
+            let payload = left.min(self.max_payload);
+            left -= payload;
+            let slot = (msg * frames + f) % RING;
+            let off = app_off + f * self.max_payload;
+            t = self.frame(&mut b, slot, off, payload, t);
+        }
+        self.clock = t;
+        (b, start, t)
+    }
+
+    /// One frame's steps from `t`; adds them to `b`, returns when the
+    /// receiver's application has the data.
+    fn frame(
+        &mut self,
+        b: &mut Breakdown,
+        slot: u64,
+        app_off: u64,
+        payload: u64,
+        mut t: Time,
+    ) -> Time {
+        let frame = (payload + HEADERS).max(MIN_FRAME);
+        let line_ps = self.cyc(self.copy_cycles);
+        let mc = self.mc_one_way;
+        let mut s;
+        // Host addresses of this frame.
+        let (tx_app, tx_dma, tx_desc) = (
+            self.tx.app + app_off,
+            self.tx.dma + slot * self.slot,
+            self.tx.desc + slot * DESC,
+        );
+        let (rx_app, rx_dma, rx_desc) = (
+            self.rx.app + app_off,
+            self.rx.dma + slot * self.slot,
+            self.rx.desc + slot * DESC,
+        );
+        // NetDIMM addresses of this frame.
+        let nd_tx_app = ND_APP + app_off;
+        let nd_tx_dma = ND_DMA + slot * self.slot;
+        let nd_rx_dma = ND_DMA + slot * self.slot;
+        let nd_desc = ND_DESC + slot * DESC;
+
+        // ---- tx_copy: descriptor set-up, and the copy into a DMA buffer
+        s = t;
+        t += self.cyc(self.tx_cycles);
+        match self.kind {
+            Kind::Dnic | Kind::Inic if !self.zcpy => {
+                t = Self::copy_host(
+                    &mut self.tx.mem,
+                    tx_app,
+                    tx_dma,
+                    payload,
+                    t,
+                    self.mlp,
+                    line_ps,
+                );
+            }
+            Kind::NetDimm if self.copy_needed => {
+                // COPY_NEEDED: stores to NetDIMM lines fetch them first (RFO).
+                let lines = payload.div_ceil(64);
+                for first in (0..lines).step_by(self.mlp.max(1) as usize) {
+                    let n = self.mlp.min(lines - first);
+                    let mut stall = Stall::default();
+                    for l in first..first + n {
+                        stall.add(self.tx.mem.core_access(0, tx_app + l * 64, false, t));
+                        stall.add(
+                            self.tx.nd.host_read(t + mc, nd_tx_dma + HEADERS + l * 64) + mc - t,
+                        );
+                    }
+                    t += stall.total(self.mlp) + n * line_ps;
+                }
+            }
+            _ => {}
+        }
+        // The driver writes the descriptor (a cached store).
+        t += self.tx.mem.core_access(0, tx_desc, true, t);
+        b.tx_copy += t - s;
+
+        // ---- tx_flush (NetDIMM): write the frame back to the DIMM
+        if self.kind == Kind::NetDimm {
+            s = t;
+            let src = if self.copy_needed {
+                nd_tx_dma
+            } else {
+                nd_tx_app
+            };
+            let mut issue = t;
+            for l in 0..frame.div_ceil(64) {
+                issue += self.cyc(self.flush_cycles);
+                self.tx.nd.host_write(issue + mc, src + l * 64);
+            }
+            // The fence returns once the last write-back has reached the
+            // memory controller; the channel carries it from there.
+            t = issue + mc;
+            b.tx_flush += t - s;
+        }
+
+        // ---- io_reg_access
+        s = t;
+        match self.kind {
+            Kind::Dnic => {
+                // T1: read the NIC's status register (a non-posted MMIO
+                // read), T2: write the Tx tail register (posted).
+                t = self.tx.link.mmio_read(t, 4, self.reg_latency);
+                t = self.tx.link.mmio_write(t, 4);
+                self.pcie_ps += t - s;
+            }
+            Kind::Inic => {
+                t += 2 * self.fabric + self.reg_latency;
+                t += self.fabric;
+            }
+            Kind::NetDimm => {
+                // Flush the descriptor's size and flags: the write that
+                // kicks the nNIC off, behind the frame's write-backs.
+                t += self.cyc(self.flush_cycles);
+                t = self.tx.nd.host_write(t + mc, nd_desc);
+            }
+        }
+        b.io_reg_access += t - s;
+
+        // ---- tx_dma: fetch the descriptor, then the frame
+        s = t;
+        match self.kind {
+            Kind::Dnic => {
+                for (addr, len) in [
+                    (tx_desc, DESC),
+                    (if self.zcpy { tx_app } else { tx_dma }, frame),
+                ] {
+                    let at_host = self.tx.link.dma_read_request(t, addr, len);
+                    let mem = self.tx.mem.dma_read(addr, len, self.dnic_mode, at_host);
+                    let done = self.tx.link.dma_read_completion(at_host + mem, addr, len);
+                    self.pcie_ps += done - t - mem;
+                    t = done;
+                }
+            }
+            Kind::Inic => {
+                for (addr, len) in [
+                    (tx_desc, DESC),
+                    (if self.zcpy { tx_app } else { tx_dma }, frame),
+                ] {
+                    t += self.fabric;
+                    t += self.tx.mem.dma_read(addr, len, DmaMode::Ddio, t) + self.fabric;
+                }
+            }
+            Kind::NetDimm => {
+                t = self.tx.nd.nic_read(t, nd_desc, DESC);
+                let src = if self.copy_needed {
+                    nd_tx_dma
+                } else {
+                    nd_tx_app
+                };
+                t = self.tx.nd.nic_read(t, src, frame);
+            }
+        }
+        b.tx_dma += t - s;
+
+        // ---- wire
+        let w = self.wire(frame);
+        t += w;
+        b.wire += w;
+
+        // ---- rx_dma: frame and descriptor into memory, until the polling
+        // driver sees the descriptor done
+        s = t;
+        match self.kind {
+            Kind::Dnic => {
+                let dst = if self.zcpy { rx_app } else { rx_dma };
+                let at = self.rx.link.dma_write(t, dst, frame);
+                self.rx.mem.dma_write(dst, frame, self.dnic_mode, at);
+                let at = self.rx.link.dma_write(t, rx_desc, DESC);
+                self.rx.mem.dma_write(rx_desc, DESC, self.dnic_mode, at);
+                self.pcie_ps += at - t;
+                t = at;
+                t += self.rx.mem.core_access(0, rx_desc, false, t);
+            }
+            Kind::Inic => {
+                let dst = if self.zcpy { rx_app } else { rx_dma };
+                t += self.fabric;
+                self.rx.mem.dma_write(dst, frame, DmaMode::Ddio, t);
+                self.rx.mem.dma_write(rx_desc, DESC, DmaMode::Ddio, t);
+                t += self.rx.mem.core_access(0, rx_desc, false, t);
+            }
+            Kind::NetDimm => {
+                // The nController reads the next descriptor, writes the
+                // frame (its header line also into nCache) and the status.
+                t = self.rx.nd.nic_read(t, nd_desc, DESC);
+                t = self.rx.nd.nic_write(t, nd_rx_dma, frame, true);
+                t = self.rx.nd.nic_write(t, nd_desc, DESC, false);
+                t = self.rx.nd.host_read(t + mc, nd_desc) + mc;
+            }
+        }
+        b.rx_dma += t - s;
+
+        // ---- rx_invalidate (NetDIMM): drop the cached descriptor and read
+        // it fresh (Alg. 1 line 12); with COPY_NEEDED also the frame's lines
+        if self.kind == Kind::NetDimm {
+            s = t;
+            let lines = if self.copy_needed {
+                1 + frame.div_ceil(64)
+            } else {
+                1
+            };
+            t += self.cyc(lines * self.flush_cycles);
+            t = self.rx.nd.host_read(t + mc, nd_desc) + mc;
+            b.rx_invalidate += t - s;
+        }
+
+        // ---- rx_copy: buffer allocation and the copy (or clone)
+        s = t;
+        t += self.cyc(self.rx_cycles);
+        match self.kind {
+            Kind::Dnic | Kind::Inic if !self.zcpy => {
+                t = Self::copy_host(
+                    &mut self.rx.mem,
+                    rx_dma + HEADERS,
+                    rx_app,
+                    payload,
+                    t,
+                    self.mlp,
+                    line_ps,
+                );
+            }
+            Kind::NetDimm if self.copy_needed => {
+                self.copy_needed_msgs += 1;
+                let lines = payload.div_ceil(64);
+                for first in (0..lines).step_by(self.mlp.max(1) as usize) {
+                    let n = self.mlp.min(lines - first);
+                    let mut stall = Stall::default();
+                    for l in first..first + n {
+                        // In line order: the header line comes from nCache,
+                        // the payload from DRAM and the prefetcher.
+                        stall.add(
+                            self.rx
+                                .nd
+                                .host_read(t + mc, nd_rx_dma + (HEADERS & !63) + l * 64)
+                                + mc
+                                - t,
+                        );
+                        stall.add(self.rx.mem.core_access(0, rx_app + l * 64, true, t));
+                    }
+                    t += stall.total(self.mlp) + n * line_ps;
+                }
+            }
+            Kind::NetDimm => {
+                // allocCache: an application buffer in the DMA buffer's
+                // subarray (else anywhere: the clone is slower).
+                let app = self.rx.nd.alloc.take(nd_rx_dma).unwrap_or(ND_APP + app_off);
+                // netdimmClone: dst, src and size in one register write,
+                // then a status read that the DIMM answers when done.
+                let at = self.rx.nd.reg_write(t + mc);
+                let (mode, done) =
+                    self.rx
+                        .nd
+                        .clone(at, nd_rx_dma + HEADERS, app + HEADERS, payload);
+                self.clones[match mode {
+                    Mode::Fpm => 0,
+                    Mode::Psm => 1,
+                    Mode::Gcm => 2,
+                }] += 1;
+                t = self.rx.nd.reg_read(t + mc, done) + mc;
+                self.rx.nd.alloc.give_back(nd_rx_dma);
+            }
+            _ => {}
+        }
+        b.rx_copy += t - s;
+        t
+    }
+
+    /// Busy time so far of the busiest PCIe link direction and of the
+    /// busier NetDIMM's host channel, for the bandwidth bound.
+    fn busy(&self) -> (Time, Time) {
+        let link = self
+            .tx
+            .link
+            .up
+            .busy_ps()
+            .max(self.tx.link.down.busy_ps())
+            .max(self.rx.link.up.busy_ps())
+            .max(self.rx.link.down.busy_ps());
+        (link, self.tx.nd.channel_busy.max(self.rx.nd.channel_busy))
+    }
+}
+
+/// Message payload sizes: fixed, or a Facebook cluster's frame sizes
+/// (Roy et al., SIGCOMM'15, as the NetDIMM paper Sec. 5.1 describes them).
+fn size_of(dist: &str, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
+    let frame = match dist {
+        // uniform between 64 B and the 1514 B MTU
+        "database" => r.gen_range(64..=1514),
+        // ~90 % below 300 B
+        "webserver" => {
+            if r.gen::<f64>() < 0.9 {
+                r.gen_range(64..300)
+            } else {
+                r.gen_range(300..=1514)
+            }
+        }
+        // ~41 % below 100 B, ~52 % at the MTU
+        "hadoop" => {
+            let u = r.gen::<f64>();
+            if u < 0.41 {
+                r.gen_range(64..100)
+            } else if u < 0.93 {
+                1514
+            } else {
+                r.gen_range(100..1514)
+            }
+        }
+        _ => return fixed,
+    };
+    frame - HEADERS
+}
+
+/// Fig 12b: the receiving host takes line-rate traffic (`netdimm.traffic`)
+/// through an iNIC or NetDIMM, one core runs L3F (reads each packet's
+/// header line) or DPI (reads every line), and a co-runner on another core
+/// chases pointers through `corunner.buffer`. The co-runner's mean load
+/// latency is reported.
+///
+/// What couples them: with the iNIC, DMA writes allocate in the LLC's DDIO
+/// ways, evicting the co-runner's lines, and the dirty packet lines go to
+/// DRAM when evicted (channel time the co-runner queues behind). With
+/// NetDIMM, packets stay in the DIMM; the NF's reads cross the DIMM's
+/// channel with the asynchronous protocol, and a co-runner miss to that
+/// channel waits for the channel's data bus. The NF core is assumed to keep
+/// up; the lines NetDIMM's NF reads are not placed in the host LLC.
+fn run_corunner(c: &Config) -> Result<Report, String> {
+    let mut sim = Sim::new(c)?;
+    let all = (1u64 << c.u64("llc.ways")) - 1;
+    let mut mem = Memory::new(c, vec![all, all]);
+    let mut map = AddressMap::new();
+    let ring = map.alloc(RING * sim.slot, 4096);
+    let co_lines = (c.u64("corunner.buffer") / 64).max(1);
+    let co_base = map.alloc(co_lines * 64, 4096);
+    let dpi = c.text("netdimm.nf") == "dpi";
+    let ch = c.usize("netdimm.channel");
+    let llc_lat = c.u64("llc.latency");
+    let n = c.u64("netdimm.messages");
+    let warm = RING.min(n / 2);
+    let mut r = rng(c.u64("sim.seed"), STREAM, 0);
+    let mut co = rng(c.u64("sim.seed"), STREAM, 9);
+    let dist = c.text("netdimm.traffic").to_string();
+    let mc = sim.mc_one_way;
+    let (mut t, mut t_co) = (0 as Time, 0 as Time);
+    let (mut lat_sum, mut accesses, mut t_warm) = (0u64, 0u64, 0 as Time);
+    for k in 0..n {
+        if k == warm {
+            t_warm = t;
+        }
+        let payload = size_of(&dist, c.u64("netdimm.size"), &mut r).min(sim.max_payload);
+        let frame = (payload + HEADERS).max(MIN_FRAME);
+        let slot = k % RING;
+        let lines = if dpi { frame.div_ceil(64) } else { 1 };
+        // When the packet's traffic reaches the host's memory system: the
+        // iNIC's DMA writes, or the NF's reads once NetDIMM has the packet
+        // (the nNIC's own writes stay inside the DIMM).
+        let (buf, nf_at) = match sim.kind {
+            Kind::Inic => (ring + slot * sim.slot, t + sim.fabric),
+            _ => {
+                let buf = ND_DMA + slot * sim.slot;
+                (buf, sim.rx.nd.nic_write(t, buf, frame, true) + mc)
+            }
+        };
+        // The co-runner's dependent loads up to then, before that traffic
+        // is booked on the channels: requests are booked in time order.
+        while t_co < nf_at {
+            let addr = co_base + co.gen_range(0..co_lines) * 64;
+            let mut lat = mem.core_access(1, addr, false, t_co);
+            if sim.kind == Kind::NetDimm && lat > llc_lat && mem.dram.channel_of(addr / 64) == ch {
+                lat += sim.rx.nd.dq_free().saturating_sub(t_co + mc);
+            }
+            if k >= warm {
+                lat_sum += lat;
+                accesses += 1;
+            }
+            t_co += lat;
+        }
+        if sim.kind == Kind::Inic {
+            mem.dma_write(buf, frame, DmaMode::Ddio, nf_at);
+        }
+        for l in 0..lines {
+            match sim.kind {
+                Kind::Inic => {
+                    mem.core_access(0, buf + l * 64, false, nf_at);
+                }
+                _ => {
+                    sim.rx.nd.host_read(nf_at, buf + l * 64);
+                }
+            }
+        }
+        t += ser_time(frame + WIRE_EXTRA, sim.line_rate);
+    }
+    Ok(Report {
+        corunner: Some(crate::report::CorunnerReport {
+            mean_latency_ns: crate::report::ratio(lat_sum, accesses) / 1e3,
+            gbytes_s: accesses as f64 * 64.0 / (t - t_warm).max(1) as f64 * 1e3,
+        }),
+        sim: SimInfo {
+            seed: c.u64("sim.seed"),
+            events: 0,
+            packets: n,
+            sim_time_ps: t,
+            engine_version: env!("CARGO_PKG_VERSION"),
+        },
+        ..Report::default()
+    })
+}
+
+pub fn run(c: &Config) -> Result<Report, String> {
+    if c.text("netdimm.nf") != "none" {
+        return run_corunner(c);
+    }
+    let mut sim = Sim::new(c)?;
+    let n = c.u64("netdimm.messages");
+    let warm = RING.min(n / 2);
+    let mut r = rng(c.u64("sim.seed"), STREAM, 0);
+    let dist = c.text("netdimm.traffic").to_string();
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
+    let mut sum = Breakdown::default();
+    let (mut bytes, mut frames_bytes, mut wire_ps) = (0u64, 0u64, 0 as Time);
+    let mut base = (0, 0);
+    for m in 0..n {
+        if m == warm {
+            sim.pcie_ps = 0;
+            sim.clones = [0; 3];
+            sim.copy_needed_msgs = 0;
+            base = sim.busy();
+            sim.tx.nd.ncache.hits = 0;
+            sim.rx.nd.ncache.hits = 0;
+            sim.rx.nd.ncache.misses = 0;
+        }
+        let size = size_of(&dist, c.u64("netdimm.size"), &mut r);
+        let (b, _, _) = sim.message(m, size);
+        if m >= warm {
+            sum.add(&b);
+            hist.record((b.total() / 1000).max(1))
+                .map_err(|e| format!("latency out of range: {e}"))?;
+            bytes += size;
+            let per = sim.max_payload;
+            let frames = if sim.segmentation {
+                size.div_ceil(per).max(1)
+            } else {
+                1
+            };
+            frames_bytes += size + frames * HEADERS;
+            wire_ps += (0..frames)
+                .map(|f| {
+                    ser_time(
+                        ((size - f * per).min(per) + HEADERS).max(MIN_FRAME) + WIRE_EXTRA,
+                        sim.line_rate,
+                    )
+                })
+                .sum::<Time>();
+        }
+    }
+    let k = (n - warm).max(1) as f64;
+    let ns = |x: Time| x as f64 / 1e3 / k;
+    // Bandwidth: the busiest pipelined resource per message. The driver
+    // steps occupy a core (spread over cpu.cores queues); DMA engines keep
+    // many requests in flight, so PCIe, the memory channel and the wire
+    // bound them by occupancy, not latency.
+    let cores = c.u64("cpu.cores") as f64;
+    let tx_core = (sum.tx_copy + sum.tx_flush + sum.io_reg_access) as f64 / k / cores;
+    let rx_core = (sum.rx_invalidate + sum.rx_copy) as f64 / k / cores;
+    let (link, chan) = sim.busy();
+    let link = (link - base.0) as f64 / k;
+    let chan = (chan - base.1) as f64 / k;
+    let wire = wire_ps as f64 / k;
+    let bottleneck = tx_core.max(rx_core).max(link).max(chan).max(wire);
+    let frame_bits = frames_bytes as f64 * 8.0 / k;
+    let rx = &sim.rx.nd.ncache;
+    let total = sum.total();
+    Ok(Report {
+        netdimm: Some(NetDimmReport {
+            nic: c.text("netdimm.nic").to_string(),
+            messages: n - warm,
+            mean_size: bytes as f64 / k,
+            latency_ns: latency(&hist),
+            breakdown_ns: NetDimmBreakdown {
+                tx_copy: ns(sum.tx_copy),
+                tx_flush: ns(sum.tx_flush),
+                io_reg_access: ns(sum.io_reg_access),
+                tx_dma: ns(sum.tx_dma),
+                wire: ns(sum.wire),
+                rx_dma: ns(sum.rx_dma),
+                rx_invalidate: ns(sum.rx_invalidate),
+                rx_copy: ns(sum.rx_copy),
+                total: ns(total),
+            },
+            pcie_ns: ns(sim.pcie_ps),
+            sustained_gbps: frame_bits / bottleneck.max(1.0) * 1e3,
+            clones: NetDimmClones {
+                fpm: sim.clones[0],
+                psm: sim.clones[1],
+                gcm: sim.clones[2],
+            },
+            ncache_hit_rate: crate::report::ratio(rx.hits, rx.hits + rx.misses),
+            copy_needed: sim.copy_needed_msgs,
+        }),
+        sim: SimInfo {
+            seed: c.u64("sim.seed"),
+            events: 0,
+            packets: n,
+            sim_time_ps: total,
+            engine_version: env!("CARGO_PKG_VERSION"),
+        },
+        ..Report::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::validate;
+    use crate::pcie::tlp::{cpld_wire_bytes, mmio_write_wire_bytes, mrd_overhead};
+    use serde_json::{json, Value};
+
+    fn cfg(extra: Value) -> Config {
+        let mut v = json!({"netdimm": {"nic": "netdimm", "messages": 300, "segmentation": true}});
+        crate::world::netdimm::tests::merge(&mut v, extra);
+        validate(&v).unwrap()
+    }
+
+    pub(crate) fn merge(a: &mut Value, b: Value) {
+        if let (Value::Object(a), Value::Object(b)) = (a, b) {
+            for (k, v) in b {
+                match a.get_mut(&k) {
+                    Some(x) if x.is_object() && v.is_object() => merge(x, v),
+                    _ => {
+                        a.insert(k, v);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parts_sum_to_the_one_way_latency_for_every_attachment() {
+        for nic in ["dnic", "dnic.zcpy", "inic", "inic.zcpy", "netdimm"] {
+            for (size, buffers) in [
+                (10, "netdimm"),
+                (1000, "netdimm"),
+                (5000, "netdimm"),
+                (1000, "host"),
+            ] {
+                let c = cfg(json!({"netdimm": {"nic": nic, "app_buffers": buffers}}));
+                let mut sim = Sim::new(&c).unwrap();
+                for m in 0..20 {
+                    let (b, start, end) = sim.message(m, size);
+                    assert_eq!(b.total(), end - start, "{nic} {size} B");
+                    assert!(b.wire > 0 && b.tx_dma > 0 && b.rx_dma > 0);
+                    if nic != "netdimm" {
+                        assert_eq!(b.tx_flush + b.rx_invalidate, 0, "only NetDIMM flushes");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn wire_is_phy_serialisation_cables_and_switches() {
+        let c = cfg(
+            json!({"network": {"phy_latency": "50ns", "cable_latency": "5ns", "switch_latency": "100ns", "switch_hops": 2}, "nic": {"line_rate": "40Gbps"}, "traffic": {"rate": "40Gbps"}}),
+        );
+        let sim = Sim::new(&c).unwrap();
+        // A 64 B payload: 106 B frame + 24 B FCS, preamble, gap = 130 B at
+        // 40 Gbps = 26 ns, serialised on each of the 3 links.
+        assert_eq!(
+            sim.wire(106),
+            2 * 50_000 + 3 * (26_000 + 5_000) + 2 * 100_000
+        );
+    }
+
+    #[test]
+    fn dnic_register_access_is_a_pcie_round_trip_and_a_posted_write() {
+        let c = cfg(json!({"netdimm": {"nic": "dnic"}}));
+        let mut sim = Sim::new(&c).unwrap();
+        let (b, _, _) = sim.message(0, 64);
+        let p = pcie_config(&c).unwrap();
+        let link = PcieLink::new(p);
+        let ser = |bytes| link.down.ser_ps(bytes);
+        let expect = ser(mrd_overhead(&p))
+            + p.latency_ps
+            + c.u64("nic.reg_latency")
+            + link.up.ser_ps(cpld_wire_bytes(&p, 0, 4))
+            + p.latency_ps
+            + ser(mmio_write_wire_bytes(&p, 4))
+            + p.latency_ps;
+        assert!(
+            b.io_reg_access.abs_diff(expect) <= 2,
+            "{} vs {expect}",
+            b.io_reg_access
+        );
+    }
+
+    #[test]
+    fn netdimm_kickoff_and_nic_fetch_hand_computed() {
+        // One 10 B message on a fresh NetDIMM: the kick-off flush and the
+        // nNIC's descriptor + frame fetch from closed banks.
+        let c = cfg(json!({}));
+        let mut sim = Sim::new(&c).unwrap();
+        let (b, _, _) = sim.message(0, 10);
+        let d = ddr(&c);
+        // tx_dma starts when the kick-off write reaches the nController.
+        // That write opens bank 0 (tRCD) and its burst follows tCWL later;
+        // the descriptor read may issue once the write's burst is issued
+        // (tRCD + burst), hits the open row (tCL + burst). The frame's line
+        // was written back to bank 8 just before: a row hit (tCL + burst).
+        let desc = d.t_rcd + d.t_burst + d.t_cl + d.t_burst;
+        let data = d.t_cl + d.t_burst;
+        assert_eq!(b.tx_dma, desc + data);
+        // The kick-off: flush issue, core -> MC, one write on the channel
+        // (queued behind the frame's write-back burst), then tCMD.
+        assert!(
+            b.io_reg_access
+                >= sim.cyc(c.u64("cpu.flush_cycles"))
+                    + sim.mc_one_way
+                    + d.t_cwl
+                    + d.t_burst
+                    + c.u64("netdimm.t_cmd")
+        );
+    }
+
+    #[test]
+    fn netdimm_clones_with_fpm_and_copy_needed_falls_back_to_copies() {
+        let r = run(&cfg(json!({"netdimm": {"size": 1000}})))
+            .unwrap()
+            .netdimm
+            .unwrap();
+        assert_eq!(
+            (r.clones.fpm, r.clones.psm, r.clones.gcm),
+            (r.messages, 0, 0)
+        );
+        assert_eq!(r.copy_needed, 0);
+        let h = run(&cfg(
+            json!({"netdimm": {"size": 1000, "app_buffers": "host"}}),
+        ))
+        .unwrap()
+        .netdimm
+        .unwrap();
+        assert_eq!(h.clones.fpm + h.clones.psm + h.clones.gcm, 0);
+        assert_eq!(h.copy_needed, h.messages);
+        assert!(
+            h.ncache_hit_rate > 0.5,
+            "header line + prefetched payload: {}",
+            h.ncache_hit_rate
+        );
+        assert!(
+            h.breakdown_ns.total > r.breakdown_ns.total,
+            "the COPY_NEEDED path is slower"
+        );
+    }
+
+    #[test]
+    fn zero_copy_removes_the_copies() {
+        for nic in ["dnic", "inic"] {
+            let full = run(&cfg(json!({"netdimm": {"nic": nic, "size": 2000}})))
+                .unwrap()
+                .netdimm
+                .unwrap();
+            let z = run(&cfg(
+                json!({"netdimm": {"nic": format!("{nic}.zcpy"), "size": 2000}}),
+            ))
+            .unwrap()
+            .netdimm
+            .unwrap();
+            assert!(
+                z.breakdown_ns.rx_copy < full.breakdown_ns.rx_copy
+                    && z.breakdown_ns.tx_copy < full.breakdown_ns.tx_copy
+            );
+            assert!((z.breakdown_ns.wire - full.breakdown_ns.wire).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn latency_grows_with_size_and_runs_are_deterministic() {
+        for nic in ["dnic", "inic", "netdimm"] {
+            let l: Vec<f64> = [64, 512, 1400]
+                .iter()
+                .map(|s| {
+                    run(&cfg(json!({"netdimm": {"nic": nic, "size": s}})))
+                        .unwrap()
+                        .netdimm
+                        .unwrap()
+                        .breakdown_ns
+                        .total
+                })
+                .collect();
+            assert!(l[0] < l[1] && l[1] < l[2], "{nic}: {l:?}");
+        }
+        let c = cfg(json!({"netdimm": {"traffic": "hadoop"}}));
+        let a = serde_json::to_string(&run(&c).unwrap()).unwrap();
+        assert_eq!(a, serde_json::to_string(&run(&c).unwrap()).unwrap());
+    }
+
+    #[test]
+    fn dpi_through_netdimm_loads_the_channel_more_than_l3f() {
+        let co = |nf: &str| {
+            let c = cfg(json!({"netdimm": {"nf": nf, "traffic": "database", "messages": 5000}}));
+            run(&c).unwrap().corunner.unwrap().mean_latency_ns
+        };
+        let (l3f, dpi) = (co("l3f"), co("dpi"));
+        assert!(dpi > l3f && l3f > 0.0, "dpi {dpi} l3f {l3f}");
+    }
+
+    #[test]
+    fn bad_inputs_name_the_parameter() {
+        let e = validate(&json!({"netdimm": {"nic": "dnic", "nf": "dpi"}})).unwrap_err();
+        assert!(e.starts_with("netdimm.nf = dpi"), "{e}");
+        let e = validate(&json!({"netdimm": {"channel": 9}})).unwrap_err();
+        assert!(
+            e.starts_with("netdimm.channel = 9") && e.contains("dram.channels = 6"),
+            "{e}"
+        );
+        let e = validate(&json!({"netdimm": {"interleave": true}})).unwrap_err();
+        assert!(e.starts_with("netdimm.interleave = true"), "{e}");
+        let e = validate(&json!({"netdimm": {"nic": "dnic", "size": 2000}})).unwrap_err();
+        assert!(
+            e.starts_with("netdimm.size = 2000") && e.contains("netdimm.segmentation"),
+            "{e}"
+        );
+        assert!(
+            validate(&json!({"netdimm": {"nic": "dnic", "size": 2000, "segmentation": true}}))
+                .is_ok()
+        );
+    }
+}

@@ -1,0 +1,210 @@
+"""Reproduce "NetDIMM: Low-Latency Near-Memory Network Interface Architecture"
+(Alian and Kim, MICRO'19).
+
+Every run uses the `netdimm-table1` profile (the paper's Table 1 system) and
+the one-way latency scenario (`netdimm.nic`): one host sends messages to
+another through a PCIe NIC (dnic), an on-die NIC (inic), either with zero
+copy, or NetDIMM. Paper values are read off the text; values derived from
+two numbers of the text say so.
+
+Fig 12b runs the receiving host at line rate with an L3F or DPI network
+function beside a pointer-chasing co-runner (`netdimm.nf`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from statistics import mean
+
+from packetpath.reproduce import Claim, monotone, ordering, pct_change, relative_change, share, throughput
+from packetpath.reproduce import latency as latency_claim
+
+PAPER = "netdimm"
+PROFILE = "netdimm-table1"
+
+NICS = ["dnic", "dnic.zcpy", "inic", "inic.zcpy", "netdimm"]
+# Fig 4 and Fig 11's x-axes (payload bytes), with the sizes the text quotes.
+FIG4_SIZES = [10, 60, 200, 500, 1000, 2000]
+FIG11_SIZES = [10, 60, 200, 500, 1000, 2000, 4000, 8000]
+TEXT_SIZES = [64, 256, 1024]
+SIZES = sorted(set(FIG4_SIZES + FIG11_SIZES + TEXT_SIZES))
+# The largest payload of a 1514 B frame: the bandwidth check streams these.
+MTU_PAYLOAD = 1514 - 42
+CLUSTERS = ["database", "webserver", "hadoop"]
+SWITCH_NS = [25, 50, 100, 200]
+# Switches between two hosts of Facebook's 4-post fabric (Roy et al.,
+# SIGCOMM'15, Sec. 2): within a cluster rack -> cluster -> rack (Hadoop), across
+# clusters through the fabric (web servers), across datacenters through
+# the fabric and the datacenter routers (databases; the long-haul
+# propagation is left out).
+HOPS = {"hadoop": 3, "webserver": 5, "database": 7}
+BREAKDOWN = ["tx_copy", "tx_flush", "io_reg_access", "tx_dma", "wire", "rx_dma", "rx_invalidate", "rx_copy"]
+
+
+def _run(nic: str, **values) -> dict:
+    s: dict = {"profile": PROFILE, "netdimm": {"nic": nic, "segmentation": True, "messages": 600}}
+    for key, v in values.items():
+        section, name = key.split("__")
+        s.setdefault(section, {})[name] = v
+    return s
+
+
+def scenarios() -> dict[str, dict]:
+    runs = {f"size/{nic}/{size}B": _run(nic, netdimm__size=size) for nic in NICS for size in SIZES}
+    for nic in NICS:
+        runs[f"bw/{nic}"] = _run(nic, netdimm__size=MTU_PAYLOAD)
+    for cluster in CLUSTERS:
+        for sw in SWITCH_NS:
+            for nic in ("dnic", "inic", "netdimm"):
+                runs[f"fig12a/{cluster}/{sw}ns/{nic}"] = _run(
+                    nic,
+                    netdimm__traffic=cluster,
+                    netdimm__messages=3000,
+                    network__switch_latency=f"{sw}ns",
+                    network__switch_hops=HOPS[cluster],
+                )
+    for cluster in CLUSTERS:
+        for nf in ("l3f", "dpi"):
+            for nic in ("inic", "netdimm"):
+                runs[f"fig12b/{cluster}/{nf}/{nic}"] = _run(nic, netdimm__traffic=cluster, netdimm__nf=nf, netdimm__messages=20000)
+    return runs
+
+
+def _co(r: dict, cluster: str, nf: str) -> float:
+    """Signed % change of the co-runner's memory latency, NetDIMM vs iNIC."""
+    lat = lambda n: r[f"fig12b/{cluster}/{nf}/{n}"]["corunner"]["mean_latency_ns"]  # noqa: E731
+    return pct_change(lat("netdimm"), lat("inic"))
+
+
+def _nd(r: dict, name: str) -> dict:
+    return r[name]["netdimm"]
+
+
+def _lat(r: dict, nic: str, size: int) -> float:
+    return _nd(r, f"size/{nic}/{size}B")["breakdown_ns"]["total"]
+
+
+def _cut(r: dict, nic: str, base: str, size: int) -> float:
+    """Signed % change of nic's latency vs base's at one size."""
+    return pct_change(_lat(r, nic, size), _lat(r, base, size))
+
+
+def _fig12(r: dict, cluster: str, sw: int, nic: str, base: str) -> float:
+    lat = lambda n: _nd(r, f"fig12a/{cluster}/{sw}ns/{n}")["latency_ns"]["mean"]  # noqa: E731
+    return pct_change(lat(nic), lat(base))
+
+
+def claims(r: dict) -> list[Claim]:
+    P = PAPER
+    m = "netdimm.breakdown_ns.total"
+    out: list[Claim] = []
+    # --- Fig 4 -------------------------------------------------------------
+    inic_vs_dnic = [_cut(r, "inic", "dnic", s) for s in FIG4_SIZES]
+    out += [
+        relative_change(P, "Fig 4", "iNIC is up to 38.6 % faster than dNIC (max over 10-2000 B)", m, -38.6, min(inic_vs_dnic)),
+        relative_change(P, "Fig 4", "iNIC is at least 21.3 % faster than dNIC (min over 10-2000 B)", m, -21.3, max(inic_vs_dnic)),
+        monotone(P, "Fig 4", "iNIC's gain over dNIC is larger for smaller packets", m + " (% change, iNIC vs dNIC)",
+                 "non-decreasing", inic_vs_dnic, slack=1.0),
+        relative_change(P, "Fig 4", "zero copy improves iNIC latency by 28.8 % at 10 B", m, -28.8, _cut(r, "inic.zcpy", "inic", 10)),
+        relative_change(P, "Fig 4", "zero copy improves iNIC latency by 52.3 % at 2000 B", m, -52.3, _cut(r, "inic.zcpy", "inic", 2000)),
+        ordering(P, "Fig 4", "zero copy helps more at 2000 B than at 10 B (iNIC)", m + " (% cut by zero copy)", ["2000B", "10B"],
+                 {"2000B": -_cut(r, "inic.zcpy", "inic", 2000), "10B": -_cut(r, "inic.zcpy", "inic", 10)}),
+        share(P, "Fig 4", "dNIC.zcpy spends 40.9 % of its latency in PCIe at 10 B", "netdimm.pcie_ns / total", 0.409,
+              _nd(r, "size/dnic.zcpy/10B")["pcie_ns"] / _lat(r, "dnic.zcpy", 10)),
+        share(P, "Fig 4", "dNIC.zcpy spends 34.3 % of its latency in PCIe at 2000 B", "netdimm.pcie_ns / total", 0.343,
+              _nd(r, "size/dnic.zcpy/2000B")["pcie_ns"] / _lat(r, "dnic.zcpy", 2000)),
+    ]
+    # --- Fig 11 ------------------------------------------------------------
+    for size, pct, saved in ((64, -46.1, 0.97), (256, -52.3, 1.33), (1024, -49.6, 1.54)):
+        out.append(relative_change(P, "Fig 11", f"NetDIMM is {-pct} % faster than a PCIe NIC at {size} B", m, pct, _cut(r, "netdimm", "dnic", size)))
+        # The text gives the saving in us and in %: the latencies follow.
+        dnic_us = saved / (-pct / 100)
+        out.append(latency_claim(P, "Fig 11", f"PCIe NIC one-way latency at {size} B (derived: {saved} us is {-pct} %)", "netdimm.breakdown_ns.total (us)",
+                                 round(dnic_us, 3), _lat(r, "dnic", size) / 1e3))
+        out.append(latency_claim(P, "Fig 11", f"NetDIMM one-way latency at {size} B (derived)", "netdimm.breakdown_ns.total (us)",
+                                 round(dnic_us - saved, 3), _lat(r, "netdimm", size) / 1e3))
+    out.append(relative_change(P, "Fig 11", "NetDIMM is 26.0 % faster than iNIC on average over 10-8000 B", m, -26.0,
+                               mean(_cut(r, "netdimm", "inic", s) for s in FIG11_SIZES)))
+    flush_share = []
+    for s in FIG11_SIZES:
+        b = _nd(r, f"size/netdimm/{s}B")["breakdown_ns"]
+        flush_share.append((b["tx_flush"] + b["rx_invalidate"]) / b["total"])
+    out += [
+        share(P, "Fig 11", "txFlush + rxInvalidate are at least 9.7 % of NetDIMM's latency (min over sizes)", "(tx_flush + rx_invalidate) / total", 0.097, min(flush_share)),
+        share(P, "Fig 11", "txFlush + rxInvalidate are at most 15.8 % of NetDIMM's latency (max over sizes)", "(tx_flush + rx_invalidate) / total", 0.158, max(flush_share)),
+        ordering(P, "Fig 11", "I/O register access: PCIe NIC >> iNIC and NetDIMM (at 64 B)", "netdimm.breakdown_ns.io_reg_access",
+                 ["dnic", "inic"], {n: _nd(r, f"size/{n}/64B")["breakdown_ns"]["io_reg_access"] for n in ("dnic", "inic")}),
+        ordering(P, "Fig 11", "I/O register access: PCIe NIC > NetDIMM (at 64 B)", "netdimm.breakdown_ns.io_reg_access",
+                 ["dnic", "netdimm"], {n: _nd(r, f"size/{n}/64B")["breakdown_ns"]["io_reg_access"] for n in ("dnic", "netdimm")}),
+    ]
+    for nic in ("netdimm", "dnic", "inic"):
+        out.append(throughput(P, "Sec 5.2", f"{nic} sustains 40 Gbps with 1514 B frames", "netdimm.sustained_gbps", 40.0,
+                              _nd(r, f"bw/{nic}")["sustained_gbps"]))
+    # --- headline ------------------------------------------------------------
+    nd_vs_dnic = [_cut(r, "netdimm", "dnic", s) for s in FIG11_SIZES]
+    out += [
+        relative_change(P, "Abstract", "NetDIMM: 49.9 % lower one-way latency than a PCIe NIC on average over sizes", m, -49.9, mean(nd_vs_dnic)),
+        relative_change(P, "Sec 7", "NetDIMM: up to 52.9 % lower latency than a PCIe NIC", m, -52.9, min(nd_vs_dnic)),
+    ]
+    # --- Fig 12a -------------------------------------------------------------
+    m12 = "netdimm.latency_ns.mean (% change vs PCIe NIC, mean over clusters)"
+    per_sw = [mean(_fig12(r, c, sw, "netdimm", "dnic") for c in CLUSTERS) for sw in SWITCH_NS]
+    for sw, pct, sim in zip(SWITCH_NS, (-40.6, -36.0, -33.1, -25.3), per_sw, strict=True):
+        out.append(relative_change(P, "Fig 12a", f"NetDIMM cuts per-packet latency by {-pct} % vs PCIe NIC at {sw} ns switches", m12, pct, sim))
+    out.append(monotone(P, "Fig 12a", "the cut shrinks as switch latency grows", m12, "non-decreasing", per_sw))
+    vs_inic = [mean(_fig12(r, c, sw, "netdimm", "inic") for c in CLUSTERS) for sw in SWITCH_NS]
+    out += [
+        relative_change(P, "Fig 12a", "NetDIMM cuts latency vs iNIC by up to 15.3 %", "netdimm.latency_ns.mean (% change vs iNIC)", -15.3, min(vs_inic)),
+        relative_change(P, "Fig 12a", "NetDIMM cuts latency vs iNIC by at least 8.1 %", "netdimm.latency_ns.mean (% change vs iNIC)", -8.1, max(vs_inic)),
+        ordering(P, "Fig 12a", "webserver benefits most, hadoop least (100 ns switches)", "% latency cut vs PCIe NIC",
+                 ["webserver", "database", "hadoop"], {c: -_fig12(r, c, 100, "netdimm", "dnic") for c in CLUSTERS}),
+    ]
+    # --- Fig 12b -------------------------------------------------------------
+    mco = "corunner.mean_latency_ns (% change, NetDIMM vs iNIC)"
+    dpi = [_co(r, c, "dpi") for c in CLUSTERS]
+    l3f = [_co(r, c, "l3f") for c in CLUSTERS]
+    out += [
+        relative_change(P, "Fig 12b", "with DPI the co-runner's memory latency is up to 15.4 % worse than with iNIC", mco, 15.4, max(dpi)),
+        relative_change(P, "Fig 12b", "with DPI the co-runner's memory latency is at least 5.7 % worse than with iNIC", mco, 5.7, min(dpi)),
+        relative_change(P, "Fig 12b", "with L3F the co-runner's memory latency is up to 30.9 % better than with iNIC", mco, -30.9, min(l3f)),
+        relative_change(P, "Fig 12b", "with L3F the co-runner's memory latency is at least 9.8 % better than with iNIC", mco, -9.8, max(l3f)),
+    ]
+    out.append(ordering(P, "Fig 12b", "co-runner memory latency: DPI worse, L3F better than with iNIC (mean over clusters)",
+                        "corunner.mean_latency_ns, % change vs iNIC", ["DPI", "iNIC", "L3F"],
+                        {"DPI": mean(dpi), "iNIC": 0.0, "L3F": mean(l3f)}))
+    for cluster, pct in zip(CLUSTERS, (-9.3, -2.4, -13.6), strict=True):
+        out.append(relative_change(P, "Fig 12b", f"{cluster}: NetDIMM improves the co-runner's memory latency by {-pct} % on average (DPI and L3F)", mco, pct,
+                                   (_co(r, cluster, "dpi") + _co(r, cluster, "l3f")) / 2))
+    return out
+
+
+def plots(r: dict, out_dir: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    nics = ["dnic", "inic", "netdimm"]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
+    for ax, nic in zip(axes, nics, strict=True):
+        bottom = [0.0] * len(FIG11_SIZES)
+        for part in BREAKDOWN:
+            vals = [_nd(r, f"size/{nic}/{s}B")["breakdown_ns"][part] / 1e3 for s in FIG11_SIZES]
+            ax.bar([str(s) for s in FIG11_SIZES], vals, bottom=bottom, label=part)
+            bottom = [b + v for b, v in zip(bottom, vals, strict=True)]
+        ax.set(title=nic, xlabel="payload (B)")
+    axes[0].set_ylabel("one-way latency (us)")
+    axes[-1].legend(fontsize=7)
+    fig.suptitle("NetDIMM Fig 11: one-way latency breakdown")
+    fig.tight_layout()
+    fig.savefig(Path(out_dir) / "fig11.png", dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for cluster in CLUSTERS:
+        ax.plot(SWITCH_NS, [1 + _fig12(r, cluster, sw, "netdimm", "dnic") / 100 for sw in SWITCH_NS], "o-", label=cluster)
+    ax.set(xlabel="switch latency (ns)", ylabel="NetDIMM latency / PCIe NIC", title="NetDIMM Fig 12a")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(Path(out_dir) / "fig12a.png", dpi=110)
+    plt.close(fig)
