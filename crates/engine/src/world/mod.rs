@@ -165,6 +165,18 @@ pub(crate) struct NicState {
     pub total_drop: u64,
 }
 
+impl NicState {
+    /// Address of a split frame's payload when it sits in a host buffer.
+    pub fn host_payload(&self, pkt: &crate::nic::PktRef) -> Option<u64> {
+        (pkt.pay != crate::nic::NO_BUF && !pkt.pay_nic).then(|| {
+            self.pay_pool
+                .as_ref()
+                .expect("split frames have a payload pool")
+                .data_addr(pkt.pay)
+        })
+    }
+}
+
 pub(crate) struct Corunner {
     pub core: usize,
     pub base: u64,

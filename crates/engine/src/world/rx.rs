@@ -112,21 +112,17 @@ impl World {
                 return;
             }
             nic.port.rx_ready.pop_front();
-            let rq = &mut nic.rxq[qi as usize];
-            rq.ready -= 1;
-            let pkt = rq.slot_pkt[rq.slot(idx)];
+            nic.rxq[qi as usize].ready -= 1;
+            let pkt = nic.rxq[qi as usize].slot_pkt[nic.rxq[qi as usize].slot(idx)];
+            let pay = nic.host_payload(&pkt);
+            let rq = &nic.rxq[qi as usize];
             let start = now.max(nic.port.pipe_free);
             nic.port.pipe_free = start + self.k.pipe_ps;
             // The header (the whole frame unless split), then a payload
             // bound for host memory; a payload bound for nicmem stays on the NIC.
             let hdr = self.k.hdr_len(pkt.size);
             let mut t_end = nic.pcie.dma_write(start, nic.pool.data_addr(pkt.mbuf), hdr);
-            if pkt.pay != NO_BUF && !pkt.pay_nic {
-                let pay = nic
-                    .pay_pool
-                    .as_ref()
-                    .expect("split frames have a payload pool")
-                    .data_addr(pkt.pay);
+            if let Some(pay) = pay {
                 t_end = nic.pcie.dma_write(start, pay, pkt.size as u64 - hdr);
             }
             self.q.push(
@@ -250,12 +246,7 @@ impl World {
         let hdr = self.k.hdr_len(pkt.size);
         self.mem
             .dma_write(nic.pool.data_addr(pkt.mbuf), hdr, nic.mode, now);
-        if pkt.pay != NO_BUF && !pkt.pay_nic {
-            let pay = nic
-                .pay_pool
-                .as_ref()
-                .expect("split frames have a payload pool")
-                .data_addr(pkt.pay);
+        if let Some(pay) = nic.host_payload(&pkt) {
             self.mem
                 .dma_write(pay, pkt.size as u64 - hdr, nic.mode, now);
         }

@@ -166,17 +166,10 @@ impl World {
             let addr = self.nics[n].pool.data_addr(pkt.mbuf);
             t = self.dma_read(n, now, addr, hdr);
         }
-        if pkt.pay != NO_BUF {
-            if pkt.pay_nic {
-                t = t.max(now + self.k.nicmem_ps);
-            } else {
-                let addr = self.nics[n]
-                    .pay_pool
-                    .as_ref()
-                    .expect("split frames have a payload pool")
-                    .data_addr(pkt.pay);
-                t = t.max(self.dma_read(n, now, addr, pkt.size as u64 - hdr));
-            }
+        if let Some(addr) = self.nics[n].host_payload(pkt) {
+            t = t.max(self.dma_read(n, now, addr, pkt.size as u64 - hdr));
+        } else if pkt.pay_nic {
+            t = t.max(now + self.k.nicmem_ps);
         }
         t
     }
