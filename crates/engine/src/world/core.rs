@@ -39,6 +39,7 @@ impl World {
         // core writes into NIC memory with write-combined MMIO stores.
         let posted = nic.rxq[qi].post_primary();
         if posted > 0 {
+            // one scatter entry (half a split frame's descriptor) each
             nic.pcie.mmio_write(now, posted * k.rx_desc / 2);
         }
 
@@ -68,17 +69,7 @@ impl World {
             cycles += k.rx_cycles + k.nf_cycles;
             if pkt.pay != NO_BUF {
                 // The payload's mbuf is chained to the header's.
-                let meta = if pkt.pay_nic {
-                    nic.nicmem.as_ref()
-                } else {
-                    nic.pay_pool.as_ref()
-                };
-                stall.add(mem.core_access(
-                    c,
-                    meta.expect("payload pool").mbuf_addr(pkt.pay),
-                    true,
-                    now,
-                ));
+                stall.add(mem.core_access(c, nic.pay_mbuf(&pkt), true, now));
                 cycles += k.seg_cycles;
             }
             let data = nic.pool.data_addr(pkt.mbuf);
@@ -260,12 +251,7 @@ fn free_pkt(
     }
     let mut cycles = 0;
     if p.pay != NO_BUF {
-        let meta = if p.pay_nic {
-            nic.nicmem.as_ref()
-        } else {
-            nic.pay_pool.as_ref()
-        };
-        stall.add(mem.core_access(c, meta.expect("payload pool").mbuf_addr(p.pay), false, now));
+        stall.add(mem.core_access(c, nic.pay_mbuf(&p), false, now));
         cycles += k.seg_cycles;
     }
     release(
