@@ -7,7 +7,7 @@
 //! ring the Rx and Tx doorbells. Its duration is the cycles of the code plus
 //! the memory stalls the cache hierarchy reports.
 
-use super::{Ev, Knobs, NicState, World};
+use super::{pay_mbuf, Ev, Knobs, NicState, World};
 use crate::cpu::mempool::Mempool;
 use crate::cpu::Stall;
 use crate::mem::Memory;
@@ -69,7 +69,8 @@ impl World {
             cycles += k.rx_cycles + k.nf_cycles;
             if pkt.pay != NO_BUF {
                 // The payload's mbuf is chained to the header's.
-                stall.add(mem.core_access(c, nic.pay_mbuf(&pkt), true, now));
+                let meta = pay_mbuf(nic.nicmem.as_ref(), nic.pay_pool.as_ref(), &pkt);
+                stall.add(mem.core_access(c, meta, true, now));
                 cycles += k.seg_cycles;
             }
             let data = nic.pool.data_addr(pkt.mbuf);
@@ -251,7 +252,8 @@ fn free_pkt(
     }
     let mut cycles = 0;
     if p.pay != NO_BUF {
-        stall.add(mem.core_access(c, nic.pay_mbuf(&p), false, now));
+        let meta = pay_mbuf(nic.nicmem.as_ref(), nic.pay_pool.as_ref(), &p);
+        stall.add(mem.core_access(c, meta, false, now));
         cycles += k.seg_cycles;
     }
     release(

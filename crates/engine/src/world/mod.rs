@@ -165,18 +165,19 @@ pub(crate) struct NicState {
     pub total_drop: u64,
 }
 
-impl NicState {
-    /// Address of the (host-resident) mbuf of a split frame's payload buffer.
-    pub fn pay_mbuf(&self, pkt: &crate::nic::PktRef) -> u64 {
-        let pool = if pkt.pay_nic {
-            self.nicmem.as_ref()
-        } else {
-            self.pay_pool.as_ref()
-        };
-        pool.expect("split frames have a payload pool")
-            .mbuf_addr(pkt.pay)
-    }
+/// Address of the (host-resident) mbuf of a split frame's payload buffer,
+/// from the NIC's nicmem or host payload pool.
+pub(crate) fn pay_mbuf(
+    nicmem: Option<&Mempool>,
+    pay_pool: Option<&Mempool>,
+    pkt: &crate::nic::PktRef,
+) -> u64 {
+    let pool = if pkt.pay_nic { nicmem } else { pay_pool };
+    pool.expect("split frames have a payload pool")
+        .mbuf_addr(pkt.pay)
+}
 
+impl NicState {
     /// Address of a split frame's payload when it sits in a host buffer.
     pub fn host_payload(&self, pkt: &crate::nic::PktRef) -> Option<u64> {
         (pkt.pay != crate::nic::NO_BUF && !pkt.pay_nic).then(|| {
