@@ -32,6 +32,7 @@ from packetpath import api, bench, metrics, profiles, scenario
 from packetpath.errors import ConfigError, EngineError
 from packetpath.reproduce import reproduce as reproduce_paper
 from packetpath.reproduce import rich_table as claims_table
+from packetpath.tables import value_text
 
 app = typer.Typer(
     add_completion=False,
@@ -184,17 +185,9 @@ def params_cmd(
         unit = "" if p["unit"] == "none" else p["unit"]
         kind = p["kind"]
         doc = p["doc"] + (f" (one of: {', '.join(kind['choice'])})" if isinstance(kind, dict) else "")
-        cells = [p["key"], unit, _text(p["value"]), *([p["origin"]] if scenario_ else []), doc]
+        cells = [p["key"], unit, value_text(p["value"]), *([p["origin"]] if scenario_ else []), doc]
         table.add_row(*map(Text, cells))  # Text, not markup: values and docs may contain [brackets]
     _console().print(table)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, list):
-        return ",".join(map(_text, value)) or "[]"
-    return str(value)
 
 
 @_command("reproduce")

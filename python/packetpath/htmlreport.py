@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from packetpath.errors import ConfigError
+from packetpath.tables import value_text
 
 
 def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
@@ -47,7 +48,7 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
     keys = sorted({k for s in scenarios.values() for k in s})
     common = {k: scenarios[next(iter(scenarios))].get(k) for k in keys}
     common = {k: v for k, v in common.items() if all(s.get(k) == v for s in scenarios.values())}
-    changed = {name: {k: _text(v) for k, v in s.items() if k not in common} for name, s in scenarios.items()}
+    changed = {name: {k: value_text(v) for k, v in s.items() if k not in common} for name, s in scenarios.items()}
     for c in claims:
         c["paper_text"], c["simulated_text"] = fmt(c["paper_value"]), fmt(c["simulated"])
     return {
@@ -55,17 +56,9 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
         "title": getattr(module, "TITLE", None) or (module.__doc__ or paper).strip().splitlines()[0],
         "claims": claims,
         "figures": figures,
-        "common": {k: _text(v) for k, v in common.items()},
+        "common": {k: value_text(v) for k, v in common.items()},
         "runs": changed,
     }
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, list):
-        return ",".join(map(_text, value)) or "[]"
-    return str(value)
 
 
 def write(sections: Sequence[Mapping[str, Any]], out: str | os.PathLike) -> Path:

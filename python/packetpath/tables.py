@@ -40,3 +40,13 @@ def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
         else:
             flat[dotted] = value
     return flat
+
+
+def value_text(value: Any) -> str:
+    """A flat parameter value as a scenario's ``--set`` would write it
+    (``true``, ``1,2,4``, ``[]`` for an empty list)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return ",".join(map(value_text, value)) or "[]"
+    return str(value)
