@@ -453,7 +453,7 @@ impl World {
                 total_drop: 0,
             });
         }
-        let nf = match c.text("app.nf") {
+        let mut nf = match c.text("app.nf") {
             "l3fwd" => {
                 let routes = l3fwd_routes(c, nics);
                 let tbl24 = map.alloc((1 << 24) * 4, 1 << 21);
@@ -489,24 +489,20 @@ impl World {
             }
             _ => Nf::L2fwd,
         };
-        let mut nf = nf;
         if c.bool("app.preload_flows") {
-            for s in nic_states.iter_mut() {
+            let stateful = matches!(nf, Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. });
+            let mut r = rng(seed, stream::NF, u64::MAX);
+            let mut scratch = crate::nf::flowtable::Touched::default();
+            for (n, s) in nic_states.iter_mut().enumerate() {
                 let flows = s.src.flow_count() as u32;
                 if let Some(a) = &mut s.accel {
                     a.preload(flows);
                 }
-            }
-        }
-        if c.bool("app.preload_flows")
-            && matches!(nf, Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. })
-        {
-            let mut r = rng(seed, stream::NF, u64::MAX);
-            let mut scratch = crate::nf::flowtable::Touched::default();
-            for (n, s) in nic_states.iter().enumerate() {
-                for f in 0..s.src.flow_count() as u32 {
-                    let core = n * cores_per_nic + s.port.rss_queue(s.src.flow_rss_hash(f));
-                    nf.preload(core, f, &mut r, &mut scratch);
+                if stateful {
+                    for f in 0..flows {
+                        let core = n * cores_per_nic + s.port.rss_queue(s.src.flow_rss_hash(f));
+                        nf.preload(core, f, &mut r, &mut scratch);
+                    }
                 }
             }
         }
