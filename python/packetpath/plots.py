@@ -42,6 +42,16 @@ def _save(fig: Any, stem: Path, formats: Sequence[str]) -> list[Path]:
     return paths
 
 
+def series(label: str, runs: Sequence[str], x: Sequence[Any], y: Sequence[Any]) -> dict[str, Any]:
+    """One line (or set of bars) of a figure: ``runs[i]`` gave the point ``(x[i], y[i])``."""
+    return {"label": label, "runs": list(runs), "x": list(x), "y": list(y)}
+
+
+def figure(id: str, figure: str, title: str, xlabel: str, ylabel: str, series: list, xscale: str = "linear", kind: str = "line") -> dict[str, Any]:
+    """A figure as data, as `render_figure` and the HTML report draw it (kind: line, scatter or bar)."""
+    return {"id": id, "figure": figure, "title": title, "xlabel": xlabel, "ylabel": ylabel, "xscale": xscale, "kind": kind, "series": series}
+
+
 def render_figure(figure: Mapping[str, Any], stem: str | os.PathLike, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
     """Draw a figure given as data; writes ``stem.png`` (and ``.svg``)."""
     plt = _pyplot()

@@ -76,13 +76,19 @@ def write_report(
     results: Mapping[str, dict[str, Any]],
 ) -> None:
     """claims.json, runs.json (scenario + report of every run), claims.md, and
-    the module's plots (one PNG per figure) when it defines ``plots``."""
+    the module's plots: one PNG per figure of its ``figures`` (figures as
+    data), or whatever its own ``plots`` draws."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "claims.json").write_text(json.dumps([c.to_json() for c in claims], indent=2) + "\n")
     runs = {name: {"scenario": scenarios[name], "report": results[name]} for name in scenarios}
     (out / "runs.json").write_text(json.dumps(runs, indent=2) + "\n")
     (out / "claims.md").write_text(markdown(claims, title=f"{module.PAPER}: reproduced claims"))
-    if hasattr(module, "plots"):
+    if hasattr(module, "figures"):
+        from packetpath.plots import render_figure
+
+        for f in module.figures(dict(results)):
+            render_figure(f, out / f["id"], formats=("png",))
+    elif hasattr(module, "plots"):
         import matplotlib
 
         matplotlib.use("Agg")

@@ -9,9 +9,9 @@ claim names its figure and the sentence it tests.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from packetpath.plots import figure, series
 from packetpath.reproduce import Claim, crossover, latency, monotone, ordering, pct_change, ratio, relative_change, share, throughput
 
 PAPER = "ddio"
@@ -183,57 +183,45 @@ def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
     """The reproduced figures as data: the PNGs of `plots` and the interactive
     charts of `packetpath report` are both drawn from this."""
 
-    def line(label: str, runs: list[str], x: list[float], y: list[float]) -> dict[str, Any]:
-        return {"label": label, "runs": runs, "x": x, "y": y}
 
-    def fig(id: str, figure: str, title: str, xlabel: str, ylabel: str, series: list, xscale: str = "linear", kind: str = "line") -> dict[str, Any]:
-        return {"id": id, "figure": figure, "title": title, "xlabel": xlabel, "ylabel": ylabel, "xscale": xscale, "kind": kind, "series": series}
 
     def pct(name: str, key: str) -> float:
         return 100 * r[name][key]
 
     figs = []
-    figs.append(fig("fig6", "Fig 6", "Fig 6: 1 core, 2-way DDIO", "Rx descriptors", "PCIe write hit rate (%)", [
-        line(f"{size} B", runs := [f"fig6/{size}B/{n}" for n in FIG6_RINGS], FIG6_RINGS, [pct(n, "pcie_write_hit_rate") for n in runs])
+    figs.append(figure("fig6", "Fig 6", "Fig 6: 1 core, 2-way DDIO", "Rx descriptors", "PCIe write hit rate (%)", [
+        series(f"{size} B", runs := [f"fig6/{size}B/{n}" for n in FIG6_RINGS], FIG6_RINGS, [pct(n, "pcie_write_hit_rate") for n in runs])
         for size in FIG6_SIZES
     ], xscale="log2"))
     runs = [f"fig8/{g}G" for g in FIG8_RATES]
-    figs.append(fig("fig8", "Fig 8", "Fig 8: 2 cores, 1500 B, 4096 descriptors", "throughput (Gbps)", "PCIe hit rate (%)", [
-        line(label, runs, [r[n]["throughput_gbps"] for n in runs], [pct(n, key) for n in runs])
+    figs.append(figure("fig8", "Fig 8", "Fig 8: 2 cores, 1500 B, 4096 descriptors", "throughput (Gbps)", "PCIe hit rate (%)", [
+        series(label, runs, [r[n]["throughput_gbps"] for n in runs], [pct(n, key) for n in runs])
         for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read"))
     ]))
     runs = [f"fig10/{c}c" for c in FIG10_CORES]
-    figs.append(fig("fig10", "Fig 10", "Fig 10", "cores (256 descriptors each)", "PCIe hit rate (%)", [
-        line(label, runs, FIG10_CORES, [pct(n, key) for n in runs])
+    figs.append(figure("fig10", "Fig 10", "Fig 10", "cores (256 descriptors each)", "PCIe hit rate (%)", [
+        series(label, runs, FIG10_CORES, [pct(n, key) for n in runs])
         for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read"))
     ]))
-    figs.append(fig("fig11", "Fig 11", "Fig 11: 4096 descriptors in total", "DDIO ways", "PCIe write hit rate (%)", [
-        line(f"{c} core(s)", runs := [f"fig11/{c}c/{w}w" for w in FIG11_WAYS], FIG11_WAYS, [pct(n, "pcie_write_hit_rate") for n in runs])
+    figs.append(figure("fig11", "Fig 11", "Fig 11: 4096 descriptors in total", "DDIO ways", "PCIe write hit rate (%)", [
+        series(f"{c} core(s)", runs := [f"fig11/{c}c/{w}w" for w in FIG11_WAYS], FIG11_WAYS, [pct(n, "pcie_write_hit_rate") for n in runs])
         for c in FIG11_CORES
     ]))
-    figs.append(fig("fig2", "Fig 2", "Fig 2", "Rx descriptors (2 cores)", "p99 latency (us)", [
-        line(f"{w}W", runs := [f"fig2/{w}w/{n}" for n in FIG2_RINGS], [2 * n for n in FIG2_RINGS], [r[n]["latency_ns"]["p99"] / 1e3 for n in runs])
+    figs.append(figure("fig2", "Fig 2", "Fig 2", "Rx descriptors (2 cores)", "p99 latency (us)", [
+        series(f"{w}W", runs := [f"fig2/{w}w/{n}" for n in FIG2_RINGS], [2 * n for n in FIG2_RINGS], [r[n]["latency_ns"]["p99"] / 1e3 for n in runs])
         for w in FIG2_WAYS
     ], xscale="log2"))
     runs = [f"fig9/{c}calls" for c in FIG9_CALLS]
-    figs.append(fig("fig9", "Fig 9", "Fig 9: 2 cores, 1500 B", "dummy calls per packet (~7 cycles each)", "throughput (Gbps)", [
-        line("throughput", runs, FIG9_CALLS, [r[n]["throughput_gbps"] for n in runs])
+    figs.append(figure("fig9", "Fig 9", "Fig 9: 2 cores, 1500 B", "dummy calls per packet (~7 cycles each)", "throughput (Gbps)", [
+        series("throughput", runs, FIG9_CALLS, [r[n]["throughput_gbps"] for n in runs])
     ]))
     runs = [f"fig5/{w}w" for w in FIG5_WAYS]
-    figs.append(fig("fig5", "Fig 5", "Fig 5: 1024 B, 4096 descriptors", "IIO LLC WAYS (DDIO ways)", "PCIe hit rate (%)", [
-        line(label, runs, FIG5_WAYS, [pct(n, key) for n in runs])
+    figs.append(figure("fig5", "Fig 5", "Fig 5: 1024 B, 4096 descriptors", "IIO LLC WAYS (DDIO ways)", "PCIe hit rate (%)", [
+        series(label, runs, FIG5_WAYS, [pct(n, key) for n in runs])
         for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read"))
     ]))
     cases = [k for k in r if k.startswith("fig14/")]
-    figs.append(fig("fig14", "Fig 14", "Fig 14: 200 Gbps over two NICs", "", "high-priority p99 (us)", [
-        line("p99", cases, [c.split("/")[1] for c in cases], [r[c]["per_nic"][0]["latency_ns"]["p99"] / 1e3 for c in cases])
+    figs.append(figure("fig14", "Fig 14", "Fig 14: 200 Gbps over two NICs", "", "high-priority p99 (us)", [
+        series("p99", cases, [c.split("/")[1] for c in cases], [r[c]["per_nic"][0]["latency_ns"]["p99"] / 1e3 for c in cases])
     ], kind="bar"))
     return figs
-
-
-def plots(r: dict[str, dict], out_dir: Path) -> None:
-    """One PNG per figure of `figures`."""
-    from packetpath.plots import render_figure
-
-    for f in figures(r):
-        render_figure(f, Path(out_dir) / f["id"], formats=("png",))

@@ -17,9 +17,10 @@ are read off the text; each claim names its figure.
 
 from __future__ import annotations
 
-from pathlib import Path
+import itertools
 from typing import Any
 
+from packetpath.plots import figure, series
 from packetpath.reproduce import Claim, cores_needed, crossover, latency, monotone, ordering, pct_change, ratio, relative_change, share, throughput
 
 PAPER = "nicmem-nfv"
@@ -77,8 +78,11 @@ def _run(config: str, nf: str = "nat", cores: int = 14, ring: int = 1024, size: 
     return s
 
 
-def _fig7_name(cfg: str, ring: int, mib: int, reads: int, ways: int) -> str:
-    return f"fig7/{cfg}/r{ring}/b{mib}M/n{reads}/w{ways}"
+def _fig7_runs(cfg: str) -> dict[str, tuple[int, int, int, int]]:
+    """The 480 points of the Fig 7 grid for one configuration: run name ->
+    (ring, buffer MiB, reads per packet, DDIO ways)."""
+    grid = itertools.product(FIG7_RINGS, FIG7_BUFFERS_MIB, FIG7_READS, FIG7_WAYS)
+    return {f"fig7/{cfg}/r{ring}/b{mib}M/n{reads}/w{ways}": (ring, mib, reads, ways) for ring, mib, reads, ways in grid}
 
 
 def scenarios() -> dict[str, dict]:
@@ -90,12 +94,8 @@ def scenarios() -> dict[str, dict]:
         runs[f"fig3/2cores/{cfg}"] = _run(cfg, "l3fwd", cores=2, nics=1)
         runs[f"fig3/8cores/{cfg}"] = _run(cfg, "workpackage", cores=8, app={"wp_reads": 250, "wp_size": "8MiB"})
     for cfg in CONFIGS:
-        for ring in FIG7_RINGS:
-            for mib in FIG7_BUFFERS_MIB:
-                for reads in FIG7_READS:
-                    for ways in FIG7_WAYS:
-                        runs[_fig7_name(cfg, ring, mib, reads, ways)] = _run(
-                            cfg, "workpackage", ring=ring, ways=ways, sim=FIG7_SIM, app={"wp_reads": reads, "wp_size": f"{mib}MiB"})
+        for name, (ring, mib, reads, ways) in _fig7_runs(cfg).items():
+            runs[name] = _run(cfg, "workpackage", ring=ring, ways=ways, sim=FIG7_SIM, app={"wp_reads": reads, "wp_size": f"{mib}MiB"})
         for nf in NFS:
             for cores in FIG8_CORES:
                 runs[f"fig8/{nf}/{cfg}/{cores}c"] = _run(cfg, nf, cores=cores)
@@ -133,7 +133,7 @@ def _mem_bw(rep: dict) -> float:
 
 
 def _fig7(r: dict, cfg: str) -> list[dict]:
-    return [r[_fig7_name(cfg, ring, mib, reads, ways)] for ring in FIG7_RINGS for mib in FIG7_BUFFERS_MIB for reads in FIG7_READS for ways in FIG7_WAYS]
+    return [r[name] for name in _fig7_runs(cfg)]
 
 
 def _slowdown(r: dict, mode: str, size: str) -> float:
@@ -159,8 +159,9 @@ def claims(r: dict[str, dict]) -> list[Claim]:
                           r["fig3/8cores/nmNFV"]["offered_gbps"], r["fig3/8cores/nmNFV"][thr]))
 
     # Fig 7
-    past = {cfg: sum(x["cycles_per_packet"] > CUTOFF_CYCLES for x in _fig7(r, cfg)) / len(_fig7(r, cfg)) for cfg in CONFIGS}
-    heavy = {cfg: sum(_mem_bw(x) > MEM_BW_SPLIT for x in _fig7(r, cfg)) / len(_fig7(r, cfg)) for cfg in CONFIGS}
+    fig7 = {cfg: _fig7(r, cfg) for cfg in CONFIGS}
+    past = {cfg: sum(x["cycles_per_packet"] > CUTOFF_CYCLES for x in xs) / len(xs) for cfg, xs in fig7.items()}
+    heavy = {cfg: sum(_mem_bw(x) > MEM_BW_SPLIT for x in xs) / len(xs) for cfg, xs in fig7.items()}
     out.append(share(P, "Fig 7", "host passes the 1808-cycle cutoff in at least 46% of the 480 runs", "share of runs, cycles_per_packet > 1808", 0.46, past["host"]))
     out.append(share(P, "Fig 7", "nmNFV passes the cutoff in at most 16% of the runs", "share of runs, cycles_per_packet > 1808", 0.16, past["nmNFV"]))
     for cfg in ("nmNFV-", "nmNFV"):
@@ -258,47 +259,35 @@ def claims(r: dict[str, dict]) -> list[Claim]:
 def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
     """The reproduced figures as data (PNG plots and the HTML report draw these)."""
 
-    def line(label: str, runs: list[str], x: list, y: list) -> dict[str, Any]:
-        return {"label": label, "runs": runs, "x": x, "y": y}
 
-    def fig(id: str, figure: str, title: str, xlabel: str, ylabel: str, series: list, xscale: str = "linear", kind: str = "line") -> dict[str, Any]:
-        return {"id": id, "figure": figure, "title": title, "xlabel": xlabel, "ylabel": ylabel, "xscale": xscale, "kind": kind, "series": series}
 
     figs = []
-    figs.append(fig("fig7", "Fig 7", "Fig 7: 480 WorkPackage runs per configuration", "cycles per packet", "missing throughput (Gbps)", [
-        line(cfg, runs := [_fig7_name(cfg, a, b, c, d) for a in FIG7_RINGS for b in FIG7_BUFFERS_MIB for c in FIG7_READS for d in FIG7_WAYS],
+    figs.append(figure("fig7", "Fig 7", "Fig 7: 480 WorkPackage runs per configuration", "cycles per packet", "missing throughput (Gbps)", [
+        series(cfg, runs := list(_fig7_runs(cfg)),
              [r[n]["cycles_per_packet"] for n in runs], [max(0.0, r[n]["offered_gbps"] - r[n]["throughput_gbps"]) for n in runs])
         for cfg in CONFIGS
     ], kind="scatter"))
     for nf in NFS:
-        figs.append(fig(f"fig8-{nf}", "Fig 8", f"Fig 8: {nf.upper()} at 200 Gbps", "cores", "throughput (Gbps)", [
-            line(cfg, runs := [f"fig8/{nf}/{cfg}/{c}c" for c in FIG8_CORES], FIG8_CORES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
-        figs.append(fig(f"fig9-{nf}", "Fig 9", f"Fig 9: {nf.upper()}, 14 cores", "Rx descriptors per queue", "mean latency (us)", [
-            line(cfg, runs := [f"fig9/{nf}/{cfg}/{n}" for n in FIG9_RINGS], FIG9_RINGS, [r[n]["latency_ns"]["mean"] / 1e3 for n in runs]) for cfg in CONFIGS],
+        figs.append(figure(f"fig8-{nf}", "Fig 8", f"Fig 8: {nf.upper()} at 200 Gbps", "cores", "throughput (Gbps)", [
+            series(cfg, runs := [f"fig8/{nf}/{cfg}/{c}c" for c in FIG8_CORES], FIG8_CORES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
+        figs.append(figure(f"fig9-{nf}", "Fig 9", f"Fig 9: {nf.upper()}, 14 cores", "Rx descriptors per queue", "mean latency (us)", [
+            series(cfg, runs := [f"fig9/{nf}/{cfg}/{n}" for n in FIG9_RINGS], FIG9_RINGS, [r[n]["latency_ns"]["mean"] / 1e3 for n in runs]) for cfg in CONFIGS],
             xscale="log2"))
-        figs.append(fig(f"fig10-{nf}", "Fig 10", f"Fig 10: {nf.upper()}, 14 cores", "packet size (B)", "throughput (Gbps)", [
-            line(cfg, runs := [f"fig10/{nf}/{cfg}/{s}B" for s in FIG10_SIZES], FIG10_SIZES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
-        figs.append(fig(f"fig11-{nf}", "Fig 11", f"Fig 11: {nf.upper()}, 14 cores", "DDIO ways", "mean latency (us)", [
-            line(cfg, runs := [f"fig11/{nf}/{cfg}/{w}w" for w in FIG11_WAYS], FIG11_WAYS, [r[n]["latency_ns"]["mean"] / 1e3 for n in runs]) for cfg in CONFIGS]))
-        figs.append(fig(f"fig12-{nf}", "Fig 12", f"Fig 12: {nf.upper()}, 916 B average", "cores", "throughput (Gbps)", [
-            line(cfg, runs := [f"fig12/{nf}/{cfg}/{c}c" for c in FIG8_CORES], FIG8_CORES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
+        figs.append(figure(f"fig10-{nf}", "Fig 10", f"Fig 10: {nf.upper()}, 14 cores", "packet size (B)", "throughput (Gbps)", [
+            series(cfg, runs := [f"fig10/{nf}/{cfg}/{s}B" for s in FIG10_SIZES], FIG10_SIZES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
+        figs.append(figure(f"fig11-{nf}", "Fig 11", f"Fig 11: {nf.upper()}, 14 cores", "DDIO ways", "mean latency (us)", [
+            series(cfg, runs := [f"fig11/{nf}/{cfg}/{w}w" for w in FIG11_WAYS], FIG11_WAYS, [r[n]["latency_ns"]["mean"] / 1e3 for n in runs]) for cfg in CONFIGS]))
+        figs.append(figure(f"fig12-{nf}", "Fig 12", f"Fig 12: {nf.upper()}, 916 B average", "cores", "throughput (Gbps)", [
+            series(cfg, runs := [f"fig12/{nf}/{cfg}/{c}c" for c in FIG8_CORES], FIG8_CORES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
     runs = [f"fig13/{q}q" for q in FIG13_QUEUES]
-    figs.append(fig("fig13", "Fig 13", "Fig 13: NAT, nicmem queues of 7 per NIC", "nicmem queues", "memory bandwidth (GB/s)", [
-        line("nmNFV", runs, FIG13_QUEUES, [_mem_bw(r[n]) for n in runs])]))
-    figs.append(fig("fig14", "Fig 14", "Fig 14: copy slowdown vs a host copy", "source buffer", "slowdown (x)", [
-        line(mode.replace("_", " "), [f"fig14/{mode}/{s}" for s in FIG14_SIZES], FIG14_SIZES, [_slowdown(r, mode, s) for s in FIG14_SIZES])
+    figs.append(figure("fig13", "Fig 13", "Fig 13: NAT, nicmem queues of 7 per NIC", "nicmem queues", "memory bandwidth (GB/s)", [
+        series("nmNFV", runs, FIG13_QUEUES, [_mem_bw(r[n]) for n in runs])]))
+    figs.append(figure("fig14", "Fig 14", "Fig 14: copy slowdown vs a host copy", "source buffer", "slowdown (x)", [
+        series(mode.replace("_", " "), [f"fig14/{mode}/{s}" for s in FIG14_SIZES], FIG14_SIZES, [_slowdown(r, mode, s) for s in FIG14_SIZES])
         for mode in FIG14_MODES[1:]
     ], kind="bar"))
-    figs.append(fig("fig17", "Fig 17", "Fig 17: per-flow counters, 100 Gbps", "flows", "throughput (Gbps)", [
-        line(kind, runs := [f"fig17/{kind}/{f}" for f in FIG17_FLOWS], FIG17_FLOWS, [r[n]["throughput_gbps"] for n in runs])
+    figs.append(figure("fig17", "Fig 17", "Fig 17: per-flow counters, 100 Gbps", "flows", "throughput (Gbps)", [
+        series(kind, runs := [f"fig17/{kind}/{f}" for f in FIG17_FLOWS], FIG17_FLOWS, [r[n]["throughput_gbps"] for n in runs])
         for kind in ("nmNFV", "accelNFV")
     ], xscale="log2"))
     return figs
-
-
-def plots(r: dict[str, dict], out_dir: Path) -> None:
-    """One PNG per figure of `figures`."""
-    from packetpath.plots import render_figure
-
-    for f in figures(r):
-        render_figure(f, Path(out_dir) / f["id"], formats=("png",))
