@@ -97,8 +97,9 @@ fn huge_vec<T: Copy>(n: usize, fill: T) -> Vec<T> {
 /// Bit mask of the first `ways` ways whose tag satisfies `f`. Fixed-length
 /// loops the compiler turns into vector compares; an 11-way set reads only
 /// its first host line (ranks + 11 tags), wider sets the whole array.
-#[inline]
+#[inline(always)]
 fn ways_where(tags: &[u32; MAX_WAYS], ways: usize, f: impl Fn(u32) -> bool) -> u32 {
+    #[inline(always)]
     fn scan<const N: usize>(tags: &[u32; MAX_WAYS], f: &impl Fn(u32) -> bool) -> u32 {
         let mut m = 0u32;
         for (w, &t) in tags[..N].iter().enumerate() {
@@ -230,7 +231,7 @@ impl Cache {
     }
 
     /// Slot index of `line` if cached.
-    #[inline]
+    #[inline(always)]
     pub fn find(&self, line: u64) -> Option<usize> {
         let s = self.set_of(line) as usize;
         let tag = self.tag_of(line);
@@ -239,7 +240,7 @@ impl Cache {
     }
 
     /// Mark a slot most recently used: ways more recent than it age by one.
-    #[inline]
+    #[inline(always)]
     pub fn touch(&mut self, slot: usize) {
         let (s, w) = Self::split(slot);
         let set = &mut self.set[s];
