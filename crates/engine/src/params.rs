@@ -288,6 +288,15 @@ pub static PARAMS: &[ParamDef] = &[
     p!("network.switch_latency", Int, Time, "100ns", 0, 1e7, "port-to-port latency of one switch (store and forward adds the frame's serialisation)"),
     p!("network.switch_hops", Int, None, "0", 0, 16, "switches between the two hosts (0 = directly connected)"),
     p!("netdimm.nf", Choice(&["none", "l3f", "dpi"]), None, "none", 0, 0, "instead of one-way latency: the receiving host runs this NF on line-rate traffic beside a memory-bound co-runner, whose latency is reported (Fig 12b)"),
+    // --- shRing paper: shared receive rings (issue 5) ------------------------
+    p!("rings.sharing", Int, None, "1", 1, 64, "cores sharing one Rx descriptor ring (shRing/N); 1 = a private ring per core (privRing); each core keeps its own completion ring"),
+    p!("rings.discipline", Choice(&["arr", "list"]), None, "arr", 0, 0, "how sharing cores hand descriptors back: arr = bitmap + in-order consumer index (RxArr), list = linked free list the NIC follows (RxList)"),
+    p!("llc.snoop_latency", Int, Time, "48ns", 0, 1e6, "load-to-use latency of a line served by snooping another core's private cache (modified line read, or a store to a shared line)"),
+    p!("cpu.atomic_cycles", Int, None, "18", 0, 10_000, "cycles of a locked read-modify-write (lock or / xchg / cmpxchg) beyond its cache access"),
+    p!("app.wp_payload", Choice(&["none", "read", "write"]), None, "none", 0, 0, "WorkPackage: also read or overwrite every payload line of the packet (shRing Sec. 5.2)"),
+    p!("traffic.target_share", Float, None, "0", 0, 1, "share of frames steered at the first core of each NIC (RSS hash 0), the shRing paper's overloaded target core (Fig 12)"),
+    p!("traffic.target_size", Int, Bytes, "64", 64, 9216, "frame size of the frames steered at the target core"),
+    p!("app.slow_core_reads", Int, None, "0", 0, 1_000_000, "WorkPackage: extra random reads per packet on the first core of each NIC (shRing Fig 11's slowed target core)"),
 ];
 
 /// A validated parameter value in base units.
@@ -722,6 +731,11 @@ fn cross_check(c: &Config) -> Result<(), String> {
         }
         _ => 1518,
     };
+    let max_frame = if c.f64("traffic.target_share") > 0.0 {
+        max_frame.max(c.u64("traffic.target_size"))
+    } else {
+        max_frame
+    };
     let data_room = c
         .u64("mempool.mbuf_size")
         .saturating_sub(crate::cpu::mempool::DATA_OFFSET);
@@ -733,7 +747,10 @@ fn cross_check(c: &Config) -> Result<(), String> {
         ));
     }
     check_nicmem(c, max_frame)?;
-    let per_nic_bufs = c.u64("cpu.cores") * (c.u64("nic.rx_ring_size") + c.u64("mempool.cache"))
+    check_rings(c)?;
+    let rings = c.u64("cpu.cores") / c.u64("rings.sharing");
+    let per_nic_bufs = rings * c.u64("nic.rx_ring_size")
+        + c.u64("cpu.cores") * c.u64("mempool.cache")
         + c.u64("app.tx_burst");
     if c.u64("mempool.size") < per_nic_bufs {
         return Err(format!(
@@ -887,6 +904,17 @@ fn cross_check_bf3(c: &Config) -> Result<(), String> {
             "dpa_bench.working_set = {} B: smaller than dpa_bench.stride = {} B",
             c.u64("dpa_bench.working_set"),
             c.u64("dpa_bench.stride")
+        ));
+    }
+    Ok(())
+}
+
+/// Shared rings: whole groups of cores, and a driver that can share.
+fn check_rings(c: &Config) -> Result<(), String> {
+    let (n, cores) = (c.u64("rings.sharing"), c.u64("cpu.cores"));
+    if cores % n != 0 {
+        return Err(format!(
+            "rings.sharing = {n}: must divide cpu.cores = {cores} (each ring is shared by a whole group of cores)"
         ));
     }
     Ok(())

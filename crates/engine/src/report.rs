@@ -20,6 +20,9 @@ pub struct NicCounters {
     /// Split frames whose payload went to a nicmem / a host buffer.
     pub pay_nicmem: u64,
     pub pay_host: u64,
+    /// Frames given a descriptor, and their summed wait in the NIC for it.
+    pub rx_desc_given: u64,
+    pub rx_desc_wait_ps: u64,
 }
 
 #[derive(Serialize, Debug, Clone, Default)]
@@ -207,7 +210,24 @@ pub struct Report {
     pub copy_bench: Option<CopyBenchReport>,
     pub dpa: Option<DpaReport>,
     pub netdimm: Option<NetDimmReport>,
+    /// Shared Rx rings (rings.sharing > 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rings: Option<RingsReport>,
     pub sim: SimInfo,
+}
+
+/// What sharing Rx rings costs (shRing paper, Fig 2a, 6b, 11b).
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct RingsReport {
+    /// Core cycles per received packet spent handing descriptors back
+    /// (atomics, coherence transfers, spinning on the lock).
+    pub sync_cycles_per_packet: f64,
+    /// Mean time a re-armed descriptor waited before the NIC could have it
+    /// back (RxArr: for earlier descriptors still held by other cores).
+    pub repost_wait_ns: f64,
+    /// Mean time a frame spent in the NIC between its last bit arriving
+    /// and its DMA being queued (waiting for a descriptor).
+    pub nic_rx_wait_ns: f64,
 }
 
 impl NicCounters {
@@ -221,6 +241,8 @@ impl NicCounters {
         self.tx_bytes += o.tx_bytes;
         self.pay_nicmem += o.pay_nicmem;
         self.pay_host += o.pay_host;
+        self.rx_desc_given += o.rx_desc_given;
+        self.rx_desc_wait_ps += o.rx_desc_wait_ps;
     }
 
     fn metrics(
@@ -301,8 +323,8 @@ impl World {
             };
             let d = [n.pcie.data_up - base[2], n.pcie.data_down - base[3]];
             data = [data[0] + d[0], data[1] + d[1]];
-            let o = n.rxq.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.rxq.len() as f64;
-            let nm: u64 = (n.first_core..n.first_core + n.rxq.len())
+            let o = n.cqs.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.cqs.len() as f64;
+            let nm: u64 = (n.first_core..n.first_core + n.cqs.len())
                 .map(core_misses)
                 .sum();
             util.upstream += u.upstream * share;
@@ -342,6 +364,25 @@ impl World {
             copy_bench: None,
             dpa: None,
             netdimm: None,
+            rings: self.shared_rings.then(|| {
+                let (n, wait) = self.nics.iter().flat_map(|n| &n.rxq).fold((0, 0u128), |(a, b), r| {
+                    (a + r.reposted, b + r.repost_wait)
+                });
+                let sync: Time = self.cores.iter().map(|c| c.sync_ps).sum();
+                RingsReport {
+                    sync_cycles_per_packet: if total.rx_pkts == 0 {
+                        0.0
+                    } else {
+                        sync as f64 * self.k.freq_mhz as f64 / 1e6 / total.rx_pkts as f64
+                    },
+                    repost_wait_ns: if n == 0 { 0.0 } else { wait as f64 / n as f64 / 1000.0 },
+                    nic_rx_wait_ns: if total.rx_desc_given == 0 {
+                        0.0
+                    } else {
+                        total.rx_desc_wait_ps as f64 / total.rx_desc_given as f64 / 1000.0
+                    },
+                }
+            }),
             sim: SimInfo {
                 seed: self.seed,
                 events: self.q.events(),

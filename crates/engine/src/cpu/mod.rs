@@ -20,6 +20,10 @@ pub struct Core {
     pub sleeping: bool,
     /// Packets waiting for room in the Tx ring (FastClick's queue).
     pub sw_queue: VecDeque<PktRef>,
+    /// Scratch: Rx indices re-armed in the current poll.
+    pub re_armed: Vec<u64>,
+    /// Measured time spent handing descriptors back (shared-ring sync).
+    pub sync_ps: Time,
     /// Busy time in the measured window, and the part spent on polls that
     /// received packets.
     pub busy_ps: Time,
@@ -34,6 +38,8 @@ impl Core {
             local,
             sleeping: true,
             sw_queue: VecDeque::new(),
+            re_armed: vec![],
+            sync_ps: 0,
             busy_ps: 0,
             pkt_ps: 0,
         }

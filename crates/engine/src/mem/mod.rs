@@ -12,6 +12,10 @@
 //!   the write goes to DRAM and cached copies are invalidated.
 //! - DMA reads hit in any way or are served from DRAM without allocating.
 //! - L1 is not modelled: the cycle counts of the NF and driver stand for it.
+//! - Coherence transfers: a load of a line another core holds modified, a
+//!   store to a line other cores hold, is served by a snoop of their private
+//!   caches and costs `llc.snoop_latency` instead of an LLC hit (shared
+//!   locks, bitmaps and indices bounce between cores this way).
 
 pub mod cache;
 pub mod dram;
@@ -102,6 +106,7 @@ pub struct Memory {
     core_mask: Vec<u64>,
     llc_lat: Time,
     l2_lat: Time,
+    snoop_lat: Time,
     remote_lat: Time,
     pub stats: MemStats,
     /// LLC misses of each core (PCM's per-core L3 misses).
@@ -166,6 +171,7 @@ impl Memory {
             core_mask: core_masks,
             llc_lat: c.u64("llc.latency"),
             l2_lat: c.u64("l2.latency"),
+            snoop_lat: c.u64("llc.snoop_latency"),
             remote_lat: c.u64("dram.remote_latency"),
             stats: MemStats::default(),
             core_misses: vec![0; n_cores],
@@ -192,6 +198,18 @@ impl Memory {
             self.dram.write(v.line, now);
             self.stats.dram_write_bytes += LINE;
         }
+    }
+
+    /// Whether one of the cores in `cores` holds `line` modified.
+    fn modified_elsewhere(&self, line: u64, mut cores: u64) -> bool {
+        while cores != 0 {
+            let c = cores.trailing_zeros() as usize;
+            cores &= cores - 1;
+            if self.l2[c].find(line).is_some_and(|s| self.l2[c].is_dirty(s)) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Drop private copies other than `keep`'s; returns whether any was dirty.
@@ -225,10 +243,12 @@ impl Memory {
             self.stats.core_l2_hits += 1;
             if write {
                 self.l2[core].set_dirty(s);
-                // A store to a shared line invalidates the other copies.
+                // A store to a shared line invalidates the other copies
+                // (a read-for-ownership snoop).
                 if let Some(ls) = self.llc.find(line) {
                     if self.llc.sharers(ls) & !(1u64 << core) != 0 {
                         self.invalidate_sharers(ls, Some(core));
+                        return self.snoop_lat;
                     }
                 }
             }
@@ -238,11 +258,15 @@ impl Memory {
         if let Some(ls) = self.llc.find(line) {
             self.llc.touch(ls);
             self.stats.core_llc_hits += 1;
+            let others = self.llc.sharers(ls) & !(1u64 << core);
+            // Another core's copy must be snooped: invalidated for a store,
+            // forwarded if it is modified for a load.
+            let snoop = others != 0 && (write || self.modified_elsewhere(line, others));
             if write && self.invalidate_sharers(ls, Some(core)) {
                 self.llc.set_dirty(ls);
             }
             self.llc.add_sharer(ls, core);
-            lat = self.llc_lat;
+            lat = if snoop { self.snoop_lat } else { self.llc_lat };
         } else {
             self.stats.core_llc_misses += 1;
             self.core_misses[core] += 1;

@@ -4,7 +4,8 @@
 //! - `l3fwd`: longest-prefix match on the destination (rte_lpm layout),
 //!   rewrite the header;
 //! - `workpackage`: FastClick's WorkPackage, N random reads over an S-byte
-//!   buffer per packet;
+//!   buffer per packet, optionally reading or overwriting the payload (as
+//!   the shRing paper modified it);
 //! - `nat`: per-core cuckoo flow table (rte_hash layout), two entries per
 //!   flow (one per direction), source IP and port rewritten; new flows get
 //!   the next free port;
@@ -33,6 +34,12 @@ pub enum Nf {
         base: u64,
         size: u64,
         reads: u32,
+        /// Also read (false) or overwrite (true) every payload line.
+        payload: Option<bool>,
+        /// Extra reads on the first core of each NIC (`slow_core` = its id
+        /// among the NIC's cores is 0), and the cores per NIC.
+        slow_reads: u32,
+        cores_per_nic: usize,
     },
     /// One flow table per core (index = core id) and the next free port.
     Nat {
@@ -77,10 +84,23 @@ impl Nf {
                     stall.add(mem.core_access(core, a, false, now));
                 }
             }
-            Nf::WorkPackage { base, size, reads } => {
-                for _ in 0..*reads {
+            Nf::WorkPackage {
+                base,
+                size,
+                reads,
+                payload,
+                slow_reads,
+                cores_per_nic,
+            } => {
+                let extra = if core % *cores_per_nic == 0 { *slow_reads } else { 0 };
+                for _ in 0..*reads + extra {
                     let off = rng.gen_range(0..*size / 64) * 64;
                     stall.add(mem.core_access(core, *base + off, false, now));
+                }
+                if let Some(write) = *payload {
+                    for off in (64..pkt.size as u64).step_by(64) {
+                        stall.add(mem.core_access(core, data + off, write, now));
+                    }
                 }
             }
             Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. } => {

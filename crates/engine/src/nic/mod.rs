@@ -5,7 +5,14 @@
 //! Ring indices are free-running counters (as in DPDK and mlx5); the slot of
 //! index `i` is `i % size`. The NIC-side behaviour (descriptor prefetch,
 //! DMA, Tx scheduling) is in `world::rx` and `world::tx`.
+//!
+//! Receive is split as on mlx5 (and shRing, Fig 4): a descriptor ring
+//! ([`RxQueue`]) holds the buffers, and every core has its own completion
+//! ring ([`CompRing`]) through which the NIC tells it which descriptors hold
+//! its frames. A private ring has one completion ring; a shared ring
+//! (shRing) has N, one per sharing core.
 
+use crate::rings::{rxarr::RxArr, rxlist::RxList};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -48,7 +55,6 @@ pub struct RxQueue {
     pub slot_pkt: Vec<PktRef>,
     pub size: u64,
     pub ring_addr: u64,
-    pub cq_addr: u64,
     /// Descriptors the driver has refilled (its producer index).
     pub driver_pi: u64,
     /// Producer index the NIC has seen (after the doorbell).
@@ -58,22 +64,104 @@ pub struct RxQueue {
     pub fetching: bool,
     /// Descriptors the NIC has filled with a packet (DMA issued).
     pub used: u64,
+    /// Frames in the NIC's Rx buffer waiting for this queue's descriptors
+    /// to arrive (posted but not yet fetched), with their completion ring.
+    pub wait: VecDeque<(PktRef, u16)>,
+    /// How the sharing cores hand descriptors back.
+    pub disc: Discipline,
+    /// Producer index of the last doorbell the cores rang.
+    pub doorbell_pi: u64,
+    /// Shared rings: the spinlock is free from then on.
+    pub lock_free: Time,
+    /// Scratch: bitmap words one hand-back touches.
+    pub words: Vec<usize>,
+    /// Descriptors handed back in the measured window, and their summed
+    /// wait between being re-armed and being handed back (RxArr: waiting
+    /// for earlier descriptors held by other cores).
+    pub reposted: u64,
+    pub repost_wait: u128,
+    /// Shared rings: the lock, consumer index and list tail share this
+    /// line; the RxArr bitmap words follow it.
+    pub sync_addr: u64,
+}
+
+/// How the cores of a ring hand re-armed descriptors back to the NIC.
+pub enum Discipline {
+    /// One core: it reposts in array order (privRing).
+    Private,
+    /// shRing RxArr: a bitmap and an in-order consumer index (shRing Sec. 4.3).
+    Arr {
+        arr: RxArr,
+        /// When each slot was marked in the bitmap (its wait for the head).
+        marked_at: Vec<Time>,
+    },
+    /// shRing RxList: a linked free list the NIC follows (Sec. 4.4).
+    List {
+        list: RxList,
+        /// Slots whose descriptor sits valid in the NIC's descriptor cache.
+        cached: Vec<bool>,
+    },
+}
+
+/// A core's completion ring: the NIC appends the Rx index of every frame
+/// RSS steers to the core; the core polls it without synchronisation.
+pub struct CompRing {
+    /// Rx index (of descriptor ring `ring`) of each completion position.
+    pub idx: Vec<u64>,
+    /// The descriptor ring it completes for (index in the NIC's Rx queues).
+    pub ring: usize,
+    pub size: u64,
+    pub cq_addr: u64,
+    /// Completions assigned (their frame's DMA is queued or done).
+    pub written: u64,
+    /// Frames of this ring waiting for the link (in the port's rx_ready).
+    pub ready: u64,
     /// Completions written to host memory (visible to the core).
     pub completed: u64,
     /// Completions the core has consumed.
     pub consumed: u64,
-    /// Frames with a descriptor waiting for the link (in the port's rx_ready).
-    pub ready: u64,
-    /// Frames in the NIC's Rx buffer waiting for this queue's descriptors
-    /// to arrive (posted but not yet fetched).
-    pub wait: VecDeque<PktRef>,
     /// Time-weighted occupancy (completed - consumed) for the report.
     pub occ_area: u128,
     pub occ_last: Time,
 }
 
+impl CompRing {
+    pub fn new(size: u64, ring: usize, cq_addr: u64) -> CompRing {
+        CompRing {
+            idx: vec![0; size as usize],
+            ring,
+            size,
+            cq_addr,
+            written: 0,
+            ready: 0,
+            completed: 0,
+            consumed: 0,
+            occ_area: 0,
+            occ_last: 0,
+        }
+    }
+    /// Rx index of completion position `pos`.
+    #[inline]
+    pub fn rx_index(&self, pos: u64) -> u64 {
+        self.idx[(pos % self.size) as usize]
+    }
+    /// Address of completion `pos`; with `per_line` completions in a 64 B
+    /// line (CQE compression) they share it.
+    pub fn cqe_addr(&self, pos: u64, cqe_size: u64, per_line: u64) -> u64 {
+        self.cq_addr + (pos % self.size) * (cqe_size / per_line).max(1)
+    }
+    /// Account the occupancy integral up to `now`.
+    pub fn sample(&mut self, now: Time, measuring: bool) {
+        if measuring {
+            self.occ_area +=
+                (self.completed - self.consumed) as u128 * (now - self.occ_last) as u128;
+        }
+        self.occ_last = now;
+    }
+}
+
 impl RxQueue {
-    pub fn new(size: u64, ring_addr: u64, cq_addr: u64) -> RxQueue {
+    pub fn new(size: u64, ring_addr: u64) -> RxQueue {
         RxQueue {
             slot_mbuf: vec![0; size as usize],
             slot_pay: vec![],
@@ -83,18 +171,19 @@ impl RxQueue {
             slot_pkt: vec![PktRef::default(); size as usize],
             size,
             ring_addr,
-            cq_addr,
             driver_pi: 0,
             posted: 0,
             fetched: 0,
             fetching: false,
             used: 0,
-            completed: 0,
-            consumed: 0,
             wait: VecDeque::new(),
-            ready: 0,
-            occ_area: 0,
-            occ_last: 0,
+            disc: Discipline::Private,
+            doorbell_pi: 0,
+            lock_free: 0,
+            words: vec![],
+            reposted: 0,
+            repost_wait: 0,
+            sync_addr: 0,
         }
     }
     #[inline]
@@ -104,10 +193,34 @@ impl RxQueue {
     pub fn desc_addr(&self, i: u64, desc_size: u64) -> u64 {
         self.ring_addr + (i % self.size) * desc_size
     }
-    /// Address of completion `i`; with `per_line` completions in a 64 B line
-    /// (CQE compression) they share it.
-    pub fn cqe_addr(&self, i: u64, cqe_size: u64, per_line: u64) -> u64 {
-        self.cq_addr + (i % self.size) * (cqe_size / per_line).max(1)
+    /// The NIC holds a valid descriptor for the next frame.
+    #[inline]
+    pub fn desc_ready(&self) -> bool {
+        match &self.disc {
+            Discipline::List { list, cached } => {
+                self.used < self.posted && list.head().is_some_and(|d| cached[d as usize])
+            }
+            _ => self.fetched > self.used,
+        }
+    }
+    /// A descriptor is posted (the NIC has seen its doorbell) for one more
+    /// frame than those already waiting.
+    #[inline]
+    pub fn can_wait(&self) -> bool {
+        self.posted - self.used > self.wait.len() as u64
+    }
+    /// The NIC takes the next descriptor; returns its Rx index (an array
+    /// ring's running index, or a list ring's slot).
+    pub fn take_desc(&mut self) -> u64 {
+        self.used += 1;
+        match &mut self.disc {
+            Discipline::List { list, cached } => {
+                let d = list.take().expect("a posted descriptor");
+                cached[d as usize] = false;
+                d as u64
+            }
+            _ => self.used - 1,
+        }
     }
     /// Post spare nicmem buffers to the primary ring while it has room;
     /// returns how many were posted (each is a descriptor the core writes
@@ -122,14 +235,6 @@ impl RxQueue {
             n += 1;
         }
         n
-    }
-    /// Account the occupancy integral up to `now`.
-    pub fn sample(&mut self, now: Time, measuring: bool) {
-        if measuring {
-            self.occ_area +=
-                (self.completed - self.consumed) as u128 * (now - self.occ_last) as u128;
-        }
-        self.occ_last = now;
     }
 }
 
@@ -269,10 +374,11 @@ mod tests {
 
     #[test]
     fn ring_addresses_wrap() {
-        let q = RxQueue::new(4, 0x1000, 0x2000);
+        let q = RxQueue::new(4, 0x1000);
         assert_eq!(q.desc_addr(5, 16), 0x1000 + 16);
-        assert_eq!(q.cqe_addr(7, 64, 1), 0x2000 + 3 * 64);
-        assert_eq!(q.cqe_addr(7, 64, 8), 0x2000 + 3 * 8);
+        let cq = CompRing::new(4, 0, 0x2000);
+        assert_eq!(cq.cqe_addr(7, 64, 1), 0x2000 + 3 * 64);
+        assert_eq!(cq.cqe_addr(7, 64, 8), 0x2000 + 3 * 8);
         let t = TxQueue::new(8, 0, 0);
         assert_eq!(t.room(), 8);
     }

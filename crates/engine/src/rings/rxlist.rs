@@ -34,6 +34,34 @@ impl RxList {
         self.len == 0
     }
 
+    /// The descriptor the NIC takes next.
+    pub fn head(&self) -> Option<u32> {
+        (self.head != NIL).then_some(self.head)
+    }
+
+    /// The last free descriptor (where cores append).
+    pub fn tail(&self) -> Option<u32> {
+        (self.tail != NIL).then_some(self.tail)
+    }
+
+    /// Whether descriptor `d` is free (on the list).
+    pub fn contains(&self, d: u32) -> bool {
+        self.next[d as usize] != NIL || self.tail == d
+    }
+
+    /// The first `k` free descriptors in list order.
+    pub fn ahead(&self, k: usize) -> impl Iterator<Item = u32> + '_ {
+        let mut d = self.head;
+        std::iter::from_fn(move || {
+            (d != NIL).then(|| {
+                let cur = d;
+                d = self.next[d as usize];
+                cur
+            })
+        })
+        .take(k)
+    }
+
     /// The NIC takes the descriptor at the head.
     pub fn take(&mut self) -> Option<u32> {
         if self.head == NIL {
@@ -99,6 +127,9 @@ mod tests {
         let all: Vec<u32> = std::iter::from_fn(|| l.take()).collect();
         l.append(&[all[0], all[1], all[3], all[2]]);
         assert_eq!(l.runs_ahead(4), 3);
+        assert_eq!(l.ahead(8).collect::<Vec<_>>(), [all[0], all[1], all[3], all[2]]);
+        assert!(l.contains(all[2]) && !l.contains(all[4]));
+        assert_eq!(l.head(), Some(all[0]));
     }
 
     proptest! {

@@ -200,6 +200,16 @@ pub struct Source {
     next: Packet,
     flows: Flows,
     kind: Kind,
+    target: Option<Target>,
+}
+
+/// A share of frames, of their own size, steered at RSS queue 0 (their
+/// headers hash to RETA entry 0): the shRing paper's overloaded target core.
+#[derive(Clone)]
+struct Target {
+    share: f64,
+    size: u32,
+    rng: Xoshiro256PlusPlus,
 }
 
 // One per port, so the unboxed synthetic state's size does not matter.
@@ -312,6 +322,7 @@ impl ZipfPick {
 const STREAM_SIZE: u32 = 0;
 const STREAM_GAP: u32 = 1;
 const STREAM_FLOW: u32 = 2;
+const STREAM_TARGET: u32 = 3;
 
 /// SplitMix64 finaliser: neighbouring seeds/ports give unrelated states.
 fn mix(mut z: u64) -> u64 {
@@ -491,6 +502,7 @@ impl Source {
             },
             flows,
             kind,
+            target: None,
         };
         let (size, flow) = src.draw();
         src.next = src.packet(0, size, flow);
@@ -508,7 +520,23 @@ impl Source {
         };
         let (size, flow) = self.draw();
         self.next = self.packet(cur.arrival + gap, size, flow);
+        if let Some(t) = &mut self.target {
+            if t.rng.gen::<f64>() < t.share {
+                self.next.size = t.size;
+                self.next.rss_hash = 0;
+            }
+        }
         cur
+    }
+
+    /// Steer `share` of the frames after the first, resized to `size`, at
+    /// RSS queue 0 (hash 0).
+    pub fn aim_at_queue0(&mut self, share: f64, size: u32, seed: u64, port: u16) {
+        self.target = (share > 0.0).then(|| Target {
+            share,
+            size,
+            rng: rng_stream(seed, port, STREAM_TARGET),
+        });
     }
 
     /// Arrival time of the frame the next call to [`Source::next`] returns.

@@ -16,12 +16,14 @@ use crate::units::{cycles_to_ps, Time};
 
 impl World {
     pub(super) fn on_core_poll(&mut self, c: usize, now: Time) {
+        // `qi`: the core's Tx queue and completion ring; `ri`: its Rx ring.
         let (n, qi, local) = (self.cores[c].nic, self.cores[c].queue, self.cores[c].local);
         let k = &self.k;
         let measuring = self.measuring;
         let mut stall = Stall::default();
         let mut cycles = k.poll_cycles;
         let nic = &mut self.nics[n];
+        let ri = nic.cqs[qi].ring;
         let mem = &mut self.mem;
 
         // Tx completions: read the CQE, free each buffer (touching its mbuf).
@@ -31,13 +33,13 @@ impl World {
             stall.add(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, k.cqe), false, now));
             for i in from..to {
                 let p = nic.txq[qi].slot_pkt[nic.txq[qi].slot(i)];
-                cycles += free_pkt(mem, c, nic, qi, local, p, k, now, &mut stall);
+                cycles += free_pkt(mem, c, nic, ri, local, p, k, now, &mut stall);
             }
             nic.txq[qi].freed = to;
         }
         // Freed nicmem buffers go back to the primary ring: descriptors the
         // core writes into NIC memory with write-combined MMIO stores.
-        let posted = nic.rxq[qi].post_primary();
+        let posted = nic.rxq[ri].post_primary();
         if posted > 0 {
             // one scatter entry (half a split frame's descriptor) each
             nic.pcie.mmio_write(now, posted * k.rx_desc / 2);
@@ -55,16 +57,20 @@ impl World {
             tx_extra += post_wqe(mem, c, tq, &mut nic.pool, local, p, k, now, &mut stall);
         }
 
-        // rx_burst
-        let rq = &mut nic.rxq[qi];
-        rq.sample(now, measuring);
-        let got = (rq.completed - rq.consumed).min(k.rx_burst);
-        let mut refilled = 0;
+        // rx_burst: the core's completion ring names the descriptors of
+        // its frames in its Rx ring.
+        let cq = &mut nic.cqs[qi];
+        cq.sample(now, measuring);
+        let got = (cq.completed - cq.consumed).min(k.rx_burst);
+        let rq = &mut nic.rxq[ri];
+        core.re_armed.clear();
         for j in 0..got {
-            let idx = rq.consumed + j;
+            let pos = cq.consumed + j;
+            let idx = cq.rx_index(pos);
+            core.re_armed.push(idx);
             let slot = rq.slot(idx);
             let pkt = rq.slot_pkt[slot];
-            stall.add(mem.core_access(c, rq.cqe_addr(idx, k.cqe, k.cqe_per_line), false, now));
+            stall.add(mem.core_access(c, cq.cqe_addr(pos, k.cqe, k.cqe_per_line), false, now));
             stall.add(mem.core_access(c, nic.pool.mbuf_addr(pkt.mbuf), true, now));
             cycles += k.rx_cycles + k.nf_cycles;
             if pkt.pay != NO_BUF {
@@ -100,11 +106,9 @@ impl World {
                     if pkt.arrival >= self.warmup {
                         nic.c.drop_core += 1;
                     }
-                    refilled += 1;
                     continue;
                 }
             }
-            refilled += 1;
             if tq.room() > 0 && core.sw_queue.is_empty() {
                 tx_extra += post_wqe(mem, c, tq, &mut nic.pool, local, pkt, k, now, &mut stall);
             } else if core.sw_queue.len() < k.sw_queue {
@@ -119,8 +123,20 @@ impl World {
                 }
             }
         }
-        rq.consumed += got;
-        rq.driver_pi += refilled;
+        cq.consumed += got;
+        // Every consumed descriptor is re-armed (with a fresh buffer, or
+        // its old one if the packet was dropped): hand them back.
+        let (sync_cycles, sync_ps) = if got > 0 {
+            let (cyc, ps) =
+                super::shring::hand_back(mem, c, rq, &core.re_armed, k, now, measuring, &mut stall);
+            if measuring {
+                core.sync_ps += cycles_to_ps(cyc, k.freq_mhz) + ps;
+            }
+            (cyc, ps)
+        } else {
+            (0, 0)
+        };
+        cycles += sync_cycles;
         let tx_new = tq.produced - produced_before;
         cycles += tx_new * k.tx_cycles + tx_extra;
         if measuring {
@@ -134,19 +150,21 @@ impl World {
             return;
         }
         if got > 0 {
-            // Doorbell record in host memory, then the MMIO the NIC sees.
+            // Doorbell record in host memory (the completion ring's consumer
+            // index), then the MMIO the NIC sees.
             stall.add(mem.core_access(c, nic.dbr_addr + 64 * qi as u64, true, now));
         }
-        let cost = cycles_to_ps(cycles, k.freq_mhz) + stall.total(k.mlp);
+        let cost = cycles_to_ps(cycles, k.freq_mhz) + stall.total(k.mlp) + sync_ps;
         let done = now + cost;
         // Doorbells leave when the burst's work is done; the link is used
         // then, in time order with the NIC's own traffic.
-        if got > 0 {
+        if rq.driver_pi > rq.doorbell_pi {
+            rq.doorbell_pi = rq.driver_pi;
             self.q.push(
                 done,
                 Ev::RxDoorbell {
                     nic: n as u16,
-                    q: qi as u16,
+                    q: ri as u16,
                     pi: rq.driver_pi,
                     arrived: false,
                 },
@@ -240,7 +258,7 @@ fn free_pkt(
     mem: &mut Memory,
     c: usize,
     nic: &mut NicState,
-    qi: usize,
+    ri: usize,
     local: usize,
     p: PktRef,
     k: &Knobs,
@@ -259,7 +277,7 @@ fn free_pkt(
     release(
         &mut nic.pool,
         nic.pay_pool.as_mut(),
-        &mut nic.rxq[qi].nicmem_spare,
+        &mut nic.rxq[ri].nicmem_spare,
         local,
         p,
     );

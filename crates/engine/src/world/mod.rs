@@ -12,6 +12,7 @@ pub mod dpa;
 pub mod netdimm;
 pub mod pciebench;
 mod rx;
+mod shring;
 mod tx;
 
 use crate::cpu::mempool::Mempool;
@@ -20,7 +21,8 @@ use crate::mem::{AddressMap, DmaMode, MemStats, Memory};
 use crate::nf::flowtable::FlowTable;
 use crate::nf::lpm::Lpm;
 use crate::nf::Nf;
-use crate::nic::{Port, RxQueue, TxQueue};
+use crate::nic::{CompRing, Discipline, Port, RxQueue, TxQueue};
+use crate::rings::{rxarr::RxArr, rxlist::RxList};
 use crate::params::Config;
 use crate::pcie::{PcieConfig, PcieLink, ReadTags};
 use crate::report::{NicCounters, Report};
@@ -36,22 +38,25 @@ pub enum Ev {
     Arrive {
         nic: u16,
     },
-    /// The packet DMA and CQE of Rx index `idx` reached host memory.
+    /// The frame DMA of Rx index `idx` of ring `q` reached host memory.
     RxDma {
         nic: u16,
         q: u16,
         idx: u64,
     },
-    /// A completion line covering Rx indices below `upto` reached host memory.
+    /// A line of completion ring `q` covering positions below `upto`
+    /// reached host memory.
     RxCqe {
         nic: u16,
         q: u16,
         upto: u64,
     },
+    /// `n` descriptors from Rx index `from` reached the NIC.
     RxDescFetched {
         nic: u16,
         q: u16,
-        n: u32,
+        from: u64,
+        n: u16,
     },
     /// The driver's doorbell: written by the core (`arrived` false), then
     /// seen by the NIC after crossing PCIe.
@@ -124,6 +129,7 @@ pub(crate) struct Knobs {
     pub copy_cycles_per_line: u64,
     pub nicmem_ps: Time,
     pub tx_desched: bool,
+    pub atomic_cycles: u64,
 }
 
 impl Knobs {
@@ -140,7 +146,10 @@ impl Knobs {
 
 pub(crate) struct NicState {
     pub port: Port,
+    /// Rx descriptor rings: one per core, or one per `rings.sharing` cores.
     pub rxq: Vec<RxQueue>,
+    /// Completion rings, one per core (index = the core's queue).
+    pub cqs: Vec<CompRing>,
     pub txq: Vec<TxQueue>,
     pub pcie: PcieLink,
     pub tags: ReadTags,
@@ -215,6 +224,8 @@ pub struct World {
     pub(crate) pcie_base: Vec<[u64; 4]>,
     pub(crate) core_miss_base: Vec<u64>,
     pub(crate) seed: u64,
+    /// rings.sharing > 1: report what sharing costs.
+    pub(crate) shared_rings: bool,
 }
 
 /// NIC memory sits outside host memory (one 4 GiB window per NIC): the
@@ -324,8 +335,10 @@ impl World {
         // One scatter entry per buffer: header and payload when split.
         let rx_desc = c.u64("nic.rx_desc_size") * if split { 2 } else { 1 };
         let (tx_desc, cqe) = (crate::params::tx_wqe_bytes(c), c.u64("nic.cqe_size"));
-        let nicmem_queues = if c.text("nic.payload_mem") == "nicmem" {
-            cores_per_nic - c.usize("nic.host_queues")
+        let sharing = c.usize("rings.sharing");
+        // nicmem goes to the rings of the first cores (host_queues: the last ones).
+        let nicmem_rings = if c.text("nic.payload_mem") == "nicmem" {
+            (cores_per_nic - c.usize("nic.host_queues")).div_ceil(sharing)
         } else {
             0
         };
@@ -355,13 +368,13 @@ impl World {
             });
             // nicmem: the NIC's buffer region shared evenly by its nicmem queues.
             let nicmem_buf = c.u64("nic.nicmem_buf_size");
-            let per_queue = if nicmem_queues > 0 {
-                c.u64("nic.nicmem_size") / nicmem_buf / nicmem_queues as u64
+            let per_queue = if nicmem_rings > 0 {
+                c.u64("nic.nicmem_size") / nicmem_buf / nicmem_rings as u64
             } else {
                 0
             };
-            let nicmem = (nicmem_queues > 0).then(|| {
-                let count = per_queue as usize * nicmem_queues;
+            let nicmem = (nicmem_rings > 0).then(|| {
+                let count = per_queue as usize * nicmem_rings;
                 Mempool::with_external_data(
                     map.alloc(count as u64 * 192, 4096),
                     count,
@@ -372,35 +385,58 @@ impl World {
                 )
             });
             let mut rxq = vec![];
+            let mut cqs = vec![];
             let mut txq = vec![];
             for q in 0..cores_per_nic {
-                let mut r = RxQueue::new(
+                if q % sharing == 0 {
+                    let ring = q / sharing;
+                    let mut r = RxQueue::new(rx_size, map.alloc(rx_size * rx_desc, 4096));
+                    if sharing > 1 {
+                        // The lock, consumer index and list tail share a
+                        // line; the bitmap words follow.
+                        r.sync_addr = map.alloc(64 + rx_size.div_ceil(8), 64);
+                        r.disc = if c.text("rings.discipline") == "list" {
+                            Discipline::List {
+                                list: RxList::new(rx_size as u32),
+                                cached: vec![false; rx_size as usize],
+                            }
+                        } else {
+                            Discipline::Arr {
+                                arr: RxArr::new(rx_size),
+                                marked_at: vec![0; rx_size as usize],
+                            }
+                        };
+                    }
+                    // Buffers come from the per-core caches of the ring's cores.
+                    for s in 0..rx_size as usize {
+                        r.slot_mbuf[s] = pool
+                            .alloc(q + s % sharing)
+                            .ok_or("mempool.size: too small to fill the Rx rings")?;
+                    }
+                    if let Some(pp) = &mut pay_pool {
+                        r.slot_pay = (0..rx_size as usize)
+                            .map(|s| {
+                                pp.alloc(q + s % sharing)
+                                    .ok_or("mempool.size: too small to fill the Rx rings")
+                            })
+                            .collect::<Result<_, _>>()?;
+                    }
+                    if ring < nicmem_rings {
+                        let first = (ring as u64 * per_queue) as u32;
+                        r.nicmem_spare = (first..first + per_queue as u32).rev().collect();
+                        r.nicmem_owned = per_queue;
+                        r.post_primary();
+                    }
+                    r.posted = rx_size;
+                    r.driver_pi = rx_size;
+                    r.doorbell_pi = rx_size;
+                    rxq.push(r);
+                }
+                cqs.push(CompRing::new(
                     rx_size,
-                    map.alloc(rx_size * rx_desc, 4096),
+                    q / sharing,
                     map.alloc(rx_size * cqe, 4096),
-                );
-                for s in 0..rx_size as usize {
-                    r.slot_mbuf[s] = pool
-                        .alloc(q)
-                        .ok_or("mempool.size: too small to fill the Rx rings")?;
-                }
-                if let Some(pp) = &mut pay_pool {
-                    r.slot_pay = (0..rx_size)
-                        .map(|_| {
-                            pp.alloc(q)
-                                .ok_or("mempool.size: too small to fill the Rx rings")
-                        })
-                        .collect::<Result<_, _>>()?;
-                }
-                if q < nicmem_queues {
-                    let first = (q as u64 * per_queue) as u32;
-                    r.nicmem_spare = (first..first + per_queue as u32).rev().collect();
-                    r.nicmem_owned = per_queue;
-                    r.post_primary();
-                }
-                r.posted = rx_size;
-                r.driver_pi = rx_size;
-                rxq.push(r);
+                ));
                 txq.push(TxQueue::new(
                     tx_size,
                     map.alloc(tx_size * tx_desc, 4096),
@@ -410,6 +446,12 @@ impl World {
             }
             let mut src =
                 Source::new(&traffic_spec(c, n as u16)).map_err(|e| format!("traffic: {e}"))?;
+            src.aim_at_queue0(
+                c.f64("traffic.target_share"),
+                c.u64("traffic.target_size") as u32,
+                seed,
+                n as u16,
+            );
             let next = src.next();
             let remote = c.bool_at("nic.remote_socket", n, false);
             let ddio = c.bool_at("nic.ddio", n, true);
@@ -427,6 +469,7 @@ impl World {
                     cores_per_nic,
                 ),
                 rxq,
+                cqs,
                 txq,
                 pcie: PcieLink::new(pcfg),
                 tags: ReadTags::new(pcfg.max_read_tags),
@@ -465,6 +508,13 @@ impl World {
                 base: map.alloc(c.u64("app.wp_size"), 4096),
                 size: c.u64("app.wp_size"),
                 reads: c.u64("app.wp_reads") as u32,
+                payload: match c.text("app.wp_payload") {
+                    "read" => Some(false),
+                    "write" => Some(true),
+                    _ => None,
+                },
+                slow_reads: c.u64("app.slow_core_reads") as u32,
+                cores_per_nic,
             },
             nf @ ("nat" | "lb" | "flowcount") => {
                 let entries = c.u64("app.flow_table_size");
@@ -540,6 +590,7 @@ impl World {
             copy_cycles_per_line: c.u64("cpu.copy_cycles_per_line"),
             nicmem_ps: c.u64("nic.nicmem_latency"),
             tx_desched: c.bool("nic.tx_desched"),
+            atomic_cycles: c.u64("cpu.atomic_cycles"),
         };
         let core_rng = (0..cores.len())
             .map(|i| rng(seed, stream::NF, i as u64))
@@ -561,6 +612,7 @@ impl World {
             pcie_base: vec![],
             core_miss_base: vec![],
             seed,
+            shared_rings: sharing > 1,
         };
         for n in 0..w.nics.len() {
             let p = w.nics[n].next;
@@ -568,7 +620,7 @@ impl World {
                 p.arrival + ser_time(crate::wire::wire_bytes(p.size), line_rate),
                 Ev::Arrive { nic: n as u16 },
             );
-            for q in 0..cores_per_nic {
+            for q in 0..w.nics[n].rxq.len() {
                 w.rx_fetch(n, q, 0);
             }
         }
@@ -589,8 +641,8 @@ impl World {
                 Ev::Arrive { nic } => self.on_arrive(nic as usize, now),
                 Ev::RxDma { nic, q, idx } => self.on_rx_dma(nic as usize, q as usize, idx, now),
                 Ev::RxCqe { nic, q, upto } => self.on_rx_cqe(nic as usize, q as usize, upto, now),
-                Ev::RxDescFetched { nic, q, n } => {
-                    self.on_rx_desc_fetched(nic as usize, q as usize, n as u64, now)
+                Ev::RxDescFetched { nic, q, from, n } => {
+                    self.on_rx_desc_fetched(nic as usize, q as usize, from, n as u64, now)
                 }
                 Ev::RxDoorbell {
                     nic,
@@ -643,8 +695,8 @@ impl World {
             })
             .collect();
         for n in &mut self.nics {
-            for r in &mut n.rxq {
-                r.sample(now, false);
+            for c in &mut n.cqs {
+                c.sample(now, false);
             }
         }
         if let Some(cr) = &mut self.corunner {
@@ -657,22 +709,47 @@ impl World {
     fn check_invariants(&self) -> Result<(), String> {
         for (i, n) in self.nics.iter().enumerate() {
             let mut in_flight = 0;
-            for r in &n.rxq {
-                if r.consumed > r.completed
-                    || r.completed > r.used
-                    || r.used > r.fetched
-                    || r.fetched > r.posted
+            for (qi, r) in n.rxq.iter().enumerate() {
+                let cqs = || n.cqs.iter().filter(move |c| c.ring == qi);
+                let (consumed, written) = cqs().fold((0, 0), |(a, b), c| (a + c.consumed, b + c.written));
+                let array_ok = matches!(r.disc, Discipline::List { .. })
+                    || (r.used <= r.fetched && r.fetched <= r.posted);
+                if cqs().any(|c| c.consumed > c.completed || c.completed > c.written)
+                    || written != r.used
+                    || r.used > r.posted
+                    || !array_ok
                 {
                     return Err(format!(
                         "engine invariant: NIC {i} Rx ring indices out of order"
                     ));
                 }
-                if r.posted - r.consumed > r.size {
+                if r.posted > consumed + r.size {
                     return Err(format!(
                         "engine invariant: NIC {i} Rx ring holds more than its size"
                     ));
                 }
-                in_flight += r.used - r.consumed + r.wait.len() as u64;
+                in_flight += written - consumed + r.wait.len() as u64;
+                // Every nicmem buffer is posted, spare, or holds a frame in
+                // a ring or a software queue of one of the ring's cores.
+                let held = cqs()
+                    .flat_map(|c| (c.consumed..c.written).map(|p| r.slot_pkt[r.slot(c.rx_index(p))]))
+                    .chain(
+                        self.cores
+                            .iter()
+                            .filter(|c| c.nic == i && n.cqs[c.queue].ring == qi)
+                            .flat_map(|c| {
+                                let t = &n.txq[c.queue];
+                                (t.freed..t.produced)
+                                    .map(|x| t.slot_pkt[t.slot(x)])
+                                    .chain(c.sw_queue.iter().copied())
+                            }),
+                    )
+                    .filter(|p| p.pay_nic)
+                    .count();
+                let total = (r.primary.len() + r.nicmem_spare.len() + held) as u64;
+                if total != r.nicmem_owned {
+                    return Err(format!("engine invariant: NIC {i} ring {qi} accounts for {total} nicmem buffers, owns {}", r.nicmem_owned));
+                }
             }
             for t in &n.txq {
                 if t.freed > t.completed
@@ -688,26 +765,6 @@ impl World {
             }
             for c in self.cores.iter().filter(|c| c.nic == i) {
                 in_flight += c.sw_queue.len() as u64;
-            }
-            // Every nicmem buffer is posted, spare, or holds a frame in a
-            // ring or a software queue of its own queue's core.
-            for (q, r) in n.rxq.iter().enumerate() {
-                let t = &n.txq[q];
-                let core = self
-                    .cores
-                    .iter()
-                    .find(|c| c.nic == i && c.queue == q)
-                    .expect("a core per queue");
-                let held = (r.consumed..r.used)
-                    .map(|x| r.slot_pkt[r.slot(x)])
-                    .chain((t.freed..t.produced).map(|x| t.slot_pkt[t.slot(x)]))
-                    .chain(core.sw_queue.iter().copied())
-                    .filter(|p| p.pay_nic)
-                    .count();
-                let total = (r.primary.len() + r.nicmem_spare.len() + held) as u64;
-                if total != r.nicmem_owned {
-                    return Err(format!("engine invariant: NIC {i} queue {q} accounts for {total} nicmem buffers, owns {}", r.nicmem_owned));
-                }
             }
             // TLPs carry their payload plus headers: wire bytes bound payload bytes.
             if n.pcie.up.bytes() < n.pcie.data_up || n.pcie.down.bytes() < n.pcie.data_down {

@@ -6,7 +6,7 @@
 //! descriptor fetches cannot keep up.
 
 use super::{Ev, World};
-use crate::nic::{PktRef, NO_BUF};
+use crate::nic::{Discipline, PktRef, NO_BUF};
 use crate::units::Time;
 use crate::wire::wire_bytes;
 
@@ -45,15 +45,17 @@ impl World {
         if nic.accel.is_some() {
             return self.accel_frame(n, pkt, now);
         }
-        let qi = nic.port.rss_queue(p.rss_hash);
+        // RSS picks the core (its completion ring); the core's ring holds the buffers.
+        let cq = nic.port.rss_queue(p.rss_hash);
+        let qi = nic.cqs[cq].ring;
         let rq = &mut nic.rxq[qi];
-        if rq.wait.is_empty() && rq.fetched > rq.used {
+        if rq.wait.is_empty() && rq.desc_ready() {
             nic.port.rx_buffer_used += p.size as u64;
-            self.rx_dma(n, qi, pkt, now);
-        } else if rq.posted - rq.used > rq.wait.len() as u64 {
+            self.rx_dma(n, qi, cq, pkt, now);
+        } else if rq.can_wait() {
             // A descriptor is posted for it but not yet in the NIC: wait.
             nic.port.rx_buffer_used += p.size as u64;
-            rq.wait.push_back(pkt);
+            rq.wait.push_back((pkt, cq as u16));
             self.rx_fetch(n, qi, now);
         } else {
             // No descriptor posted: the NIC drops (mlx5 rx_out_of_buffer).
@@ -64,12 +66,12 @@ impl World {
         }
     }
 
-    /// Give a frame the queue's next descriptor and queue it for DMA.
-    fn rx_dma(&mut self, n: usize, qi: usize, pkt: PktRef, now: Time) {
+    /// Give a frame the ring's next descriptor, note it in the core's
+    /// completion ring and queue it for DMA.
+    fn rx_dma(&mut self, n: usize, qi: usize, cq: usize, pkt: PktRef, now: Time) {
         let nic = &mut self.nics[n];
         let rq = &mut nic.rxq[qi];
-        let idx = rq.used;
-        rq.used += 1;
+        let idx = rq.take_desc();
         let slot = rq.slot(idx);
         let mut p = PktRef {
             mbuf: rq.slot_mbuf[slot],
@@ -91,8 +93,19 @@ impl World {
             }
         }
         rq.slot_pkt[slot] = p;
-        rq.ready += 1;
-        nic.port.rx_ready.push_back((qi as u16, idx));
+        if self.measuring {
+            nic.c.rx_desc_given += 1;
+            // Time since the frame's last bit arrived.
+            let last_bit = pkt.arrival + crate::units::ser_time(wire_bytes(pkt.size), self.k.line_rate);
+            nic.c.rx_desc_wait_ps += now.saturating_sub(last_bit);
+        }
+        let c = &mut nic.cqs[cq];
+        let pos = c.written;
+        let at = (pos % c.size) as usize;
+        c.idx[at] = idx;
+        c.written += 1;
+        c.ready += 1;
+        nic.port.rx_ready.push_back((cq as u16, pos));
         self.rx_fetch(n, qi, now);
         self.rx_pump(n, now);
     }
@@ -102,7 +115,7 @@ impl World {
     /// per 8 frames, or fewer when the queue has no more frames ready).
     pub(super) fn rx_pump(&mut self, n: usize, now: Time) {
         let nic = &mut self.nics[n];
-        while let Some(&(qi, idx)) = nic.port.rx_ready.front() {
+        while let Some(&(cq, pos)) = nic.port.rx_ready.front() {
             let free = nic.pcie.up.free_at();
             if free > now {
                 if !nic.port.rx_pump_pending {
@@ -112,10 +125,12 @@ impl World {
                 return;
             }
             nic.port.rx_ready.pop_front();
-            nic.rxq[qi as usize].ready -= 1;
-            let pkt = nic.rxq[qi as usize].slot_pkt[nic.rxq[qi as usize].slot(idx)];
+            let c = &mut nic.cqs[cq as usize];
+            c.ready -= 1;
+            let (qi, idx) = (c.ring, c.rx_index(pos));
+            let pkt = nic.rxq[qi].slot_pkt[nic.rxq[qi].slot(idx)];
             let pay = nic.host_payload(&pkt);
-            let rq = &nic.rxq[qi as usize];
+            let c = &nic.cqs[cq as usize];
             let start = now.max(nic.port.pipe_free);
             nic.port.pipe_free = start + self.k.pipe_ps;
             // The header (the whole frame unless split), then a payload
@@ -129,20 +144,20 @@ impl World {
                 t_end,
                 Ev::RxDma {
                     nic: n as u16,
-                    q: qi,
+                    q: qi as u16,
                     idx,
                 },
             );
             let per = self.k.cqe_per_line;
-            if (idx + 1) % per == 0 || rq.ready == 0 {
-                let line = rq.cqe_addr(idx, self.k.cqe, per) & !63;
+            if (pos + 1) % per == 0 || c.ready == 0 {
+                let line = c.cqe_addr(pos, self.k.cqe, per) & !63;
                 t_end = nic.pcie.dma_write(start, line, self.k.cqe);
                 self.q.push(
                     t_end,
                     Ev::RxCqe {
                         nic: n as u16,
-                        q: qi,
-                        upto: idx + 1,
+                        q: cq,
+                        upto: pos + 1,
                     },
                 );
             }
@@ -154,18 +169,35 @@ impl World {
     }
 
     /// Keep the NIC's descriptor cache topped up: one outstanding read of up
-    /// to `desc_fetch` contiguous descriptors per queue.
+    /// to `desc_fetch` contiguous descriptors per ring. An array ring reads
+    /// ahead in array order; a list ring (RxList) reads the contiguous run
+    /// starting at the first descriptor ahead in list order that is not
+    /// cached, so a shuffled list costs a read per short run.
     pub(super) fn rx_fetch(&mut self, n: usize, qi: usize, now: Time) {
         let k = &self.k;
         let nic = &mut self.nics[n];
         let rq = &mut nic.rxq[qi];
-        if rq.fetching || rq.posted == rq.fetched || rq.fetched - rq.used >= k.desc_fetch {
+        if rq.fetching {
             return;
         }
-        // Contiguous descriptors only: a fetch stops at the ring's end.
-        let to_end = rq.size - rq.fetched % rq.size;
-        let cnt = (rq.posted - rq.fetched).min(k.desc_fetch).min(to_end);
-        let addr = rq.desc_addr(rq.fetched, k.rx_desc);
+        let (from, cnt) = match &rq.disc {
+            Discipline::List { list, cached } => {
+                let visible = (rq.posted - rq.used).min(k.desc_fetch) as usize;
+                let Some(d) = list.ahead(visible).find(|&d| !cached[d as usize]) else {
+                    return;
+                };
+                (d as u64, k.desc_fetch.min(rq.size - d as u64))
+            }
+            _ => {
+                if rq.posted == rq.fetched || rq.fetched - rq.used >= k.desc_fetch {
+                    return;
+                }
+                // Contiguous descriptors only: a fetch stops at the ring's end.
+                let to_end = rq.size - rq.fetched % rq.size;
+                (rq.fetched, (rq.posted - rq.fetched).min(k.desc_fetch).min(to_end))
+            }
+        };
+        let addr = rq.desc_addr(from, k.rx_desc);
         let len = cnt * k.rx_desc;
         rq.fetching = true;
         let t_done = self.dma_read(n, now, addr, len);
@@ -174,7 +206,8 @@ impl World {
             Ev::RxDescFetched {
                 nic: n as u16,
                 q: qi as u16,
-                n: cnt as u32,
+                from,
+                n: cnt as u16,
             },
         );
     }
@@ -198,16 +231,26 @@ impl World {
         t_done
     }
 
-    pub(super) fn on_rx_desc_fetched(&mut self, n: usize, qi: usize, cnt: u64, now: Time) {
+    pub(super) fn on_rx_desc_fetched(
+        &mut self,
+        n: usize,
+        qi: usize,
+        from: u64,
+        cnt: u64,
+        now: Time,
+    ) {
         let rq = &mut self.nics[n].rxq[qi];
-        rq.fetched += cnt;
         rq.fetching = false;
-        while self.nics[n].rxq[qi].fetched > self.nics[n].rxq[qi].used {
-            let Some(pkt) = self.nics[n].rxq[qi].wait.pop_front() else {
-                break;
-            };
-            self.rx_dma(n, qi, pkt, now);
+        match &mut rq.disc {
+            // Only descriptors still free are valid; the others hold frames.
+            Discipline::List { list, cached } => {
+                for d in from..from + cnt {
+                    cached[d as usize] = list.contains(d as u32);
+                }
+            }
+            _ => rq.fetched += cnt,
         }
+        self.rx_drain_wait(n, qi, now);
         self.rx_fetch(n, qi, now);
     }
 
@@ -235,7 +278,19 @@ impl World {
         }
         let rq = &mut self.nics[n].rxq[qi];
         rq.posted = rq.posted.max(pi);
+        // A list ring may already cache a descriptor this doorbell posts.
+        self.rx_drain_wait(n, qi, now);
         self.rx_fetch(n, qi, now);
+    }
+
+    /// Frames waiting in the Rx buffer take the descriptors the NIC holds.
+    fn rx_drain_wait(&mut self, n: usize, qi: usize, now: Time) {
+        while self.nics[n].rxq[qi].desc_ready() {
+            let Some((pkt, cq)) = self.nics[n].rxq[qi].wait.pop_front() else {
+                break;
+            };
+            self.rx_dma(n, qi, cq as usize, pkt, now);
+        }
     }
 
     /// The frame is in host memory: DDIO (or DRAM) takes its lines.
@@ -254,15 +309,15 @@ impl World {
 
     /// A completion line is in host memory: the core polling this queue
     /// may now see the frames it covers.
-    pub(super) fn on_rx_cqe(&mut self, n: usize, qi: usize, upto: u64, now: Time) {
+    pub(super) fn on_rx_cqe(&mut self, n: usize, cq: usize, upto: u64, now: Time) {
         let measuring = self.measuring;
         let nic = &mut self.nics[n];
-        let rq = &mut nic.rxq[qi];
-        let line = rq.cqe_addr(upto - 1, self.k.cqe, self.k.cqe_per_line) & !63;
+        let c = &mut nic.cqs[cq];
+        let line = c.cqe_addr(upto - 1, self.k.cqe, self.k.cqe_per_line) & !63;
         self.mem.dma_write(line, self.k.cqe, nic.mode, now);
-        rq.sample(now, measuring);
-        rq.completed = rq.completed.max(upto);
-        let core = nic.first_core + qi;
+        c.sample(now, measuring);
+        c.completed = c.completed.max(upto);
+        let core = nic.first_core + cq;
         self.wake(core, now);
     }
 
