@@ -1,0 +1,269 @@
+"""Reproduce "ShRing: Networking with Shared Receive Rings" (Pismenny et al.,
+OSDI'23): N cores share one Rx descriptor ring, each with its own completion
+ring, shrinking the NIC's working set N-fold at the cost of synchronisation.
+
+Every run uses the `nicmem-cascadelake` profile (Xeon Silver 4216, 16 cores,
+22 MiB 11-way LLC + two ConnectX-5 100 GbE): 8 cores per NIC, 1024 Rx
+descriptors, 2 DDIO ways, 200 Gbps of 1500 B frames with random 5-tuples
+(Sec. 5.1). The ring mechanisms are settings of the engine's rings, not
+separate models:
+
+- privRing:  a private ring per core (``rings.sharing = 1``);
+- shRing/N:  one RxArr ring per N cores (``rings.sharing = N``);
+- RxList:    ``rings.discipline = list`` (Sec. 4.4);
+- small:     private rings of 128 descriptors (as many buffers as shRing/8).
+
+The synthetic NF of Sec. 2.3 is FastClick's WorkPackage; the paper does not
+give its read count, so it is 4 random reads over the 40 MiB array of Fig 8.
+Paper values are read off the text; each claim names its figure.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from packetpath.plots import figure, series
+from packetpath.reproduce import Claim, latency, monotone, ordering, pct_change, ratio, relative_change, share
+
+PAPER = "shring"
+PROFILE = "nicmem-cascadelake"
+
+MODES: dict[str, dict[str, Any]] = {
+    "privRing": {"rings": {"sharing": 1}},
+    "shRing/2": {"rings": {"sharing": 2}},
+    "shRing/4": {"rings": {"sharing": 4}},
+    "shRing/8": {"rings": {"sharing": 8}},
+    "small": {"rings": {"sharing": 1}, "nic": {"rx_ring_size": 128}},
+}
+SHARING = [1, 2, 4, 8]
+SYNTH = {"nf": "workpackage", "wp_reads": 4, "wp_size": "40MiB"}
+SIM = {"warmup": "1ms", "duration": "1ms"}
+FLOWS = 65536
+NAT_FLOWS = 1_000_000  # per port, all installed (Sec. 5.2: tables of up to 10 M flows)
+BUDGET = 2061  # cycles per packet for 195.6 Gbps on 16 cores at 2.1 GHz (Sec. 2.3)
+
+FIG7_READS = [1, 2, 4, 8, 12]
+FIG7_SIZES = ["1MiB", "10MiB", "20MiB", "40MiB"]
+FIG7_PAYLOAD = ["none", "read", "write"]
+FIG8_READS = [1, 2, 4, 8, 12, 16]
+FIG11_READS = [0, 25, 50, 100, 200, 400]  # extra reads on the target core
+FIG12_SHARES = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3]
+
+# Table 1: (year, GbE, max rings r_m, default ring size s, LLC MiB, cores).
+TABLE1 = [(2001, 1, 1, 256, 0.25, 1), (2007, 10, 64, 512, 12, 4), (2014, 40, 1536, 512, 38, 15), (2020, 100, 2048, 2048, 77, 56)]
+
+
+def _run(mode: str, app: dict | None = None, nf: str | None = None, sim: dict | None = None, **extra: Any) -> dict:
+    s: dict[str, Any] = {
+        "profile": PROFILE,
+        "traffic": {"rate": "100Gbps", "size": 1500, "flows": NAT_FLOWS if nf else FLOWS},
+        "nic": {"count": 2, "rx_ring_size": 1024},
+        "cpu": {"cores": 8},
+        "llc": {"ddio_ways": 2},
+        "app": {"nf": nf} if nf else dict(SYNTH),
+        "sim": sim or SIM,
+    }
+    for section, values in MODES[mode].items():
+        s[section] = s.get(section, {}) | values
+    s["app"] |= app or {}
+    for section, values in extra.items():
+        s[section] = s.get(section, {}) | values
+    return s
+
+
+def _list(n: int) -> str:
+    return "privRing" if n == 1 else f"shRing/{n}"
+
+
+def scenarios() -> dict[str, dict]:
+    runs: dict[str, dict] = {}
+    for n in SHARING:
+        runs[f"fig2/{_list(n)}"] = _run(_list(n))
+        if n > 1:
+            runs[f"fig6/list/{n}"] = _run(_list(n), rings={"discipline": "list"})
+    for mode in ("privRing", "shRing/2", "shRing/4", "shRing/8"):
+        for reads in FIG7_READS:
+            for size in FIG7_SIZES:
+                for pay in FIG7_PAYLOAD:
+                    runs[f"fig7/{mode}/{reads}r/{size}/{pay}"] = _run(mode, {"wp_reads": reads, "wp_size": size, "wp_payload": pay})
+    for mode in ("privRing", "shRing/8"):
+        for reads in FIG8_READS:
+            runs[f"fig8/{mode}/{reads}"] = _run(mode, {"wp_reads": reads})
+        for reads in FIG11_READS:
+            runs[f"fig11/{mode}/{reads}"] = _run(mode, {"slow_core_reads": reads})
+        for sh in FIG12_SHARES:
+            runs[f"fig12/{mode}/{sh}"] = _run(mode, traffic={"target_share": sh, "target_size": 64})
+    for nf in ("nat", "lb"):
+        for mode in ("privRing", "shRing/8", "small"):
+            runs[f"fig9/{nf}/{mode}"] = _run(mode, nf=nf)
+        runs[f"fig9/{nf}/privRing/11ways"] = _run("privRing", nf=nf, llc={"ddio_ways": 11})
+    return runs
+
+
+def _missing(figure: str, claim: str, metric: str, paper_value: Any, why: str) -> Claim:
+    """A claim packetpath cannot yet test: printed, and failing."""
+    return Claim(PAPER, figure, claim, metric, paper_value, None, f"not reproduced: {why}", False)
+
+
+def _within_pct(figure: str, claim: str, metric: str, a: float, b: float, pct: float) -> Claim:
+    """A claim "A performs like B": |A - B| within ``pct`` % of B."""
+    d = pct_change(a, b)
+    return Claim(PAPER, figure, claim, metric, f"within {pct:g}%", round(d, 2), f"|change| <= {pct:g}%", abs(d) <= pct)
+
+
+def _rings(x: dict) -> dict:
+    return x.get("rings") or {"sync_cycles_per_packet": 0.0, "repost_wait_ns": 0.0, "nic_rx_wait_ns": 0.0}
+
+
+def _mem_bw(x: dict) -> float:
+    return x["mem_bw_gbytes_s"]["read"] + x["mem_bw_gbytes_s"]["write"]
+
+
+def claims(r: dict[str, dict]) -> list[Claim]:
+    P = PAPER
+    out: list[Claim] = []
+    thr, lat, cpp = "throughput_gbps", "latency_ns.mean", "cycles_per_packet"
+    fig2 = {n: r[f"fig2/{_list(n)}"] for n in SHARING}
+
+    # Fig 1 (Table 1): alpha = cores x s x 1500 B against the LLC.
+    alpha = {y: cores * s * 1500 / (llc * 2**20) for y, _, _, s, llc, cores in TABLE1}
+    out.append(ordering(P, "Fig 1", "one ring per core first exceeds the LLC in 2020", "min alpha / LLC",
+                        ["2020", "LLC", "2014"], {"2020": alpha[2020], "LLC": 1.0, "2014": alpha[2014]}))
+    out.append(ratio(P, "Fig 1", "2020: minimal alpha is 4.3x the LLC", "min alpha / LLC", 4.3, alpha[2020]))
+
+    # Fig 2
+    steps = [pct_change(fig2[b][cpp], fig2[a][cpp]) for a, b in zip(SHARING, SHARING[1:])]
+    out.append(relative_change(P, "Fig 2a", "cycles per packet fall about 4% per halving of the working set", "cycles_per_packet, mean change per halving",
+                               -4.0, statistics.mean(steps)))
+    meets = [_list(n) for n in SHARING if fig2[n][cpp] <= BUDGET]
+    out.append(Claim(P, "Fig 2a", "only shRing/8 meets the 2061-cycle budget", cpp, ["shRing/8"], meets, "same set", meets == ["shRing/8"]))
+    out.append(monotone(P, "Fig 2c", "memory bandwidth falls as more cores share a ring", "mem_bw_gbytes_s", "non-increasing",
+                        [_mem_bw(fig2[n]) for n in SHARING]))
+    out.append(share(P, "Fig 2d", "privRing: the NIC's PCIe write miss rate is about 85%", "1 - pcie_write_hit_rate", 0.85, 1 - fig2[1]["pcie_write_hit_rate"]))
+    out.append(share(P, "Fig 2f", "privRing: Rx rings are 94% occupied on average", "ring_occupancy_mean / 1024", 0.94, fig2[1]["ring_occupancy_mean"] / 1024))
+    out.append(monotone(P, "Fig 2g", "latency falls as more cores share a ring", lat, "non-increasing", [fig2[n]["latency_ns"]["mean"] for n in SHARING]))
+    out.append(ordering(P, "Fig 2a", "synchronisation cycles grow with sharing", "rings.sync_cycles_per_packet", ["shRing/8", "shRing/2", "privRing"],
+                        {_list(n): _rings(fig2[n])["sync_cycles_per_packet"] for n in (1, 2, 8)}))
+
+    # Fig 3, Fig 10, Fig 13: not run.
+    out.append(_missing("Fig 3", "single-core NDR collapses below 1Ki entries; one shared 1Ki ring is best spread and concentrated", "no-drop rate",
+                        "1Ki best", "the no-drop-rate search (RFC 2544) over l3fwd is not implemented"))
+    out.append(_missing("Fig 10", "MICA, 8 cores, 95% SET, 1 KiB values: +12% throughput, -52% latency", thr, 12.0, "the KVS server is not on shared rings yet"))
+    out.append(_missing("Fig 10", "MICA with 128 B values: no throughput change", thr, 0.0, "the KVS server is not on shared rings yet"))
+    out.append(_missing("Fig 13", "dshRing switches to shRing under high load and back to privRing under a pathological load", "ring set in use",
+                        "switches", "dynamic shRing (Sec. 4.5) is not implemented"))
+
+    # Fig 6: RxList against RxArr.
+    for n, paper in ((2, -33.0), (8, -76.0)):
+        out.append(relative_change(P, "Fig 6a", f"RxList loses {-paper:.0f}% of RxArr's throughput at 1:{n} sharing", thr, paper,
+                                   pct_change(r[f"fig6/list/{n}"][thr], fig2[n][thr])))
+    waits = [_rings(r[f"fig6/list/{n}"])["nic_rx_wait_ns"] for n in SHARING[1:]]
+    out.append(monotone(P, "Fig 6b", "RxList: the NIC's packet processing time grows with sharing", "rings.nic_rx_wait_ns", "non-decreasing", waits))
+    out.append(latency(P, "Fig 6b", "RxList at 1:8: NIC packet processing takes 16.3 us", "rings.nic_rx_wait_ns (us)", 16.3, waits[-1] / 1e3))
+    arr_waits = [_rings(fig2[n])["nic_rx_wait_ns"] for n in SHARING[1:]]
+    out.append(Claim(P, "Fig 6b", "RxArr: NIC processing time does not grow with sharing", "rings.nic_rx_wait_ns (ns)", "flat", arr_waits,
+                     "within 1 us of each other", max(arr_waits) - min(arr_waits) <= 1000))
+
+    # Fig 7: 60 WorkPackage configurations, normalised to privRing.
+    cfgs = [(rd, sz, pay) for rd in FIG7_READS for sz in FIG7_SIZES for pay in FIG7_PAYLOAD]
+    norm = {m: [r[f"fig7/{m}/{rd}r/{sz}/{pay}"][thr] / r[f"fig7/privRing/{rd}r/{sz}/{pay}"][thr] for rd, sz, pay in cfgs]
+            for m in ("shRing/2", "shRing/4", "shRing/8")}
+    out.append(share(P, "Fig 7", "shRing/8 outperforms privRing in all 60 configurations", "share of configs, throughput >= privRing", 1.0,
+                     sum(x >= 1.0 for x in norm["shRing/8"]) / len(cfgs)))
+    out.append(ordering(P, "Fig 7", "throughput improves with the sharing ratio: shRing/8, then /4, then /2", "median normalised throughput",
+                        ["shRing/8", "shRing/4", "shRing/2"], {m: statistics.median(v) for m, v in norm.items()}))
+
+    # Fig 8: cache footprint.
+    f8 = {m: [r[f"fig8/{m}/{rd}"] for rd in FIG8_READS] for m in ("privRing", "shRing/8")}
+    out.append(ratio(P, "Fig 8", "up to 2.1x higher application cache hit rate", "llc_hit_rate_cpu, max ratio", 2.1,
+                     max(s["llc_hit_rate_cpu"] / max(p["llc_hit_rate_cpu"], 1e-9) for p, s in zip(f8["privRing"], f8["shRing/8"]))))
+    out.append(relative_change(P, "Fig 8", "up to 13% higher throughput", thr, 13.0,
+                               max(pct_change(s[thr], p[thr]) for p, s in zip(f8["privRing"], f8["shRing/8"]))))
+    out.append(ratio(P, "Fig 8", "up to 13.1x lower latency", "latency_ns.mean, max privRing/shRing", 13.1,
+                     max(p["latency_ns"]["mean"] / s["latency_ns"]["mean"] for p, s in zip(f8["privRing"], f8["shRing/8"]))))
+
+    # Fig 9 and the headline: NAT and LB at 200 Gbps.
+    f9 = {(nf, m): r[f"fig9/{nf}/{m}"] for nf in ("nat", "lb") for m in ("privRing", "shRing/8", "small", "privRing/11ways")}
+    out.append(ratio(P, "Fig 9", "shRing/8: up to 1.27x the throughput of privRing (NAT, LB)", thr, 1.27,
+                     max(f9[nf, "shRing/8"][thr] / f9[nf, "privRing"][thr] for nf in ("nat", "lb"))))
+    out.append(ratio(P, "Fig 9", "shRing/8: up to 38x lower latency than privRing (NAT, LB)", "latency_ns.mean, privRing/shRing", 38.0,
+                     max(f9[nf, "privRing"]["latency_ns"]["mean"] / f9[nf, "shRing/8"]["latency_ns"]["mean"] for nf in ("nat", "lb"))))
+    for nf in ("nat", "lb"):
+        out.append(ordering(P, "Fig 9d", f"{nf.upper()}: shRing/8 has a lower DDIO miss rate than privRing", "pcie_write_hit_rate",
+                            ["shRing/8", "privRing"], {m: f9[nf, m]["pcie_write_hit_rate"] for m in ("shRing/8", "privRing")}))
+        out.append(ordering(P, "Fig 9e", f"{nf.upper()}: shRing/8 uses less memory bandwidth than privRing", "mem_bw_gbytes_s",
+                            ["privRing", "shRing/8"], {m: _mem_bw(f9[nf, m]) for m in ("shRing/8", "privRing")}))
+    out.append(_within_pct("Fig 9", "LB: small privRing performs like shRing/8", thr, f9["lb", "small"][thr], f9["lb", "shRing/8"][thr], 5.0))
+    out.append(ordering(P, "Fig 9", "NAT: small privRing is worse than shRing/8", thr, ["shRing/8", "small"],
+                        {m: f9["nat", m][thr] for m in ("shRing/8", "small")}))
+    out.append(_within_pct("Sec. 5.2", "LB: privRing with all 11 ways for DDIO matches shRing/8", thr, f9["lb", "privRing/11ways"][thr],
+                           f9["lb", "shRing/8"][thr], 5.0))
+    out.append(_within_pct("Sec. 5.2", "NAT: all 11 ways for DDIO change privRing's throughput by less than 5%", thr,
+                           f9["nat", "privRing/11ways"][thr], f9["nat", "privRing"][thr], 5.0))
+
+    # Fig 11: a slowed target core per NIC.
+    f11 = {m: [r[f"fig11/{m}/{rd}"] for rd in FIG11_READS] for m in ("privRing", "shRing/8")}
+    out.append(relative_change(P, "Fig 11a", "fast target core: shRing 12% above privRing", thr, 12.0,
+                               pct_change(f11["shRing/8"][0][thr], f11["privRing"][0][thr])))
+    out.append(relative_change(P, "Fig 11a", "slowest target core: shRing 58% below privRing", thr, -58.0,
+                               pct_change(f11["shRing/8"][-1][thr], f11["privRing"][-1][thr])))
+    out.append(monotone(P, "Fig 11b", "descriptors wait longer for the slow core's bitmap updates as it slows", "rings.repost_wait_ns", "non-decreasing",
+                        [_rings(x)["repost_wait_ns"] for x in f11["shRing/8"]]))
+    out.append(latency(P, "Fig 11b", "slowest target core: descriptors wait up to 257 us", "rings.repost_wait_ns (us)", 257.0,
+                       _rings(f11["shRing/8"][-1])["repost_wait_ns"] / 1e3))
+    out.append(_missing("Fig 11a", "dshRing falls back to privRing as the target core slows", thr, "privRing's throughput",
+                        "dynamic shRing (Sec. 4.5) is not implemented"))
+
+    # Fig 12: more packets aimed at the target core.
+    f12 = {m: [r[f"fig12/{m}/{sh}"] for sh in FIG12_SHARES] for m in ("privRing", "shRing/8")}
+    below = [i for i, sh in enumerate(FIG12_SHARES) if sh < 0.15]
+    out.append(Claim(P, "Fig 12a", "below 15% of packets at the target core shRing outperforms privRing", thr, "shRing > privRing",
+                     [round(f12["shRing/8"][i][thr] - f12["privRing"][i][thr], 2) for i in below], "every share < 15%",
+                     all(f12["shRing/8"][i][thr] > f12["privRing"][i][thr] for i in below)))
+    out.append(relative_change(P, "Fig 12a", "shRing's throughput declines by up to 54% as the target core overloads", thr, -54.0,
+                               min(pct_change(x[thr], f12["shRing/8"][0][thr]) for x in f12["shRing/8"])))
+    out.append(relative_change(P, "Fig 12a", "privRing's throughput declines by only 3%", thr, -3.0,
+                               min(pct_change(x[thr], f12["privRing"][0][thr]) for x in f12["privRing"])))
+    out.append(_missing("Fig 12a", "dshRing switches to privRing once the target core overloads", thr, "privRing's throughput",
+                        "dynamic shRing (Sec. 4.5) is not implemented"))
+    return out
+
+
+def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
+    figs = []
+    years = [t[0] for t in TABLE1]
+    figs.append(figure("fig1", "Fig 1", "Fig 1: aggregate Rx size vs LLC (Table 1)", "year", "MiB", [
+        series("min alpha (one ring per core)", [], years, [cores * s * 1500 / 2**20 for _, _, _, s, _, cores in TABLE1]),
+        series("max alpha (all rings)", [], years, [rm * s * 1500 / 2**20 for _, _, rm, s, _, _ in TABLE1]),
+        series("LLC", [], years, [t[4] for t in TABLE1])], xscale="linear"))
+    runs = [f"fig2/{_list(n)}" for n in SHARING]
+    labels = [_list(n) for n in SHARING]
+    for key, ylabel, get in (("cycles", "cycles per packet", lambda x: x["cycles_per_packet"]),
+                             ("sync", "sync cycles per packet", lambda x: _rings(x)["sync_cycles_per_packet"]),
+                             ("mem", "memory bandwidth (GB/s)", _mem_bw),
+                             ("lat", "mean latency (us)", lambda x: x["latency_ns"]["mean"] / 1e3)):
+        figs.append(figure(f"fig2-{key}", "Fig 2", f"Fig 2: synthetic NF, {ylabel}", "ring mechanism", ylabel,
+                           [series("", runs, labels, [get(r[n]) for n in runs])], kind="bar"))
+    figs.append(figure("fig6", "Fig 6", "Fig 6: RxArr vs RxList", "cores per ring", "throughput (Gbps)", [
+        series("RxArr", runs, SHARING, [r[n]["throughput_gbps"] for n in runs]),
+        series("RxList", lruns := [runs[0]] + [f"fig6/list/{n}" for n in SHARING[1:]], SHARING, [r[n]["throughput_gbps"] for n in lruns])]))
+    cfgs = [(rd, sz, pay) for rd in FIG7_READS for sz in FIG7_SIZES for pay in FIG7_PAYLOAD]
+    figs.append(figure("fig7", "Fig 7", "Fig 7: 60 WorkPackage configurations, normalised to privRing", "normalised latency", "normalised throughput", [
+        series(m, runs7 := [f"fig7/{m}/{rd}r/{sz}/{pay}" for rd, sz, pay in cfgs],
+               [r[n]["latency_ns"]["mean"] / r[f"fig7/privRing/{rd}r/{sz}/{pay}"]["latency_ns"]["mean"] for n, (rd, sz, pay) in zip(runs7, cfgs)],
+               [r[n]["throughput_gbps"] / r[f"fig7/privRing/{rd}r/{sz}/{pay}"]["throughput_gbps"] for n, (rd, sz, pay) in zip(runs7, cfgs)])
+        for m in ("shRing/2", "shRing/4", "shRing/8")], kind="scatter"))
+    for key, ylabel, get in (("thr", "throughput (Gbps)", lambda x: x["throughput_gbps"]),
+                             ("hit", "application LLC hit rate", lambda x: x["llc_hit_rate_cpu"])):
+        figs.append(figure(f"fig8-{key}", "Fig 8", f"Fig 8: random reads in 40 MiB, {ylabel}", "reads per packet", ylabel, [
+            series(m, rr := [f"fig8/{m}/{rd}" for rd in FIG8_READS], FIG8_READS, [get(r[n]) for n in rr]) for m in ("privRing", "shRing/8")]))
+    for nf in ("nat", "lb"):
+        modes = ["privRing", "shRing/8", "small"]
+        figs.append(figure(f"fig9-{nf}", "Fig 9", f"Fig 9: {nf.upper()} at 200 Gbps", "ring mechanism", "throughput (Gbps)", [
+            series("", rr := [f"fig9/{nf}/{m}" for m in modes], modes, [r[n]["throughput_gbps"] for n in rr])], kind="bar"))
+    figs.append(figure("fig11", "Fig 11", "Fig 11: a slowed target core", "extra reads on the target core", "throughput (Gbps)", [
+        series(m, rr := [f"fig11/{m}/{rd}" for rd in FIG11_READS], FIG11_READS, [r[n]["throughput_gbps"] for n in rr]) for m in ("privRing", "shRing/8")]))
+    figs.append(figure("fig12", "Fig 12", "Fig 12: packets aimed at the target core", "share of packets at the target core", "throughput (Gbps)", [
+        series(m, rr := [f"fig12/{m}/{sh}" for sh in FIG12_SHARES], FIG12_SHARES, [r[n]["throughput_gbps"] for n in rr]) for m in ("privRing", "shRing/8")]))
+    return figs
