@@ -27,6 +27,11 @@ BAD_INPUTS = [
     (["run", "nat", "--set", "nic.header_split=true", "--set", "nic.split_offset=2000"], "nic.split_offset = 2000 B: beyond the largest frame"),
     (["run", "nat", "--set", "nic.header_split=true", "--set", "nic.tx_inline=true", "--set", "nic.split_offset=1200"], "more than nic.max_wqe_size"),
     (["run", "nat", "--set", "nic.host_queues=8"], "nic.host_queues = 8: more than the 7 queues"),
+    # shRing (issue 5): a sharing degree that does not divide the cores, an unknown discipline, a ring the NIC cannot use
+    (["run", "nat", "--set", "rings.sharing=4"], "rings.sharing = 4: must divide cpu.cores = 7"),
+    (["run", "l2fwd", "--set", "rings.discipline=tree"], "rings.discipline"),
+    (["run", "l2fwd", "--set", "rings.sharing=0"], "rings.sharing = 0"),
+    (["run", "l2fwd", "--set", "rings.sharing=2", "--set", "nic.rx_ring_size=1000"], "nic.rx_ring_size = 1000: must be a power of two"),
 ]
 
 

@@ -43,6 +43,11 @@ scenarios = st.fixed_dictionaries(
         "mempool.order": st.sampled_from(["lifo", "fifo"]),
         "pcie.max_read_tags": st.integers(1, 256),
         "corunner.enabled": st.booleans(),
+        "rings.sharing": st.sampled_from([1, 1, 2, 4]),  # must divide cpu.cores: often refused
+        "rings.discipline": st.sampled_from(["arr", "list"]),
+        "app.wp_payload": st.sampled_from(["none", "read", "write"]),
+        "app.slow_core_reads": st.sampled_from([0, 0, 50]),
+        "traffic.target_share": st.sampled_from([0.0, 0.0, 0.3]),
     }
 )
 
