@@ -31,6 +31,8 @@ BAD_INPUTS = [
     (["run", "nat", "--set", "rings.sharing=4"], "rings.sharing = 4: must divide cpu.cores = 7"),
     (["run", "l2fwd", "--set", "rings.discipline=tree"], "rings.discipline"),
     (["run", "l2fwd", "--set", "rings.sharing=0"], "rings.sharing = 0"),
+    (["run", "l2fwd", "--set", "rings.dynamic=true"], "rings.dynamic = true: needs rings.sharing > 1"),
+    (["run", "l2fwd", "--set", "rings.sharing=1", "--set", "rings.dshring_mem_bw=25Gbps"], "rings.dshring_mem_bw"),
     (["run", "l2fwd", "--set", "rings.sharing=2", "--set", "nic.rx_ring_size=1000"], "nic.rx_ring_size = 1000: must be a power of two"),
 ]
 

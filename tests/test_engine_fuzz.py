@@ -45,6 +45,8 @@ scenarios = st.fixed_dictionaries(
         "corunner.enabled": st.booleans(),
         "rings.sharing": st.sampled_from([1, 1, 2, 4]),  # must divide cpu.cores: often refused
         "rings.discipline": st.sampled_from(["arr", "list"]),
+        "rings.dynamic": st.sampled_from([False, False, True]),  # needs sharing > 1
+        "rings.dshring_period": st.sampled_from(["5us", "10ms"]),
         "app.wp_payload": st.sampled_from(["none", "read", "write"]),
         "app.slow_core_reads": st.sampled_from([0, 0, 50]),
         "traffic.target_share": st.sampled_from([0.0, 0.0, 0.3]),

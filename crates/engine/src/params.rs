@@ -291,6 +291,12 @@ pub static PARAMS: &[ParamDef] = &[
     // --- shRing paper: shared receive rings (issue 5) ------------------------
     p!("rings.sharing", Int, None, "1", 1, 64, "cores sharing one Rx descriptor ring (shRing/N); 1 = a private ring per core (privRing); each core keeps its own completion ring"),
     p!("rings.discipline", Choice(&["arr", "list"]), None, "arr", 0, 0, "how sharing cores hand descriptors back: arr = bitmap + in-order consumer index (RxArr), list = linked free list the NIC follows (RxList)"),
+    p!("rings.dynamic", Bool, None, "false", 0, 0, "dshRing (shRing Sec. 4.5): keep private and shared rings and switch RSS between them by the policy below"),
+    p!("rings.dshring_period", Int, Time, "10ms", 1_000, 10e12, "dshRing: sampling period of throughput, memory bandwidth and Rx-call intervals"),
+    p!("rings.dshring_window", Int, None, "16", 2, 1024, "dshRing: samples in the sliding window"),
+    p!("rings.dshring_gbps", Int, Rate, "170Gbps", 1, 1.6e7, "dshRing: throughput (all NICs) above which sharing may pay"),
+    p!("rings.dshring_mem_bw", Int, ByteRate, "26843MB/s", 1, 1e9, "dshRing: memory bandwidth above which sharing may pay (the paper: 25 GiB/s)"),
+    p!("rings.dshring_skew", Float, None, "32", 1, 1e6, "dshRing: a core is overloaded when the spread (std) of the cores' Rx-call intervals exceeds this many times their median"),
     p!("llc.snoop_latency", Int, Time, "48ns", 0, 1e6, "load-to-use latency of a line served by snooping another core's private cache (modified line read, or a store to a shared line)"),
     p!("cpu.atomic_cycles", Int, None, "18", 0, 10_000, "cycles of a locked read-modify-write (lock or / xchg / cmpxchg) beyond its cache access"),
     p!("app.wp_payload", Choice(&["none", "read", "write"]), None, "none", 0, 0, "WorkPackage: also read or overwrite every payload line of the packet (shRing Sec. 5.2)"),
@@ -748,7 +754,10 @@ fn cross_check(c: &Config) -> Result<(), String> {
     }
     check_nicmem(c, max_frame)?;
     check_rings(c)?;
-    let rings = c.u64("cpu.cores") / c.u64("rings.sharing");
+    let mut rings = c.u64("cpu.cores") / c.u64("rings.sharing");
+    if c.bool("rings.dynamic") {
+        rings += c.u64("cpu.cores"); // the private set too
+    }
     let per_nic_bufs = rings * c.u64("nic.rx_ring_size")
         + c.u64("cpu.cores") * c.u64("mempool.cache")
         + c.u64("app.tx_burst");
@@ -916,6 +925,14 @@ fn check_rings(c: &Config) -> Result<(), String> {
         return Err(format!(
             "rings.sharing = {n}: must divide cpu.cores = {cores} (each ring is shared by a whole group of cores)"
         ));
+    }
+    if c.bool("rings.dynamic") {
+        if n == 1 {
+            return Err("rings.dynamic = true: needs rings.sharing > 1 (the shared rings to switch to)".into());
+        }
+        if c.text("nic.payload_mem") == "nicmem" {
+            return Err("rings.dynamic = true: not supported with nic.payload_mem = nicmem".into());
+        }
     }
     Ok(())
 }

@@ -228,6 +228,10 @@ pub struct RingsReport {
     /// Mean time a frame spent in the NIC between its last bit arriving
     /// and its DMA being queued (waiting for a descriptor).
     pub nic_rx_wait_ns: f64,
+    /// dshRing: ring-set switches in the measured window, and the share of
+    /// it spent on the shared rings.
+    pub dshring_switches: u64,
+    pub dshring_shared_share: f64,
 }
 
 impl NicCounters {
@@ -323,8 +327,8 @@ impl World {
             };
             let d = [n.pcie.data_up - base[2], n.pcie.data_down - base[3]];
             data = [data[0] + d[0], data[1] + d[1]];
-            let o = n.cqs.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.cqs.len() as f64;
-            let nm: u64 = (n.first_core..n.first_core + n.cqs.len())
+            let o = n.cqs.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.txq.len() as f64;
+            let nm: u64 = (n.first_core..n.first_core + n.txq.len())
                 .map(core_misses)
                 .sum();
             util.upstream += u.upstream * share;
@@ -369,7 +373,19 @@ impl World {
                     (a + r.reposted, b + r.repost_wait)
                 });
                 let sync: Time = self.cores.iter().map(|c| c.sync_ps).sum();
+                let (switches, shared_share) = match &self.dshring {
+                    Some(d) => {
+                        let mut shared = d.shared_ps;
+                        if self.nics[0].set == 1 {
+                            shared += self.end - d.since.max(self.warmup);
+                        }
+                        (d.switches, shared as f64 / dur)
+                    }
+                    None => (0, 1.0),
+                };
                 RingsReport {
+                    dshring_switches: switches,
+                    dshring_shared_share: shared_share,
                     sync_cycles_per_packet: if total.rx_pkts == 0 {
                         0.0
                     } else {

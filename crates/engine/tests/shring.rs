@@ -123,3 +123,22 @@ fn frames_aimed_at_the_target_core_reach_only_it() {
     let bad = validate(&json!({"cpu": {"cores": 6}, "rings": {"sharing": 4}})).unwrap_err();
     assert!(bad.starts_with("rings.sharing = 4: must divide cpu.cores = 6"), "{bad}");
 }
+
+#[test]
+fn dshring_shares_under_load_and_backs_off_when_a_core_is_overloaded() {
+    let dynamic = json!({"sharing": 8, "dynamic": true, "dshring_period": "50us"});
+    let run = |app: Value| {
+        let mut v = server(dynamic.clone(), app);
+        v["sim"] = json!({"warmup": "2ms", "duration": "1ms"});
+        go(v).rings.unwrap()
+    };
+    // 200 Gbps with private rings: high throughput and memory bandwidth,
+    // balanced cores: the policy moves to the shared rings and stays.
+    let busy = run(json!({}));
+    assert!(busy.dshring_shared_share > 0.99, "{busy:?}");
+    // One core far slower than the rest: never share.
+    let skewed = run(json!({"slow_core_reads": 200}));
+    assert_eq!(skewed.dshring_shared_share, 0.0, "{skewed:?}");
+    let bad = validate(&json!({"rings": {"dynamic": true}})).unwrap_err();
+    assert!(bad.starts_with("rings.dynamic = true: needs rings.sharing > 1"), "{bad}");
+}

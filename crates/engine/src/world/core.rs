@@ -16,21 +16,23 @@ use crate::units::{cycles_to_ps, Time};
 
 impl World {
     pub(super) fn on_core_poll(&mut self, c: usize, now: Time) {
-        // `qi`: the core's Tx queue and completion ring; `ri`: its Rx ring.
+        // `qi`: the core's Tx queue; `cqi`: the completion ring it polls;
+        // `ri`: that ring's Rx descriptor ring.
         let (n, qi, local) = (self.cores[c].nic, self.cores[c].queue, self.cores[c].local);
         let k = &self.k;
         let measuring = self.measuring;
         let mut stall = Stall::default();
         let mut cycles = k.poll_cycles;
         let nic = &mut self.nics[n];
-        let ri = nic.cqs[qi].ring;
+        let cqi = nic.poll_cq(qi);
+        let ri = nic.cqs[cqi].ring;
         let mem = &mut self.mem;
 
         // Tx completions: read the CQE, free each buffer (touching its mbuf).
         let (from, to) = (nic.txq[qi].freed, nic.txq[qi].completed);
         let freed = to - from;
         if freed > 0 {
-            stall.add(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, k.cqe), false, now));
+            stall.dep(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, k.cqe), false, now));
             for i in from..to {
                 let p = nic.txq[qi].slot_pkt[nic.txq[qi].slot(i)];
                 cycles += free_pkt(mem, c, nic, ri, local, p, k, now, &mut stall);
@@ -59,7 +61,7 @@ impl World {
 
         // rx_burst: the core's completion ring names the descriptors of
         // its frames in its Rx ring.
-        let cq = &mut nic.cqs[qi];
+        let cq = &mut nic.cqs[cqi];
         cq.sample(now, measuring);
         let got = (cq.completed - cq.consumed).min(k.rx_burst);
         let rq = &mut nic.rxq[ri];
@@ -70,7 +72,7 @@ impl World {
             core.re_armed.push(idx);
             let slot = rq.slot(idx);
             let pkt = rq.slot_pkt[slot];
-            stall.add(mem.core_access(c, cq.cqe_addr(pos, k.cqe, k.cqe_per_line), false, now));
+            stall.dep(mem.core_access(c, cq.cqe_addr(pos, k.cqe, k.cqe_per_line), false, now));
             stall.add(mem.core_access(c, nic.pool.mbuf_addr(pkt.mbuf), true, now));
             cycles += k.rx_cycles + k.nf_cycles;
             if pkt.pay != NO_BUF {
@@ -80,8 +82,16 @@ impl World {
                 cycles += k.seg_cycles;
             }
             let data = nic.pool.data_addr(pkt.mbuf);
-            self.nf
-                .process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall);
+            self.nf.process(
+                c,
+                &pkt,
+                data,
+                mem,
+                &mut self.core_rng[c],
+                now,
+                k.mlp,
+                &mut stall,
+            );
             // Refill the slot (a host payload buffer too if the frame took
             // the slot's one); without a buffer the packet is dropped and
             // its buffers stay in the ring (DPDK's rx_nombuf).
@@ -124,6 +134,9 @@ impl World {
             }
         }
         cq.consumed += got;
+        if got > 0 {
+            core.rx_calls += 1;
+        }
         // Every consumed descriptor is re-armed (with a fresh buffer, or
         // its old one if the packet was dropped): hand them back.
         let (sync_cycles, sync_ps) = if got > 0 {

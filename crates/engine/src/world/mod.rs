@@ -98,6 +98,8 @@ pub enum Ev {
         core: u16,
     },
     Corunner,
+    /// dshRing samples and decides.
+    Dshring,
     WarmupEnd,
 }
 
@@ -148,8 +150,13 @@ pub(crate) struct NicState {
     pub port: Port,
     /// Rx descriptor rings: one per core, or one per `rings.sharing` cores.
     pub rxq: Vec<RxQueue>,
-    /// Completion rings, one per core (index = the core's queue).
+    /// Completion rings, one per core (index = the core's queue); with
+    /// dshRing a second set follows, one per core for the shared rings.
     pub cqs: Vec<CompRing>,
+    /// The ring set RSS steers to (dshRing: 0 = private, 1 = shared).
+    pub set: usize,
+    /// Frame bytes sent (whole run), for dshRing's throughput samples.
+    pub out_bytes: u64,
     pub txq: Vec<TxQueue>,
     pub pcie: PcieLink,
     pub tags: ReadTags,
@@ -187,6 +194,25 @@ pub(crate) fn pay_mbuf(
 }
 
 impl NicState {
+    /// Completion ring of the core with queue `q` in the active set.
+    #[inline]
+    pub fn cq_of(&self, q: usize) -> usize {
+        self.set * self.txq.len() + q
+    }
+
+    /// The completion ring the core with queue `q` polls: one of the
+    /// inactive set with completions left is drained first (dshRing).
+    pub fn poll_cq(&self, q: usize) -> usize {
+        let cores = self.txq.len();
+        if self.cqs.len() > cores {
+            let old = &self.cqs[(1 - self.set) * cores + q];
+            if old.completed > old.consumed {
+                return (1 - self.set) * cores + q;
+            }
+        }
+        self.cq_of(q)
+    }
+
     /// Address of a split frame's payload when it sits in a host buffer.
     pub fn host_payload(&self, pkt: &crate::nic::PktRef) -> Option<u64> {
         (pkt.pay != crate::nic::NO_BUF && !pkt.pay_nic).then(|| {
@@ -226,6 +252,7 @@ pub struct World {
     pub(crate) seed: u64,
     /// rings.sharing > 1: report what sharing costs.
     pub(crate) shared_rings: bool,
+    pub(crate) dshring: Option<shring::Dshring>,
 }
 
 /// NIC memory sits outside host memory (one 4 GiB window per NIC): the
@@ -336,6 +363,7 @@ impl World {
         let rx_desc = c.u64("nic.rx_desc_size") * if split { 2 } else { 1 };
         let (tx_desc, cqe) = (crate::params::tx_wqe_bytes(c), c.u64("nic.cqe_size"));
         let sharing = c.usize("rings.sharing");
+        let dynamic = c.bool("rings.dynamic");
         // nicmem goes to the rings of the first cores (host_queues: the last ones).
         let nicmem_rings = if c.text("nic.payload_mem") == "nicmem" {
             (cores_per_nic - c.usize("nic.host_queues")).div_ceil(sharing)
@@ -387,62 +415,69 @@ impl World {
             let mut rxq = vec![];
             let mut cqs = vec![];
             let mut txq = vec![];
-            for q in 0..cores_per_nic {
-                if q % sharing == 0 {
-                    let ring = q / sharing;
-                    let mut r = RxQueue::new(rx_size, map.alloc(rx_size * rx_desc, 4096));
-                    if sharing > 1 {
-                        // The lock, consumer index and list tail share a
-                        // line; the bitmap words follow.
-                        r.sync_addr = map.alloc(64 + rx_size.div_ceil(8), 64);
-                        r.disc = if c.text("rings.discipline") == "list" {
-                            Discipline::List {
-                                list: RxList::new(rx_size as u32),
-                                cached: vec![false; rx_size as usize],
-                            }
-                        } else {
-                            Discipline::Arr {
-                                arr: RxArr::new(rx_size),
-                                marked_at: vec![0; rx_size as usize],
-                            }
-                        };
+            // dshRing keeps a private set (first) beside the shared one.
+            let sets: &[usize] = if dynamic { &[1, sharing] } else { &[sharing] };
+            for (set, &share) in sets.iter().enumerate() {
+                let first_ring = rxq.len();
+                for q in 0..cores_per_nic {
+                    if q % share == 0 {
+                        let ring = q / share;
+                        let mut r = RxQueue::new(rx_size, map.alloc(rx_size * rx_desc, 4096));
+                        if share > 1 {
+                            // The lock, consumer index and list tail share a
+                            // line; the bitmap words follow.
+                            r.sync_addr = map.alloc(64 + rx_size.div_ceil(8), 64);
+                            r.disc = if c.text("rings.discipline") == "list" {
+                                Discipline::List {
+                                    list: RxList::new(rx_size as u32),
+                                    cached: vec![false; rx_size as usize],
+                                }
+                            } else {
+                                Discipline::Arr {
+                                    arr: RxArr::new(rx_size),
+                                    marked_at: vec![0; rx_size as usize],
+                                }
+                            };
+                        }
+                        // Buffers come from the per-core caches of the ring's cores.
+                        for s in 0..rx_size as usize {
+                            r.slot_mbuf[s] = pool
+                                .alloc(q + s % share)
+                                .ok_or("mempool.size: too small to fill the Rx rings")?;
+                        }
+                        if let Some(pp) = &mut pay_pool {
+                            r.slot_pay = (0..rx_size as usize)
+                                .map(|s| {
+                                    pp.alloc(q + s % share)
+                                        .ok_or("mempool.size: too small to fill the Rx rings")
+                                })
+                                .collect::<Result<_, _>>()?;
+                        }
+                        if ring < nicmem_rings {
+                            let first = (ring as u64 * per_queue) as u32;
+                            r.nicmem_spare = (first..first + per_queue as u32).rev().collect();
+                            r.nicmem_owned = per_queue;
+                            r.post_primary();
+                        }
+                        r.posted = rx_size;
+                        r.driver_pi = rx_size;
+                        r.doorbell_pi = rx_size;
+                        rxq.push(r);
                     }
-                    // Buffers come from the per-core caches of the ring's cores.
-                    for s in 0..rx_size as usize {
-                        r.slot_mbuf[s] = pool
-                            .alloc(q + s % sharing)
-                            .ok_or("mempool.size: too small to fill the Rx rings")?;
+                    cqs.push(CompRing::new(
+                        rx_size,
+                        first_ring + q / share,
+                        map.alloc(rx_size * cqe, 4096),
+                    ));
+                    if set == 0 {
+                        txq.push(TxQueue::new(
+                            tx_size,
+                            map.alloc(tx_size * tx_desc, 4096),
+                            map.alloc(tx_size * cqe, 4096),
+                        ));
+                        cores.push(Core::new(n, q, q));
                     }
-                    if let Some(pp) = &mut pay_pool {
-                        r.slot_pay = (0..rx_size as usize)
-                            .map(|s| {
-                                pp.alloc(q + s % sharing)
-                                    .ok_or("mempool.size: too small to fill the Rx rings")
-                            })
-                            .collect::<Result<_, _>>()?;
-                    }
-                    if ring < nicmem_rings {
-                        let first = (ring as u64 * per_queue) as u32;
-                        r.nicmem_spare = (first..first + per_queue as u32).rev().collect();
-                        r.nicmem_owned = per_queue;
-                        r.post_primary();
-                    }
-                    r.posted = rx_size;
-                    r.driver_pi = rx_size;
-                    r.doorbell_pi = rx_size;
-                    rxq.push(r);
                 }
-                cqs.push(CompRing::new(
-                    rx_size,
-                    q / sharing,
-                    map.alloc(rx_size * cqe, 4096),
-                ));
-                txq.push(TxQueue::new(
-                    tx_size,
-                    map.alloc(tx_size * tx_desc, 4096),
-                    map.alloc(tx_size * cqe, 4096),
-                ));
-                cores.push(Core::new(n, q, q));
             }
             let mut src =
                 Source::new(&traffic_spec(c, n as u16)).map_err(|e| format!("traffic: {e}"))?;
@@ -470,6 +505,8 @@ impl World {
                 ),
                 rxq,
                 cqs,
+                set: 0,
+                out_bytes: 0,
                 txq,
                 pcie: PcieLink::new(pcfg),
                 tags: ReadTags::new(pcfg.max_read_tags),
@@ -613,6 +650,7 @@ impl World {
             core_miss_base: vec![],
             seed,
             shared_rings: sharing > 1,
+            dshring: dynamic.then(|| shring::Dshring::new(c)),
         };
         for n in 0..w.nics.len() {
             let p = w.nics[n].next;
@@ -626,6 +664,9 @@ impl World {
         }
         if w.corunner.is_some() {
             w.q.push(0, Ev::Corunner);
+        }
+        if let Some(d) = &w.dshring {
+            w.q.push(d.period, Ev::Dshring);
         }
         w.q.push(warmup, Ev::WarmupEnd);
         Ok(w)
@@ -671,6 +712,7 @@ impl World {
                 Ev::TxCqe { nic, q, upto } => self.on_tx_cqe(nic as usize, q as usize, upto, now),
                 Ev::CorePoll { core } => self.on_core_poll(core as usize, now),
                 Ev::Corunner => self.on_corunner(now),
+                Ev::Dshring => self.on_dshring(now),
                 Ev::WarmupEnd => self.on_warmup_end(now),
             }
         }

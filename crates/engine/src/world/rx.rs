@@ -46,7 +46,7 @@ impl World {
             return self.accel_frame(n, pkt, now);
         }
         // RSS picks the core (its completion ring); the core's ring holds the buffers.
-        let cq = nic.port.rss_queue(p.rss_hash);
+        let cq = nic.cq_of(nic.port.rss_queue(p.rss_hash));
         let qi = nic.cqs[cq].ring;
         let rq = &mut nic.rxq[qi];
         if rq.wait.is_empty() && rq.desc_ready() {
@@ -317,7 +317,7 @@ impl World {
         self.mem.dma_write(line, self.k.cqe, nic.mode, now);
         c.sample(now, measuring);
         c.completed = c.completed.max(upto);
-        let core = nic.first_core + cq;
+        let core = nic.first_core + cq % nic.txq.len();
         self.wake(core, now);
     }
 

@@ -38,8 +38,9 @@ pub(super) fn hand_back(
             // per bitmap word.
             let words = &mut rq.words;
             arr.mark(re_armed, words);
+            // A locked instruction waits for its line.
             for &w in words.iter() {
-                stall.add(mem.core_access(c, bitmap + 8 * w as u64, true, now));
+                stall.dep(mem.core_access(c, bitmap + 8 * w as u64, true, now));
             }
             let cycles = words.len() as u64 * k.atomic_cycles;
             for &i in re_armed {
@@ -87,5 +88,112 @@ pub(super) fn hand_back(
             }
             (0, start - now + cs)
         }
+    }
+}
+
+/// Dynamic shRing (Sec. 4.5): every period, sample the throughput of all
+/// NICs, the memory bandwidth and each core's interval between Rx calls
+/// into a sliding window; share rings when more than half of the samples
+/// see high throughput and high memory bandwidth and no core is
+/// overloaded; go back to private rings when 7/8 of them see throughput
+/// below the threshold or a core is overloaded. A switch repoints RSS at
+/// the other ring set; the cores drain the old rings before polling the new.
+pub(crate) struct Dshring {
+    pub period: Time,
+    window: usize,
+    gbps: f64,
+    mem_bytes_s: f64,
+    skew: f64,
+    /// (throughput Gbps, memory bytes/s) per sample, newest last.
+    samples: std::collections::VecDeque<(f64, f64)>,
+    last_out: u64,
+    last_dram: u64,
+    last_calls: Vec<u64>,
+    pub switches: u64,
+    /// Measured time spent on the shared rings, and when the last switch
+    /// (or the window's start) was.
+    pub shared_ps: Time,
+    pub since: Time,
+}
+
+impl Dshring {
+    pub fn new(c: &crate::params::Config) -> Dshring {
+        Dshring {
+            period: c.u64("rings.dshring_period"),
+            window: c.usize("rings.dshring_window"),
+            gbps: c.u64("rings.dshring_gbps") as f64 / 1e3,
+            mem_bytes_s: c.u64("rings.dshring_mem_bw") as f64 * 1e6,
+            skew: c.f64("rings.dshring_skew"),
+            samples: Default::default(),
+            last_out: 0,
+            last_dram: 0,
+            last_calls: vec![],
+            switches: 0,
+            shared_ps: 0,
+            since: 0,
+        }
+    }
+
+    /// Whether some core calls Rx far less often than the others: the
+    /// spread of the cores' mean Rx-call intervals against their median.
+    fn overloaded(&self, calls: &[u64]) -> bool {
+        let period = self.period as f64;
+        let mut iv: Vec<f64> = calls
+            .iter()
+            .map(|&n| if n == 0 { period } else { period / n as f64 })
+            .collect();
+        iv.sort_by(f64::total_cmp);
+        let median = iv[iv.len() / 2];
+        let mean = iv.iter().sum::<f64>() / iv.len() as f64;
+        let std = (iv.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / iv.len() as f64).sqrt();
+        std > self.skew * median
+    }
+}
+
+impl super::World {
+    pub(super) fn on_dshring(&mut self, now: Time) {
+        let Some(d) = &mut self.dshring else { return };
+        let out: u64 = self.nics.iter().map(|n| n.out_bytes).sum();
+        let dram = self.mem.dram.read_bytes + self.mem.dram.write_bytes;
+        let calls: Vec<u64> = self.cores.iter().map(|c| c.rx_calls).collect();
+        let secs = d.period as f64 / 1e12;
+        let gbps = (out - d.last_out) as f64 * 8.0 / secs / 1e9;
+        let mem = (dram - d.last_dram) as f64 / secs;
+        let delta: Vec<u64> = if d.last_calls.is_empty() {
+            calls.clone()
+        } else {
+            calls.iter().zip(&d.last_calls).map(|(a, b)| a - b).collect()
+        };
+        (d.last_out, d.last_dram, d.last_calls) = (out, dram, calls);
+        d.samples.push_back((gbps, mem));
+        if d.samples.len() > d.window {
+            d.samples.pop_front();
+        }
+        let overloaded = d.overloaded(&delta);
+        let n = d.samples.len();
+        let shared = self.nics[0].set == 1;
+        let switch = if shared {
+            let low = d.samples.iter().filter(|s| s.0 < d.gbps).count();
+            overloaded || (n == d.window && low * 8 >= n * 7)
+        } else {
+            let high = d.samples.iter().filter(|s| s.0 > d.gbps && s.1 > d.mem_bytes_s).count();
+            !overloaded && n == d.window && high * 2 > n
+        };
+        if switch {
+            if self.measuring {
+                d.switches += 1;
+                if shared {
+                    d.shared_ps += now - d.since.max(self.warmup);
+                }
+            }
+            d.since = now;
+            for nic in &mut self.nics {
+                nic.set = 1 - nic.set;
+            }
+            // Fresh evidence for the new rings.
+            d.samples.clear();
+        }
+        let next = now + d.period;
+        self.q.push(next, super::Ev::Dshring);
     }
 }

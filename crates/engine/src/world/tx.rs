@@ -130,6 +130,7 @@ impl World {
             nic.port.wire_free = end;
             nic.port.tx_leaving.push_back((end, held as u32));
             nic.total_out += 1;
+            nic.out_bytes += pkt.size as u64;
             if end >= self.warmup && end <= self.end {
                 nic.c.tx_bytes += pkt.size as u64;
                 if pkt.arrival >= self.warmup {
