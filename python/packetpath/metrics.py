@@ -39,7 +39,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("pcie_bytes_per_packet.upstream", "B", "PCIe payload bytes (packet data, completions) device to host per received packet"),
     Metric("pcie_bytes_per_packet.downstream", "B", "PCIe payload bytes (descriptors, packet data, doorbells, nicmem posts) host to device per received packet"),
     Metric("nicmem_rx_share", "", "split frames whose payload landed in nicmem (the rest spilled to host buffers)"),
-    Metric("ring_occupancy_mean", "descriptors", "time-averaged Rx completions written by the NIC and not yet polled, per queue"),
+    Metric("ring_occupancy_mean", "descriptors", "time-averaged Rx completions written by the NIC and not yet polled, per core's completion ring"),
     Metric("llc_misses_per_packet", "lines", "LLC misses of the packet-processing cores per received packet (PCM L3 misses)"),
     Metric("cycles_per_packet", "cycles", "busy core cycles (work and memory stalls) per received packet"),
     Metric("core_util", "", "share of the packet cores' time spent working rather than idle"),
@@ -70,11 +70,16 @@ METRICS: tuple[Metric, ...] = (
     Metric("netdimm.pcie_ns", "ns", "NetDIMM scenarios: mean time per message crossing PCIe (PCIe NIC only)"),
     Metric("netdimm.sustained_gbps", "Gbps", "NetDIMM scenarios: frame bits per second a stream of such messages sustains (bottleneck resource)"),
     Metric("netdimm.ncache_hit_rate", "", "NetDIMM scenarios: receiving NetDIMM's nCache hits over host reads"),
+    Metric("rings.sync_cycles_per_packet", "cycles", "shared rings (rings.sharing > 1; absent otherwise): core cycles per packet handing descriptors back (atomics, coherence transfers, spinning)"),
+    Metric("rings.repost_wait_ns", "ns", "shared rings: mean time a re-armed descriptor waited before the NIC could reuse it (RxArr: behind other cores' descriptors)"),
+    Metric("rings.nic_rx_wait_ns", "ns", "shared rings: mean time a frame waited in the NIC for a descriptor (RxList: descriptor-cache misses)"),
+    Metric("rings.dshring_switches", "", "dshRing: switches between private and shared rings in the measured window"),
+    Metric("rings.dshring_shared_share", "", "dshRing: share of the measured window on the shared rings (1 for static sharing)"),
 )
 
 
 # Report sections present only in some runs (null otherwise).
-OPTIONAL_SECTIONS = ("corunner", "pcie_bench", "copy_bench", "dpa", "netdimm")
+OPTIONAL_SECTIONS = ("corunner", "pcie_bench", "copy_bench", "dpa", "netdimm", "rings")
 
 
 def always(metric: Metric) -> bool:
