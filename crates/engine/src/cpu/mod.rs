@@ -49,37 +49,22 @@ impl Core {
     }
 }
 
-/// Memory stall of a poll. Loads the next step waits for (a CQE, then the
-/// packet header, then the table entry its hash selects) form a dependency
-/// chain and add up; other misses (stores, frees, prefetchable lines)
-/// overlap each other up to the core's memory-level parallelism and hide
-/// behind the chain.
+/// Memory stall of a burst: independent misses overlap up to the core's
+/// memory-level parallelism, but never finish faster than the slowest one.
 #[derive(Default, Clone, Copy)]
 pub struct Stall {
     sum: Time,
     max: Time,
-    chain: Time,
 }
 
 impl Stall {
-    /// An access nothing waits for.
     #[inline]
     pub fn add(&mut self, lat: Time) {
         self.sum += lat;
         self.max = self.max.max(lat);
     }
-    /// A load the next step depends on.
-    #[inline]
-    pub fn dep(&mut self, lat: Time) {
-        self.chain += lat;
-    }
-    /// Independent loads issued together (e.g. a loop of random reads):
-    /// they overlap up to `mlp`, and the next step waits for all of them.
-    pub fn dep_group(&mut self, group: &Stall, mlp: u64) {
-        self.chain += group.total(mlp);
-    }
     pub fn total(&self, mlp: u64) -> Time {
-        self.chain.max((self.sum / mlp.max(1)).max(self.max))
+        (self.sum / mlp.max(1)).max(self.max)
     }
 }
 
@@ -96,18 +81,5 @@ mod tests {
         assert_eq!(s.total(10), 100);
         assert_eq!(s.total(5), 200);
         assert_eq!(s.total(1), 1000);
-        // A chain of dependent loads adds up, and the overlapped ones hide behind it.
-        let mut c = Stall::default();
-        c.dep(300);
-        c.dep(300);
-        c.add(100);
-        c.add(100);
-        assert_eq!(c.total(10), 600);
-        let mut g = Stall::default();
-        for _ in 0..20 {
-            g.add(100);
-        }
-        c.dep_group(&g, 10);
-        assert_eq!(c.total(10), 800);
     }
 }

@@ -73,18 +73,15 @@ impl Nf {
         mem: &mut Memory,
         rng: &mut Rng,
         now: Time,
-        mlp: u64,
         stall: &mut Stall,
     ) {
-        // The header: every step of the NF depends on it.
-        stall.dep(mem.core_access(core, data, false, now));
+        stall.add(mem.core_access(core, data, false, now));
         match self {
             Nf::L2fwd => {}
             Nf::L3fwd(lpm) => {
-                // tbl24, then tbl8 at the index tbl24 holds
                 let l = lpm.lookup(pkt.dst_ip);
                 for &a in &l.reads[..l.n_reads] {
-                    stall.dep(mem.core_access(core, a, false, now));
+                    stall.add(mem.core_access(core, a, false, now));
                 }
             }
             Nf::WorkPackage {
@@ -95,20 +92,16 @@ impl Nf {
                 slow_reads,
                 cores_per_nic,
             } => {
-                // Random reads at random addresses: independent of each
-                // other, but the packet is done only when all are.
                 let extra = if core % *cores_per_nic == 0 { *slow_reads } else { 0 };
-                let mut group = Stall::default();
                 for _ in 0..*reads + extra {
                     let off = rng.gen_range(0..*size / 64) * 64;
-                    group.add(mem.core_access(core, *base + off, false, now));
+                    stall.add(mem.core_access(core, *base + off, false, now));
                 }
                 if let Some(write) = *payload {
                     for off in (64..pkt.size as u64).step_by(64) {
-                        group.add(mem.core_access(core, data + off, write, now));
+                        stall.add(mem.core_access(core, data + off, write, now));
                     }
                 }
-                stall.dep_group(&group, mlp);
             }
             Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. } => {
                 let mut t = Touched::default();
@@ -178,16 +171,9 @@ impl Nf {
 }
 
 /// Price the flow-table lines an NF read or wrote.
-/// Bucket, then the key it points to, then the entry: each read waits for
-/// the last; writes do not stall.
 fn touch(mem: &mut Memory, core: usize, t: &Touched, now: Time, stall: &mut Stall) {
     for &(addr, write) in &t.addrs {
-        let lat = mem.core_access(core, addr, write, now);
-        if write {
-            stall.add(lat);
-        } else {
-            stall.dep(lat);
-        }
+        stall.add(mem.core_access(core, addr, write, now));
     }
 }
 

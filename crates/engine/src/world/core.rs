@@ -32,7 +32,7 @@ impl World {
         let (from, to) = (nic.txq[qi].freed, nic.txq[qi].completed);
         let freed = to - from;
         if freed > 0 {
-            stall.dep(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, k.cqe), false, now));
+            stall.add(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, k.cqe), false, now));
             for i in from..to {
                 let p = nic.txq[qi].slot_pkt[nic.txq[qi].slot(i)];
                 cycles += free_pkt(mem, c, nic, ri, local, p, k, now, &mut stall);
@@ -72,7 +72,7 @@ impl World {
             core.re_armed.push(idx);
             let slot = rq.slot(idx);
             let pkt = rq.slot_pkt[slot];
-            stall.dep(mem.core_access(c, cq.cqe_addr(pos, k.cqe, k.cqe_per_line), false, now));
+            stall.add(mem.core_access(c, cq.cqe_addr(pos, k.cqe, k.cqe_per_line), false, now));
             stall.add(mem.core_access(c, nic.pool.mbuf_addr(pkt.mbuf), true, now));
             cycles += k.rx_cycles + k.nf_cycles;
             if pkt.pay != NO_BUF {
@@ -82,16 +82,8 @@ impl World {
                 cycles += k.seg_cycles;
             }
             let data = nic.pool.data_addr(pkt.mbuf);
-            self.nf.process(
-                c,
-                &pkt,
-                data,
-                mem,
-                &mut self.core_rng[c],
-                now,
-                k.mlp,
-                &mut stall,
-            );
+            self.nf
+                .process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall);
             // Refill the slot (a host payload buffer too if the frame took
             // the slot's one); without a buffer the packet is dropped and
             // its buffers stay in the ring (DPDK's rx_nombuf).

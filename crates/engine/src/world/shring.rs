@@ -38,9 +38,8 @@ pub(super) fn hand_back(
             // per bitmap word.
             let words = &mut rq.words;
             arr.mark(re_armed, words);
-            // A locked instruction waits for its line.
             for &w in words.iter() {
-                stall.dep(mem.core_access(c, bitmap + 8 * w as u64, true, now));
+                stall.add(mem.core_access(c, bitmap + 8 * w as u64, true, now));
             }
             let cycles = words.len() as u64 * k.atomic_cycles;
             for &i in re_armed {
