@@ -16,7 +16,9 @@ Tables 1-2, runs every scenario.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
+
+from packetpath.plots import figure, series
 
 from packetpath.reproduce import Claim, monotone, ordering, ratio, share, throughput
 
@@ -256,38 +258,15 @@ def _bytes(ws: str) -> int:
     return int(ws)
 
 
-def plots(r: dict[str, dict], out_dir: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    for n in (1, 190):
-        ax.plot(RANDOM_WS, [_bw(r, f"fig6/{n}/{ws}") for ws in RANDOM_WS], "o-", label=f"{n} thread(s)")
-    ax.set(yscale="log", xlabel="working set", ylabel="GB/s", title="DPA memory random reads (Fig 6)")
-    ax.tick_params(axis="x", rotation=45)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(Path(out_dir) / "fig6.png", dpi=110)
-    plt.close(fig)
-
-    fig, axes = plt.subplots(2, 2, figsize=(9, 6), sharex=True)
-    for ax, (mode, size) in zip(axes.flat, [(m, s) for s in SIZES for m in ("send", "receive")], strict=True):
-        for p, m in NET_UNITS:
-            ax.plot(NET_THREADS[p], _net(r, mode, size, p, m), "o-", label=_kind(p, m))
-        ax.set(xscale="log", title=f"{mode}, {size} B", xlabel="threads", ylabel="Gbps")
-    axes.flat[0].legend(fontsize=7)
-    fig.suptitle("Throughput vs threads (Fig 14)")
-    fig.tight_layout()
-    fig.savefig(Path(out_dir) / "fig14.png", dpi=110)
-    plt.close(fig)
-
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    for nb, ag in COMBOS:
-        ax.plot(TUPLES, [_kv(r, f"fig17a/{nb}+{ag}/{t}") for t in TUPLES], "o-", label=f"Net-{nb}+Agg-{ag}")
-    ax.set(xscale="log", xlabel="KV tuples per packet", ylabel="Mtuples/s", title="KV aggregation (Fig 17a)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(Path(out_dir) / "fig17a.png", dpi=110)
-    plt.close(fig)
+def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
+    figs = [figure("fig6", "Fig 6", "Fig 6: DPA memory random reads", "working set", "GB/s", [
+        series(f"{n} thread(s)", runs := [f"fig6/{n}/{ws}" for ws in RANDOM_WS], RANDOM_WS, [_bw(r, x) for x in runs]) for n in (1, 190)])]
+    for size in SIZES:
+        for mode in ("send", "receive"):
+            figs.append(figure(f"fig14-{mode}-{size}", "Fig 14", f"Fig 14: {mode}, {size} B", "threads", "Gbps", [
+                series(_kind(p, m), [f"fig14/{mode}/{size}/{_kind(p, m)}/{n}" for n in NET_THREADS[p]], NET_THREADS[p], _net(r, mode, size, p, m))
+                for p, m in NET_UNITS], xscale="log"))
+    figs.append(figure("fig17a", "Fig 17a", "Fig 17a: KV aggregation", "KV tuples per packet", "Mtuples/s", [
+        series(f"Net-{nb}+Agg-{ag}", runs := [f"fig17a/{nb}+{ag}/{t}" for t in TUPLES], TUPLES, [_kv(r, x) for x in runs])
+        for nb, ag in COMBOS], xscale="log"))
+    return figs

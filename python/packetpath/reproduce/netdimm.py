@@ -13,7 +13,9 @@ function beside a pointer-chasing co-runner (`netdimm.nf`).
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
+
+from packetpath.plots import figure, series
 from statistics import mean
 
 from packetpath.reproduce import Claim, monotone, ordering, pct_change, relative_change, share, throughput
@@ -178,33 +180,13 @@ def claims(r: dict) -> list[Claim]:
     return out
 
 
-def plots(r: dict, out_dir: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    nics = ["dnic", "inic", "netdimm"]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
-    for ax, nic in zip(axes, nics, strict=True):
-        bottom = [0.0] * len(FIG11_SIZES)
-        for part in BREAKDOWN:
-            vals = [_nd(r, f"size/{nic}/{s}B")["breakdown_ns"][part] / 1e3 for s in FIG11_SIZES]
-            ax.bar([str(s) for s in FIG11_SIZES], vals, bottom=bottom, label=part)
-            bottom = [b + v for b, v in zip(bottom, vals, strict=True)]
-        ax.set(title=nic, xlabel="payload (B)")
-    axes[0].set_ylabel("one-way latency (us)")
-    axes[-1].legend(fontsize=7)
-    fig.suptitle("NetDIMM Fig 11: one-way latency breakdown")
-    fig.tight_layout()
-    fig.savefig(Path(out_dir) / "fig11.png", dpi=110)
-    plt.close(fig)
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    for cluster in CLUSTERS:
-        ax.plot(SWITCH_NS, [1 + _fig12(r, cluster, sw, "netdimm", "dnic") / 100 for sw in SWITCH_NS], "o-", label=cluster)
-    ax.set(xlabel="switch latency (ns)", ylabel="NetDIMM latency / PCIe NIC", title="NetDIMM Fig 12a")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(Path(out_dir) / "fig12a.png", dpi=110)
-    plt.close(fig)
+def figures(r: dict) -> list[dict[str, Any]]:
+    figs = []
+    for nic in ("dnic", "inic", "netdimm"):
+        runs = [f"size/{nic}/{s}B" for s in FIG11_SIZES]
+        figs.append(figure(f"fig11-{nic}", "Fig 11", f"Fig 11: {nic} one-way latency breakdown", "payload (B)", "latency (us)", [
+            series(part, runs, FIG11_SIZES, [_nd(r, x)["breakdown_ns"][part] / 1e3 for x in runs]) for part in BREAKDOWN]))
+    figs.append(figure("fig12a", "Fig 12a", "Fig 12a: NetDIMM latency relative to the PCIe NIC", "switch latency (ns)", "NetDIMM / PCIe NIC", [
+        series(cluster, [f"fig12a/{cluster}/{sw}ns/netdimm" for sw in SWITCH_NS], SWITCH_NS,
+               [1 + _fig12(r, cluster, sw, "netdimm", "dnic") / 100 for sw in SWITCH_NS]) for cluster in CLUSTERS]))
+    return figs
