@@ -62,7 +62,7 @@ def test_reproduce_netdimm_covers_the_listed_figures(tmp_path):
     figures = {c.figure for c in claims}
     assert {"Fig 4", "Fig 11", "Fig 12a", "Fig 12b", "Sec 5.2", "Abstract"} <= figures
     assert all(c.simulated is not None for c in claims if c.figure != "Fig 12b")
-    assert (tmp_path / "fig11.png").read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "fig11-netdimm.png").read_bytes().startswith(b"\x89PNG")
     # the headline and the per-size cuts against the PCIe NIC come out of the model
     headline = next(c for c in claims if c.figure == "Abstract")
     assert headline.passed, headline
