@@ -788,6 +788,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
         ));
     }
     netdimm_check(c)?;
+    check_resources(c, available_memory())?;
     if c.u64("sim.warmup") + c.u64("sim.duration") > 100 * crate::units::S {
         return Err("sim.duration + sim.warmup: at most 100 s of simulated time".into());
     }
@@ -916,6 +917,57 @@ fn cross_check_bf3(c: &Config) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The simulator's own memory for a scenario, by its big parts (bytes):
+/// flow tables, cache tag arrays, the traffic's flow records.
+pub fn memory_estimate(c: &Config) -> [(&'static str, &'static str, u64); 3] {
+    let nics = c.u64("nic.count");
+    let cores = nics * c.u64("cpu.cores");
+    let tables = if matches!(c.text("app.nf"), "nat" | "lb" | "flowcount") {
+        cores * crate::nf::flowtable::FlowTable::host_bytes(c.u64("app.flow_table_size"))
+    } else {
+        0
+    };
+    // Per cached line: tag, rank and sharer bits (~16 B with padding).
+    let lines = c.u64("llc.size") / 64 + (cores + 1) * c.u64("l2.size") / 64;
+    [
+        ("app.flow_table_size", "flow tables", tables),
+        ("llc.size", "cache tags", lines * 16),
+        ("traffic.flows", "flow records", nics * c.u64("traffic.flows") * 16),
+    ]
+}
+
+/// Bytes of memory the OS says are available, if it says (Linux).
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Refuse a scenario whose simulation would not fit in memory, naming its
+/// largest part, with the estimate.
+fn check_resources(c: &Config, available: Option<u64>) -> Result<(), String> {
+    let Some(avail) = available else { return Ok(()) };
+    let parts = memory_estimate(c);
+    let total: u64 = parts.iter().map(|p| p.2).sum::<u64>() + (256 << 20);
+    if total <= avail {
+        return Ok(());
+    }
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let (key, _, _) = parts.iter().max_by_key(|p| p.2).expect("parts");
+    let detail: Vec<String> = parts
+        .iter()
+        .map(|(_, what, b)| format!("{what} {:.1} GiB", gib(*b)))
+        .collect();
+    Err(format!(
+        "{key} = {}: the scenario needs about {:.1} GiB to simulate ({}), more than the {:.1} GiB available",
+        c.u64(key),
+        gib(total),
+        detail.join(", "),
+        gib(avail)
+    ))
 }
 
 /// Shared rings: whole groups of cores, and a driver that can share.
@@ -1078,6 +1130,24 @@ mod tests {
             wqe(json!({"nic.header_split": true, "nic.tx_inline": true, "nic.split_offset": 200})),
             256
         );
+    }
+
+    #[test]
+    fn a_scenario_too_big_to_simulate_is_refused_with_the_estimate() {
+        // 32 cores' tables of 16 Mi entries: 2 Mi buckets x 8 slots x 6 B
+        // + 16 Mi x 16 B = 352 MiB each, 11.0 GiB in all.
+        let c = validate(&json!({"app.nf": "nat", "app.flow_table_size": 16_777_216, "cpu.cores": 16, "nic.count": 2, "cpu.max_cores": 32})).unwrap();
+        let e = check_resources(&c, Some(8 << 30)).unwrap_err();
+        assert!(
+            e.starts_with("app.flow_table_size = 16777216: the scenario needs about 11.3 GiB")
+                && e.contains("(flow tables 11.0 GiB, cache tags ")
+                && e.ends_with("more than the 8.0 GiB available"),
+            "{e}"
+        );
+        assert!(check_resources(&c, Some(64 << 30)).is_ok());
+        assert!(check_resources(&c, None).is_ok(), "no figure from the OS: no guard");
+        let l2 = validate(&json!({})).unwrap();
+        assert!(check_resources(&l2, Some(1 << 30)).is_ok(), "the default scenario fits in 1 GiB");
     }
 
     #[test]

@@ -62,6 +62,15 @@ impl FlowTable {
         }
     }
 
+    /// Bytes the simulator itself holds for a table of `entries` (the
+    /// vectors above), for the resource guard.
+    pub fn host_bytes(entries: u64) -> u64 {
+        let buckets = (entries.div_ceil(BUCKET_ENTRIES as u64))
+            .next_power_of_two()
+            .max(2);
+        buckets * BUCKET_ENTRIES as u64 * 6 + entries * 16
+    }
+
     /// Bytes of (bucket array, key store) for the address map.
     pub fn footprint(entries: u64) -> (u64, u64) {
         let buckets = (entries.div_ceil(BUCKET_ENTRIES as u64))
