@@ -49,6 +49,10 @@ FLOWS = 65536
 NAT_FLOWS = 1_000_000  # per port, all installed (Sec. 5.2: tables of up to 10 M flows)
 BUDGET = 2061  # cycles per packet for 195.6 Gbps on 16 cores at 2.1 GHz (Sec. 2.3)
 
+# Fig 3: RFC 2544 no-drop rate of l3fwd on 8 cores of one NIC, as the
+# highest offered rate of this grid with no drop.
+FIG3_RATES = list(range(10, 101, 5))
+FIG3_RINGS = [128, 256, 512, 1024]
 FIG7_READS = [1, 2, 4, 8, 12]
 FIG7_SIZES = ["1MiB", "10MiB", "20MiB", "40MiB"]
 FIG7_PAYLOAD = ["none", "read", "write"]
@@ -84,6 +88,14 @@ def _list(n: int) -> str:
 
 def scenarios() -> dict[str, dict]:
     runs: dict[str, dict] = {}
+    for ring in FIG3_RINGS + ["shared"]:
+        mode = "shRing/8" if ring == "shared" else "privRing"
+        for spread in ("multi", "single"):
+            for rate in FIG3_RATES:
+                runs[f"fig3/{ring}/{spread}/{rate}"] = _run(
+                    mode, nf="l3fwd", nic={"count": 1, "rx_ring_size": 1024 if ring == "shared" else ring},
+                    traffic={"rate": f"{rate}Gbps", "flows": FLOWS} | ({"target_share": 1.0, "target_size": 1500} if spread == "single" else {}),
+                    sim={"warmup": "0.5ms", "duration": "1ms"})
     for n in SHARING:
         runs[f"fig2/{_list(n)}"] = _run(_list(n))
         if n > 1:
@@ -121,6 +133,12 @@ def _within_pct(figure: str, claim: str, metric: str, a: float, b: float, pct: f
     return Claim(PAPER, figure, claim, metric, f"within {pct:g}%", round(d, 2), f"|change| <= {pct:g}%", abs(d) <= pct)
 
 
+def _ndr(r: dict[str, dict], ring: Any, spread: str) -> float:
+    """Highest rate of the grid forwarded without a drop (0 if none)."""
+    ok = [rate for rate in FIG3_RATES if r[f"fig3/{ring}/{spread}/{rate}"]["drop_rate"] == 0]
+    return float(max(ok, default=0))
+
+
 def _rings(x: dict) -> dict:
     return x.get("rings") or {"sync_cycles_per_packet": 0.0, "repost_wait_ns": 0.0, "nic_rx_wait_ns": 0.0}
 
@@ -155,9 +173,16 @@ def claims(r: dict[str, dict]) -> list[Claim]:
     out.append(ordering(P, "Fig 2a", "synchronisation cycles grow with sharing", "rings.sync_cycles_per_packet", ["shRing/8", "shRing/2", "privRing"],
                         {_list(n): _rings(fig2[n])["sync_cycles_per_packet"] for n in (1, 2, 8)}))
 
-    # Fig 3, Fig 10, Fig 13: not run.
-    out.append(_missing("Fig 3", "single-core NDR collapses below 1Ki entries; one shared 1Ki ring is best spread and concentrated", "no-drop rate",
-                        "1Ki best", "the no-drop-rate search (RFC 2544) over l3fwd is not implemented"))
+    # Fig 3: no-drop rate of l3fwd, traffic spread over 8 cores or aimed at one.
+    ndr = {(ring, sp): _ndr(r, ring, sp) for ring in FIG3_RINGS + ["shared"] for sp in ("multi", "single")}
+    out.append(ratio(P, "Fig 3a", "one core sustains 2x more without drops with 1Ki entries than with 128", "no-drop rate (Gbps), 1024/128", 2.0,
+                     ndr[1024, "single"] / max(ndr[128, "single"], 1e-9)))
+    out.append(_within_pct("Fig 3a", "traffic spread over 8 cores: 128 entries per ring do as well as 1Ki", "no-drop rate (Gbps)",
+                           ndr[128, "multi"], ndr[1024, "multi"], 5.0))
+    out.append(Claim(P, "Fig 3b", "one shared 1Ki ring is best both spread and concentrated", "no-drop rate (Gbps)", "shared >= every private ring",
+                     {f"{ring}/{sp}": v for (ring, sp), v in ndr.items()}, "shared's NDR >= each private ring's, both cases",
+                     all(ndr["shared", sp] >= ndr[ring, sp] for ring in FIG3_RINGS for sp in ("multi", "single"))))
+    # Fig 10, Fig 13: not run.
     out.append(_missing("Fig 10", "MICA, 8 cores, 95% SET, 1 KiB values: +12% throughput, -52% latency", thr, 12.0, "the KVS server is not on shared rings yet"))
     out.append(_missing("Fig 10", "MICA with 128 B values: no throughput change", thr, 0.0, "the KVS server is not on shared rings yet"))
     out.append(_missing("Fig 13", "dshRing switches to shRing under high load and back to privRing under a pathological load", "ring set in use",
@@ -245,6 +270,10 @@ def claims(r: dict[str, dict]) -> list[Claim]:
 
 def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
     figs = []
+    for sp in ("multi", "single"):
+        figs.append(figure(f"fig3-{sp}", "Fig 3", f"Fig 3: l3fwd no-drop rate, traffic {'spread over 8 cores' if sp == 'multi' else 'at one core'}",
+                           "Rx ring", "no-drop rate (Gbps)", [series("", [], [str(x) for x in FIG3_RINGS + ["shared"]],
+                                                                   [_ndr(r, ring, sp) for ring in FIG3_RINGS + ["shared"]])], kind="bar"))
     years = [t[0] for t in TABLE1]
     figs.append(figure("fig1", "Fig 1", "Fig 1: aggregate Rx size vs LLC (Table 1)", "year", "MiB", [
         series("min alpha (one ring per core)", [], years, [cores * s * 1500 / 2**20 for _, _, _, s, _, cores in TABLE1]),
