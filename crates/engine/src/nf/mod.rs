@@ -17,6 +17,7 @@
 
 pub mod flowtable;
 pub mod lpm;
+pub mod nmkvs;
 
 use crate::cpu::Stall;
 use crate::mem::Memory;
