@@ -75,7 +75,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("traffic.arrival", Choice(&["constant", "poisson", "bursty"]), None, "constant", 0, 0, "inter-arrival process"),
     p!("traffic.burst_len", Int, None, "32", 1, 1_000_000, "frames per back-to-back burst for arrival = bursty"),
     p!("traffic.flows", Int, None, "1024", 1, 16_777_216, "number of distinct 5-tuples (one 10.0.0.0/8 client address each)"),
-    p!("traffic.flow_popularity", Choice(&["uniform", "zipf"]), None, "uniform", 0, 0, "how packets pick a flow"),
+    p!("traffic.flow_popularity", Choice(&["uniform", "zipf", "hot"]), None, "uniform", 0, 0, "how packets pick a flow (hot: traffic.hot_share of them among the first traffic.hot_flows)"),
     p!("traffic.zipf_s", Float, None, "1.0", 0, 5, "Zipf exponent for flow_popularity = zipf"),
     // --- NIC ---------------------------------------------------------------
     p!("nic.count", Int, None, "1", 1, 8, "number of NICs (one port each), each with its own cores"),
@@ -157,7 +157,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("app.rx_burst", Int, None, "32", 1, 1024, "packets taken per rx_burst call"),
     p!("app.tx_burst", Int, None, "32", 1, 1024, "packets handed per tx_burst call"),
     p!("app.sw_queue", Int, None, "1024", 0, 1_000_000, "packets the application buffers when the Tx ring is full (FastClick queue)"),
-    p!("app.nf", Choice(&["l2fwd", "l3fwd", "workpackage", "nat", "lb", "flowcount"]), None, "l2fwd", 0, 0, "network function each core runs"),
+    p!("app.nf", Choice(&["l2fwd", "l3fwd", "workpackage", "nat", "lb", "flowcount", "kvs"]), None, "l2fwd", 0, 0, "network function each core runs (kvs: a MICA-like key-value server; requests are the traffic's frames, keys its flows)"),
     p!("app.nf_cycles", Int, None, "20", 0, 10_000_000, "compute cycles per packet of the NF itself (beyond its memory accesses)"),
     p!("app.wp_reads", Int, None, "0", 0, 100_000, "WorkPackage: random reads per packet"),
     p!("app.wp_size", Int, Bytes, "8MiB", 64, 1e11, "WorkPackage: buffer the random reads fall into"),
@@ -303,6 +303,11 @@ pub static PARAMS: &[ParamDef] = &[
     p!("traffic.target_share", Float, None, "0", 0, 1, "share of frames steered at the first core of each NIC (RSS hash 0), the shRing paper's overloaded target core (Fig 12)"),
     p!("traffic.target_size", Int, Bytes, "64", 64, 9216, "frame size of the frames steered at the target core"),
     p!("app.slow_core_reads", Int, None, "0", 0, 1_000_000, "WorkPackage: extra random reads per packet on the first core of each NIC (shRing Fig 11's slowed target core)"),
+    // --- nicmem paper: key-value store with hot items in nicmem (issue 4) ---
+    p!("traffic.hot_flows", Int, None, "0", 0, 16_777_216, "flow_popularity = hot: the hot flows (KVS keys), the first ones"),
+    p!("traffic.hot_share", Float, None, "0", 0, 1, "flow_popularity = hot: share of frames aimed at the hot flows"),
+    p!("kvs.value_size", Int, Bytes, "1KiB", 8, 8192, "kvs: bytes of a value (keys are 128 B); frames at least this long are SET requests, shorter ones GETs"),
+    p!("kvs.hot_area", Int, Bytes, "0", 0, 4e9, "kvs: nicmem for hot items' stable buffers (nmKVS); 0 = baseline MICA, every value in host memory"),
 ];
 
 /// A validated parameter value in base units.
@@ -754,6 +759,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
     }
     check_nicmem(c, max_frame)?;
     check_rings(c)?;
+    check_kvs(c)?;
     let mut rings = c.u64("cpu.cores") / c.u64("rings.sharing");
     if c.bool("rings.dynamic") {
         rings += c.u64("cpu.cores"); // the private set too
@@ -968,6 +974,32 @@ fn check_resources(c: &Config, available: Option<u64>) -> Result<(), String> {
         detail.join(", "),
         gib(avail)
     ))
+}
+
+/// KVS: the hot area fits in nicmem, hot items are items.
+fn check_kvs(c: &Config) -> Result<(), String> {
+    let (area, value) = (c.u64("kvs.hot_area"), c.u64("kvs.value_size"));
+    if area > c.u64("nic.nicmem_capacity") {
+        return Err(format!(
+            "kvs.hot_area = {area} B: more than the NIC's nicmem (nic.nicmem_capacity = {} B)",
+            c.u64("nic.nicmem_capacity")
+        ));
+    }
+    let hot = area / value.next_multiple_of(64);
+    if c.text("app.nf") == "kvs" && hot > c.u64("traffic.flows") {
+        return Err(format!(
+            "kvs.hot_area = {area} B: holds {hot} hot items, more than the {} items (traffic.flows)",
+            c.u64("traffic.flows")
+        ));
+    }
+    if c.text("traffic.flow_popularity") == "hot" && c.u64("traffic.hot_flows") > c.u64("traffic.flows") {
+        return Err(format!(
+            "traffic.hot_flows = {}: more hot items than traffic.flows = {}",
+            c.u64("traffic.hot_flows"),
+            c.u64("traffic.flows")
+        ));
+    }
+    Ok(())
 }
 
 /// Shared rings: whole groups of cores, and a driver that can share.

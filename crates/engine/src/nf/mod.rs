@@ -16,6 +16,7 @@
 //!   comparison, Sec. 6.7).
 
 pub mod flowtable;
+pub mod kvs;
 pub mod lpm;
 pub mod nmkvs;
 
@@ -57,6 +58,8 @@ pub enum Nf {
     FlowCount {
         tables: Vec<FlowTable>,
     },
+    /// A MICA-like key-value server (served by `Kvs::serve`, not `process`).
+    Kvs(kvs::Kvs),
 }
 
 /// The reverse-direction key of a NAT flow.
@@ -104,6 +107,7 @@ impl Nf {
                     }
                 }
             }
+            Nf::Kvs(_) => unreachable!("the KVS serves requests through Kvs::serve"),
             Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. } => {
                 let mut t = Touched::default();
                 self.flow_state(core, pkt.flow, rng, &mut t, false);

@@ -34,6 +34,9 @@ pub struct PktRef {
     pub dst_ip: u32,
     /// Flow index within its port (the key of per-flow NF state).
     pub flow: u32,
+    /// A KVS response whose value is hot item `kvs`'s stable buffer in
+    /// nicmem ([`NO_BUF`] if none).
+    pub kvs: u32,
 }
 
 /// One Rx queue: descriptor ring + completion queue in host memory.

@@ -113,6 +113,9 @@ pub enum Popularity {
     /// popular flows, the continuous power law (inverse CDF, rounded) for
     /// the rest, whose per-rank error is below 1e-8 relative.
     Zipf(f64),
+    /// A share of frames picks uniformly among the first `hot` flows, the
+    /// rest uniformly among the others (a KVS's hot set).
+    Hot { hot: u32, share: f64 },
 }
 
 /// Everything a [`Source`] needs; the engine fills it from its config.
@@ -253,6 +256,7 @@ enum Sizes {
 enum Pick {
     Uniform(u32),
     Zipf(ZipfPick),
+    Hot { hot: u32, n: u32, share: f64 },
 }
 
 /// Zipf ranks 1..=n, see [`Popularity::Zipf`]. The alias table holds the
@@ -419,6 +423,14 @@ fn validate(spec: &TrafficSpec) -> Result<(), String> {
             return Err(format!("traffic.popularity zipf exponent = {s}: must be finite and > 0 (use uniform for 0)"));
         }
     }
+    if let Popularity::Hot { hot, share } = spec.popularity {
+        if hot > spec.flows || !(0.0..=1.0).contains(&share) {
+            return Err(format!(
+                "traffic.hot_flows = {hot}: must be at most traffic.flows = {} (hot share {share} in 0..=1)",
+                spec.flows
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -474,6 +486,11 @@ impl Source {
                 let pick = match spec.popularity {
                     Popularity::Uniform => Pick::Uniform(spec.flows),
                     Popularity::Zipf(s) => Pick::Zipf(ZipfPick::new(spec.flows, s)?),
+                    Popularity::Hot { hot, share } => Pick::Hot {
+                        hot,
+                        n: spec.flows,
+                        share,
+                    },
                 };
                 let synth = Synthetic {
                     sizes,
@@ -593,6 +610,13 @@ impl Synthetic {
         match &self.pick {
             Pick::Uniform(n) => self.rng_flow.gen_range(0..*n),
             Pick::Zipf(z) => z.sample(&mut self.rng_flow),
+            Pick::Hot { hot, n, share } => {
+                if *hot == *n || (*hot > 0 && self.rng_flow.gen::<f64>() < *share) {
+                    self.rng_flow.gen_range(0..*hot)
+                } else {
+                    self.rng_flow.gen_range(*hot..*n)
+                }
+            }
         }
     }
 

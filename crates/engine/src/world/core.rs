@@ -11,6 +11,7 @@ use super::{pay_mbuf, Ev, Knobs, NicState, World};
 use crate::cpu::mempool::Mempool;
 use crate::cpu::Stall;
 use crate::mem::Memory;
+use crate::nf::Nf;
 use crate::nic::{PktRef, TxQueue, NO_BUF};
 use crate::units::{cycles_to_ps, Time};
 
@@ -35,6 +36,9 @@ impl World {
             stall.add(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, k.cqe), false, now));
             for i in from..to {
                 let p = nic.txq[qi].slot_pkt[nic.txq[qi].slot(i)];
+                if let Nf::Kvs(kv) = &mut self.nf {
+                    kv.tx_complete(c, p.kvs, mem, now, &mut stall);
+                }
                 cycles += free_pkt(mem, c, nic, ri, local, p, k, now, &mut stall);
             }
             nic.txq[qi].freed = to;
@@ -71,7 +75,7 @@ impl World {
             let idx = cq.rx_index(pos);
             core.re_armed.push(idx);
             let slot = rq.slot(idx);
-            let pkt = rq.slot_pkt[slot];
+            let mut pkt = rq.slot_pkt[slot];
             stall.add(mem.core_access(c, cq.cqe_addr(pos, k.cqe, k.cqe_per_line), false, now));
             stall.add(mem.core_access(c, nic.pool.mbuf_addr(pkt.mbuf), true, now));
             cycles += k.rx_cycles + k.nf_cycles;
@@ -82,8 +86,16 @@ impl World {
                 cycles += k.seg_cycles;
             }
             let data = nic.pool.data_addr(pkt.mbuf);
-            self.nf
-                .process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall);
+            if let Nf::Kvs(kv) = &mut self.nf {
+                let cost = kv.serve(c, &mut pkt, data, mem, now, &mut stall);
+                cycles += cost.copied_lines * k.copy_cycles_per_line;
+                if cost.nicmem_bytes > 0 {
+                    nic.pcie.mmio_write(now, cost.nicmem_bytes);
+                }
+            } else {
+                self.nf
+                    .process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall);
+            }
             // Refill the slot (a host payload buffer too if the frame took
             // the slot's one); without a buffer the packet is dropped and
             // its buffers stay in the ring (DPDK's rx_nombuf).
@@ -102,6 +114,9 @@ impl World {
                     if pkt.pay_nic {
                         rq.nicmem_spare.push(pkt.pay);
                     }
+                    if let Nf::Kvs(kv) = &mut self.nf {
+                        kv.tx_complete(c, pkt.kvs, mem, now, &mut stall);
+                    }
                     nic.total_drop += 1;
                     // Counted against the window the packet arrived in,
                     // like every other drop, so drop_rate stays a share.
@@ -119,6 +134,10 @@ impl World {
                 let (pool, pay_pool, spare) =
                     (&mut nic.pool, nic.pay_pool.as_mut(), &mut rq.nicmem_spare);
                 release(pool, pay_pool, spare, local, pkt);
+                // A dropped zero-copy response gives its reference back too.
+                if let Nf::Kvs(kv) = &mut self.nf {
+                    kv.tx_complete(c, pkt.kvs, mem, now, &mut stall);
+                }
                 nic.total_drop += 1;
                 if pkt.arrival >= self.warmup {
                     nic.c.drop_core += 1;

@@ -283,6 +283,10 @@ fn traffic_spec(c: &Config, port: u16) -> TrafficSpec {
     };
     let popularity = match c.text("traffic.flow_popularity") {
         "zipf" => Popularity::Zipf(c.f64("traffic.zipf_s")),
+        "hot" => Popularity::Hot {
+            hot: c.u64("traffic.hot_flows") as u32,
+            share: c.f64("traffic.hot_share"),
+        },
         _ => Popularity::Uniform,
     };
     TrafficSpec {
@@ -574,6 +578,26 @@ impl World {
                     }
                 }
             }
+            "kvs" => {
+                let items = c.u64("traffic.flows");
+                let value = c.u64("kvs.value_size");
+                let vbuf = value.next_multiple_of(64);
+                let hot = (c.u64("kvs.hot_area") / vbuf) as usize;
+                let slot = (64 + 128 + value).next_multiple_of(64);
+                // MICA's index: buckets of 64 B, about 8 items each.
+                let buckets = items.div_ceil(8).next_power_of_two();
+                Nf::Kvs(crate::nf::kvs::Kvs {
+                    log_base: map.alloc(items * slot, 4096),
+                    index_base: map.alloc(buckets * 64, 4096),
+                    buckets,
+                    stack_base: map.alloc(cores.len() as u64 * vbuf, 4096),
+                    meta_base: map.alloc(hot as u64 * 64 + 64, 4096),
+                    pending_base: map.alloc(hot as u64 * vbuf + 64, 4096),
+                    value,
+                    hot: vec![crate::nf::nmkvs::HotItem::new(0); hot],
+                    version: vec![0; hot],
+                })
+            }
             _ => Nf::L2fwd,
         };
         if c.bool("app.preload_flows") {
@@ -819,6 +843,19 @@ impl World {
                     "engine invariant: NIC {i} packets offered {} != delivered {} + dropped {} + in flight {in_flight}",
                     n.total_in, n.total_out, n.total_drop
                 ));
+            }
+        }
+        // Every reference to a stable nicmem buffer is a zero-copy response
+        // still in a Tx ring or a software queue.
+        if let Nf::Kvs(kv) = &self.nf {
+            let refs: u64 = kv.hot.iter().map(|h| h.refs as u64).sum();
+            let queued = self.nics.iter().flat_map(|n| {
+                n.txq.iter().flat_map(|t| (t.freed..t.produced).map(|x| t.slot_pkt[t.slot(x)]))
+            });
+            let sw = self.cores.iter().flat_map(|c| c.sw_queue.iter().copied());
+            let zero_copy = queued.chain(sw).filter(|p| p.kvs != crate::nic::NO_BUF).count() as u64;
+            if refs != zero_copy {
+                return Err(format!("engine invariant: {refs} stable-buffer references, {zero_copy} zero-copy responses queued"));
             }
         }
         let cap = (self.mem.llc.sets() as usize) * self.mem.llc.ways();

@@ -41,6 +41,7 @@ impl World {
             arrival: p.arrival,
             dst_ip: p.dst_ip,
             flow: p.flow,
+            kvs: NO_BUF,
         };
         if nic.accel.is_some() {
             return self.accel_frame(n, pkt, now);

@@ -161,6 +161,12 @@ impl World {
     /// inlined in the WQE, the payload from host memory over PCIe or from
     /// nicmem inside the NIC. Returns when all of it is in the NIC.
     fn tx_data_read(&mut self, n: usize, pkt: &crate::nic::PktRef, now: Time) -> Time {
+        if pkt.kvs != NO_BUF {
+            // nmKVS zero copy: the header from host memory, the value from nicmem.
+            let addr = self.nics[n].pool.data_addr(pkt.mbuf);
+            let t = self.dma_read(n, now, addr, crate::nf::kvs::RESP_HDR);
+            return t.max(now + self.k.nicmem_ps);
+        }
         let hdr = self.k.hdr_len(pkt.size);
         let mut t = now;
         if pkt.mbuf != NO_BUF {
