@@ -32,6 +32,11 @@ BAD_INPUTS = [
     (["run", "l2fwd", "--set", "rings.discipline=tree"], "rings.discipline"),
     (["run", "l2fwd", "--set", "rings.sharing=0"], "rings.sharing = 0"),
     (["run", "l2fwd", "--set", "rings.dynamic=true"], "rings.dynamic = true: needs rings.sharing > 1"),
+    # nmKVS (issue 4): a hot area larger than nicmem, more hot items than items, an unknown distribution
+    (["run", "kvs", "--set", "kvs.hot_area=128MiB"], "kvs.hot_area = 134217728 B: more than the NIC's nicmem"),
+    (["run", "kvs", "--set", "traffic.hot_flows=900000"], "traffic.hot_flows = 900000: more hot items than traffic.flows = 800000"),
+    (["run", "kvs", "--set", "traffic.flow_popularity=pareto"], "traffic.flow_popularity"),
+    (["run", "kvs", "--set", "traffic.hot_share=1.5"], "traffic.hot_share = 1.5"),
     (["run", "l2fwd", "--set", "rings.sharing=1", "--set", "rings.dshring_mem_bw=25Gbps"], "rings.dshring_mem_bw"),
     (["run", "l2fwd", "--set", "rings.sharing=2", "--set", "nic.rx_ring_size=1000"], "nic.rx_ring_size = 1000: must be a power of two"),
 ]

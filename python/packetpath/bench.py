@@ -25,6 +25,8 @@ SUITE: dict[str, tuple[str, dict[str, Any]]] = {
     "l3fwd-64B-4core": ("l3fwd", {}),
     "nat-200G-1500B-14core-host": ("nat", {}),
     "nat-200G-1500B-14core-nmNFV": ("nat", {"nic.header_split": True, "nic.payload_mem": "nicmem", "nic.tx_inline": True}),
+    "kvs-4core-nmKVS": ("kvs", {}),
+    "shring8-200G-1500B-16core": ("shring", {}),
 }
 
 

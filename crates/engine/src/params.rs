@@ -75,7 +75,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("traffic.arrival", Choice(&["constant", "poisson", "bursty"]), None, "constant", 0, 0, "inter-arrival process"),
     p!("traffic.burst_len", Int, None, "32", 1, 1_000_000, "frames per back-to-back burst for arrival = bursty"),
     p!("traffic.flows", Int, None, "1024", 1, 16_777_216, "number of distinct 5-tuples (one 10.0.0.0/8 client address each)"),
-    p!("traffic.flow_popularity", Choice(&["uniform", "zipf", "hot"]), None, "uniform", 0, 0, "how packets pick a flow (hot: traffic.hot_share of them among the first traffic.hot_flows)"),
+    p!("traffic.flow_popularity", Choice(&["uniform", "zipf", "hot"]), None, "uniform", 0, 0, "how packets pick a flow (hot: a KVS hot set, see traffic.hot_*)"),
     p!("traffic.zipf_s", Float, None, "1.0", 0, 5, "Zipf exponent for flow_popularity = zipf"),
     // --- NIC ---------------------------------------------------------------
     p!("nic.count", Int, None, "1", 1, 8, "number of NICs (one port each), each with its own cores"),
