@@ -137,7 +137,7 @@ fn dshring_shares_under_load_and_backs_off_when_a_core_is_overloaded() {
     let busy = run(json!({}));
     assert!(busy.dshring_shared_share > 0.99, "{busy:?}");
     // One core far slower than the rest: never share.
-    let skewed = run(json!({"slow_core_reads": 200}));
+    let skewed = run(json!({"slow_core_reads": 3000}));
     assert_eq!(skewed.dshring_shared_share, 0.0, "{skewed:?}");
     let bad = validate(&json!({"rings": {"dynamic": true}})).unwrap_err();
     assert!(bad.starts_with("rings.dynamic = true: needs rings.sharing > 1"), "{bad}");

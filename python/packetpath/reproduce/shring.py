@@ -57,7 +57,7 @@ FIG7_READS = [1, 2, 4, 8, 12]
 FIG7_SIZES = ["1MiB", "10MiB", "20MiB", "40MiB"]
 FIG7_PAYLOAD = ["none", "read", "write"]
 FIG8_READS = [1, 2, 4, 8, 12, 16]
-FIG11_READS = [0, 25, 50, 100, 200, 400]  # extra reads on the target core
+FIG11_READS = [0, 50, 100, 200, 400, 800]  # extra reads on the target core
 FIG12_SHARES = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3]
 
 # Table 1: (year, GbE, max rings r_m, default ring size s, LLC MiB, cores).
@@ -242,8 +242,10 @@ def claims(r: dict[str, dict]) -> list[Claim]:
                                pct_change(f11["shRing/8"][0][thr], f11["privRing"][0][thr])))
     out.append(relative_change(P, "Fig 11a", "slowest target core: shRing 58% below privRing", thr, -58.0,
                                pct_change(f11["shRing/8"][-1][thr], f11["privRing"][-1][thr])))
+    waits11 = [_rings(x)["repost_wait_ns"] for x in f11["shRing/8"]]
+    # slack: 2% of the fast core's wait, run-to-run noise while the target is not yet slow
     out.append(monotone(P, "Fig 11b", "descriptors wait longer for the slow core's bitmap updates as it slows", "rings.repost_wait_ns", "non-decreasing",
-                        [_rings(x)["repost_wait_ns"] for x in f11["shRing/8"]]))
+                        waits11, slack=0.02 * waits11[0]))
     out.append(latency(P, "Fig 11b", "slowest target core: descriptors wait up to 257 us", "rings.repost_wait_ns (us)", 257.0,
                        _rings(f11["shRing/8"][-1])["repost_wait_ns"] / 1e3))
     out.append(_within_pct("Fig 11a", "fast target core: dshRing performs like shRing", thr, f11["dshRing"][0][thr], f11["shRing/8"][0][thr], 5.0))

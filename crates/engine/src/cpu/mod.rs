@@ -20,8 +20,10 @@ pub struct Core {
     pub sleeping: bool,
     /// Packets waiting for room in the Tx ring (FastClick's queue).
     pub sw_queue: VecDeque<PktRef>,
-    /// Polls that received packets (dshRing's Rx-call intervals).
+    /// Polls that received packets, and when the last one started
+    /// (dshRing's Rx-call intervals).
     pub rx_calls: u64,
+    pub last_rx_at: Time,
     /// Scratch: Rx indices re-armed in the current poll.
     pub re_armed: Vec<u64>,
     /// Measured time spent handing descriptors back (shared-ring sync).
@@ -41,6 +43,7 @@ impl Core {
             sleeping: true,
             sw_queue: VecDeque::new(),
             rx_calls: 0,
+            last_rx_at: 0,
             re_armed: vec![],
             sync_ps: 0,
             busy_ps: 0,

@@ -3,15 +3,64 @@
 //! earlier requests on the channel, so loaded latency rises steeply as
 //! utilisation nears the peak (an M/D/1-like queue, not a fitted curve).
 //!
+//! Requests do not always reach the model in time order (a core prices a
+//! poll's packets one after another, ahead of the event clock; a device's
+//! read reaches memory after its PCIe request). So a channel keeps a
+//! calendar of busy intervals and serves each request in the first idle
+//! slot at or after its arrival: for requests in time order this is the
+//! FIFO above, and a request dated later never holds up one dated earlier.
+//!
 //! Left out: banks, row-buffer hits, read/write turnaround and refresh; the
 //! channel's peak bandwidth stands for all of them.
 
 use crate::units::Time;
+use std::collections::VecDeque;
+
+/// Busy intervals of one channel, [start, end) in 1/1024 ps, sorted and
+/// disjoint; intervals that ended long before the newest request are dropped.
+#[derive(Default)]
+struct Calendar {
+    busy: VecDeque<(u64, u64)>,
+}
+
+/// How far back (in 1/1024 ps) a request may still be dated: 1 ms.
+const HORIZON_FP: u64 = 1_000_000_000 * FP;
+
+impl Calendar {
+    /// Book `len` at the first idle time at or after `t`; returns the start.
+    fn book(&mut self, t: u64, len: u64) -> u64 {
+        // First interval that ends after t.
+        let mut i = self.busy.partition_point(|&(_, end)| end <= t);
+        let mut start = t;
+        while i < self.busy.len() && self.busy[i].0 < start + len {
+            start = start.max(self.busy[i].1);
+            i += 1;
+        }
+        // Insert [start, start + len) before interval i, merging neighbours.
+        let end = start + len;
+        let joins_prev = i > 0 && self.busy[i - 1].1 == start;
+        let joins_next = i < self.busy.len() && self.busy[i].0 == end;
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                self.busy[i - 1].1 = self.busy[i].1;
+                self.busy.remove(i);
+            }
+            (true, false) => self.busy[i - 1].1 = end,
+            (false, true) => self.busy[i].0 = start,
+            (false, false) => self.busy.insert(i, (start, end)),
+        }
+        let newest = self.busy.back().map_or(0, |b| b.1);
+        while self.busy.len() > 1 && self.busy[0].1 + HORIZON_FP < newest {
+            self.busy.pop_front();
+        }
+        start
+    }
+}
 
 pub struct Dram {
     /// ps to move one line on one channel, in 1/1024 ps so rates are exact.
     line_time_fp: u64,
-    free_fp: Vec<u64>,
+    cal: Vec<Calendar>,
     idle_latency: Time,
     pub read_bytes: u64,
     pub write_bytes: u64,
@@ -27,7 +76,7 @@ impl Dram {
         let line_time_fp = 64_000_000 * FP / channel_mbs;
         Dram {
             line_time_fp,
-            free_fp: vec![0; channels],
+            cal: (0..channels).map(|_| Calendar::default()).collect(),
             idle_latency,
             read_bytes: 0,
             write_bytes: 0,
@@ -38,7 +87,7 @@ impl Dram {
     #[inline]
     fn channel(&self, line: u64) -> usize {
         // Channels interleave at line granularity through an address hash.
-        ((line ^ (line >> 7) ^ (line >> 13)) % self.free_fp.len() as u64) as usize
+        ((line ^ (line >> 7) ^ (line >> 13)) % self.cal.len() as u64) as usize
     }
 
     /// Occupy the line's channel from `now`; returns the wait before service.
@@ -46,8 +95,7 @@ impl Dram {
     fn serve(&mut self, line: u64, now: Time) -> Time {
         let ch = self.channel(line);
         let now_fp = now * FP;
-        let start = self.free_fp[ch].max(now_fp);
-        self.free_fp[ch] = start + self.line_time_fp;
+        let start = self.cal[ch].book(now_fp, self.line_time_fp);
         self.busy_fp += self.line_time_fp;
         (start - now_fp + self.line_time_fp) / FP
     }
@@ -75,12 +123,12 @@ impl Dram {
     }
 
     pub fn channels(&self) -> usize {
-        self.free_fp.len()
+        self.cal.len()
     }
 
     /// Peak bytes per second of all channels.
     pub fn peak_bytes_per_s(&self) -> f64 {
-        self.free_fp.len() as f64 * 64.0 * 1e12 * FP as f64 / self.line_time_fp as f64
+        self.cal.len() as f64 * 64.0 * 1e12 * FP as f64 / self.line_time_fp as f64
     }
 }
 
@@ -106,6 +154,18 @@ mod tests {
         let l = d.read(0, 0) - 50_000;
         // 10 001 lines at 6.4 ns
         assert!((l as f64 - 10_001.0 * 6400.0).abs() < 10.0, "{l}");
+    }
+
+    #[test]
+    fn a_later_booking_does_not_hold_up_an_earlier_request() {
+        let mut d = Dram::new(1, 10_000, 0); // 6.4 ns per line
+        assert_eq!(d.read(0, 1_000_000), 6400, "idle channel");
+        // Dated 1 us earlier, served in the idle time before that booking.
+        assert_eq!(d.read(1, 0), 6400);
+        // Dated inside the first booking: waits for its end only.
+        assert_eq!(d.read(2, 1_003_200), 3200 + 6400);
+        // Fills the gap exactly: [6.4 ns, 12.8 ns) is idle.
+        assert_eq!(d.read(3, 6400), 6400);
     }
 
     /// Poisson reads at utilisation rho: mean wait follows M/D/1.

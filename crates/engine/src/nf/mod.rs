@@ -42,6 +42,8 @@ pub enum Nf {
         /// among the NIC's cores is 0), and the cores per NIC.
         slow_reads: u32,
         cores_per_nic: usize,
+        /// Misses the core keeps in flight (cpu.mlp).
+        mlp: u32,
     },
     /// One flow table per core (index = core id) and the next free port.
     Nat {
@@ -95,11 +97,21 @@ impl Nf {
                 payload,
                 slow_reads,
                 cores_per_nic,
+                mlp,
             } => {
+                // Independent reads, but only `mlp` in flight: each group
+                // issues when the one before it has been served.
                 let extra = if core % *cores_per_nic == 0 { *slow_reads } else { 0 };
+                let (mut t, mut in_group, mut group_max) = (now, 0, 0);
                 for _ in 0..*reads + extra {
                     let off = rng.gen_range(0..*size / 64) * 64;
-                    stall.add(mem.core_access(core, *base + off, false, now));
+                    let lat = mem.core_access(core, *base + off, false, t);
+                    stall.add(lat);
+                    group_max = group_max.max(lat);
+                    in_group += 1;
+                    if in_group == *mlp {
+                        (t, in_group, group_max) = (t + group_max, 0, 0);
+                    }
                 }
                 if let Some(write) = *payload {
                     for off in (64..pkt.size as u64).step_by(64) {

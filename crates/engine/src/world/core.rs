@@ -71,6 +71,10 @@ impl World {
         let rq = &mut nic.rxq[ri];
         core.re_armed.clear();
         for j in 0..got {
+            // A core works through its burst packet by packet: this
+            // packet's misses issue once the stalls before it have passed
+            // (overlapped up to cpu.mlp), not all at the poll's start.
+            let now = now + stall.total(k.mlp);
             let pos = cq.consumed + j;
             let idx = cq.rx_index(pos);
             core.re_armed.push(idx);
@@ -147,6 +151,7 @@ impl World {
         cq.consumed += got;
         if got > 0 {
             core.rx_calls += 1;
+            core.last_rx_at = now;
         }
         // Every consumed descriptor is re-armed (with a fresh buffer, or
         // its old one if the packet was dropped): hand them back.

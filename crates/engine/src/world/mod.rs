@@ -556,6 +556,7 @@ impl World {
                 },
                 slow_reads: c.u64("app.slow_core_reads") as u32,
                 cores_per_nic,
+                mlp: c.u64("cpu.mlp") as u32,
             },
             nf @ ("nat" | "lb" | "flowcount") => {
                 let entries = c.u64("app.flow_table_size");

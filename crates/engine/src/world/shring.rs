@@ -134,12 +134,18 @@ impl Dshring {
     }
 
     /// Whether some core calls Rx far less often than the others: the
-    /// spread of the cores' mean Rx-call intervals against their median.
-    fn overloaded(&self, calls: &[u64]) -> bool {
+    /// spread of the cores' Rx-call intervals against their median. A
+    /// core's interval is its mean over the period, or the time since its
+    /// last call if that is longer (a core deep in a long burst).
+    fn overloaded(&self, calls: &[u64], since_last: &[Time]) -> bool {
         let period = self.period as f64;
         let mut iv: Vec<f64> = calls
             .iter()
-            .map(|&n| if n == 0 { period } else { period / n as f64 })
+            .zip(since_last)
+            .map(|(&n, &gap)| {
+                let mean = if n == 0 { period } else { period / n as f64 };
+                mean.max(gap as f64)
+            })
             .collect();
         iv.sort_by(f64::total_cmp);
         let median = iv[iv.len() / 2];
@@ -168,7 +174,8 @@ impl super::World {
         if d.samples.len() > d.window {
             d.samples.pop_front();
         }
-        let overloaded = d.overloaded(&delta);
+        let since_last: Vec<Time> = self.cores.iter().map(|c| now - c.last_rx_at).collect();
+        let overloaded = d.overloaded(&delta, &since_last);
         let n = d.samples.len();
         let shared = self.nics[0].set == 1;
         let switch = if shared {
