@@ -29,6 +29,19 @@ const HORIZON_FP: u64 = 1_000_000_000 * FP;
 impl Calendar {
     /// Book `len` at the first idle time at or after `t`; returns the start.
     fn book(&mut self, t: u64, len: u64) -> u64 {
+        // Most requests come after or inside the last busy interval.
+        if let Some(last) = self.busy.back_mut() {
+            if t >= last.0 {
+                let start = t.max(last.1);
+                if start == last.1 {
+                    last.1 += len;
+                } else {
+                    self.busy.push_back((start, start + len));
+                    self.prune();
+                }
+                return start;
+            }
+        }
         // First interval that ends after t.
         let mut i = self.busy.partition_point(|&(_, end)| end <= t);
         let mut start = t;
@@ -49,11 +62,16 @@ impl Calendar {
             (false, true) => self.busy[i].0 = start,
             (false, false) => self.busy.insert(i, (start, end)),
         }
+        self.prune();
+        start
+    }
+
+    /// Drop intervals that ended a horizon before the newest one.
+    fn prune(&mut self) {
         let newest = self.busy.back().map_or(0, |b| b.1);
         while self.busy.len() > 1 && self.busy[0].1 + HORIZON_FP < newest {
             self.busy.pop_front();
         }
-        start
     }
 }
 
