@@ -48,7 +48,7 @@ def test_claims_cover_every_figure_and_print_what_is_missing():
 
 def _fake_report() -> dict:
     return {
-        "throughput_gbps": 100.0, "drop_rate": 0.0, "cycles_per_packet": 1000.0, "pcie_write_hit_rate": 0.5, "llc_hit_rate_cpu": 0.5,
+        "throughput_gbps": 100.0, "rx_pps": 1e6, "drop_rate": 0.0, "cycles_per_packet": 1000.0, "pcie_write_hit_rate": 0.5, "llc_hit_rate_cpu": 0.5,
         "ring_occupancy_mean": 10.0, "latency_ns": {"mean": 1000.0}, "mem_bw_gbytes_s": {"read": 1.0, "write": 1.0},
         "rings": {"sync_cycles_per_packet": 1.0, "repost_wait_ns": 1.0, "nic_rx_wait_ns": 1.0, "dshring_switches": 0, "dshring_shared_share": 1.0},
     }

@@ -306,7 +306,7 @@ pub static PARAMS: &[ParamDef] = &[
     // --- nicmem paper: key-value store with hot items in nicmem (issue 4) ---
     p!("traffic.hot_flows", Int, None, "0", 0, 16_777_216, "flow_popularity = hot: the hot flows (KVS keys), the first ones"),
     p!("traffic.hot_share", Float, None, "0", 0, 1, "flow_popularity = hot: share of frames aimed at the hot flows"),
-    p!("kvs.value_size", Int, Bytes, "1KiB", 8, 8192, "kvs: bytes of a value (keys are 128 B); frames at least this long are SET requests, shorter ones GETs"),
+    p!("kvs.value_size", Int, Bytes, "1KiB", 8, 8192, "kvs: bytes of a value (keys are 128 B); frames with room for headers (70 B), key and value are SETs, shorter ones GETs"),
     p!("kvs.hot_area", Int, Bytes, "0", 0, 4e9, "kvs: nicmem for hot items' stable buffers (nmKVS); 0 = baseline MICA, every value in host memory"),
 ];
 

@@ -2,8 +2,8 @@
 //! runs it (Sec. 6.6): each core owns a partition of a hash index (one 64 B
 //! bucket line per lookup) and the items live in a log at real addresses,
 //! each 64 B of header + 128 B key + the value. The request's key is its
-//! flow; a frame at least `value_size` long is a SET carrying the value,
-//! a shorter one a GET.
+//! flow; a frame long enough to carry headers, key and value is a SET, a
+//! shorter one a GET.
 //!
 //! Baseline MICA copies a GET's value twice (log -> stack -> response
 //! buffer) and a SET's once (request -> log). With nmKVS (`kvs.hot_area`)
@@ -68,7 +68,7 @@ impl Kvs {
         stall: &mut Stall,
     ) -> Cost {
         let key = pkt.flow;
-        let is_set = pkt.size as u64 >= self.value;
+        let is_set = pkt.size as u64 >= RESP_HDR + KEY + self.value;
         let lines = self.value.div_ceil(64);
         let mut cost = Cost::default();
         let touch = |mem: &mut Memory, base: u64, n: u64, write: bool, stall: &mut Stall| {
