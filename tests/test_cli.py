@@ -39,6 +39,12 @@ BAD_INPUTS = [
     (["run", "kvs", "--set", "traffic.hot_share=1.5"], "traffic.hot_share = 1.5"),
     (["run", "l2fwd", "--set", "rings.sharing=1", "--set", "rings.dshring_mem_bw=25Gbps"], "rings.dshring_mem_bw"),
     (["run", "l2fwd", "--set", "rings.sharing=2", "--set", "nic.rx_ring_size=1000"], "nic.rx_ring_size = 1000: must be a power of two"),
+    # load phases (shRing Fig 13)
+    (["run", "l2fwd", "--set", "traffic.phase_at=1ms,2ms", "--set", "traffic.phase_rate=50Gbps"],
+     "traffic.phase_rate: 1 entries for the 2 phases of traffic.phase_at"),
+    (["run", "l2fwd", "--set", "traffic.phase_at=1ms", "--set", "traffic.phase_rate=500Gbps"], "traffic.phase_rate = 500Gbps: above nic.line_rate"),
+    (["run", "l2fwd", "--set", "traffic.phase_at=1ms", "--set", "traffic.phase_target_share=2"], "traffic.phase_target_share"),
+    (["run", "l2fwd", "--set", "sim.sample_period=10"], "sim.sample_period = 10"),
 ]
 
 

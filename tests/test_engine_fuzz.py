@@ -54,6 +54,10 @@ scenarios = st.fixed_dictionaries(
         "app.wp_payload": st.sampled_from(["none", "read", "write"]),
         "app.slow_core_reads": st.sampled_from([0, 0, 50]),
         "traffic.target_share": st.sampled_from([0.0, 0.0, 0.3]),
+        "traffic.phase_at": st.sampled_from([[], ["30us"], ["10us", "40us"]]),
+        "traffic.phase_rate": st.sampled_from([[], ["10Gbps"], ["100Gbps", "5Gbps"]]),  # length must match
+        "traffic.phase_target_share": st.sampled_from([[], [0.5], [0.0, 0.2]]),
+        "sim.sample_period": st.sampled_from(["0ns", "0ns", "7us"]),
     }
 )
 

@@ -118,6 +118,17 @@ def run_cmd(
         _print_json(report)
     else:
         _console().print(_report_table(scenario_, report))
+        if report.get("timeline"):
+            _console().print(_timeline_table(report["timeline"]))
+
+
+def _timeline_table(samples: list[dict[str, Any]]) -> Table:
+    """sim.sample_period's samples, one row each."""
+    table = Table("t (us)", "tx (Gbps)", "arrived", "dropped", "ring set", title="timeline")
+    for s in samples:
+        table.add_row(_number(s["t_us"]), _number(s["tx_gbps"]), _number(s["arrived"]), _number(s["dropped"]),
+                      "shared" if s["ring_set"] else "private")
+    return table
 
 
 def _report_table(name: str, report: dict[str, Any]) -> Table:

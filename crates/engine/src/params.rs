@@ -308,6 +308,11 @@ pub static PARAMS: &[ParamDef] = &[
     p!("traffic.hot_share", Float, None, "0", 0, 1, "flow_popularity = hot: share of frames aimed at the hot flows"),
     p!("kvs.value_size", Int, Bytes, "1KiB", 8, 8192, "kvs: bytes of a value (keys are 128 B); frames with room for headers (70 B), key and value are SETs, shorter ones GETs"),
     p!("kvs.hot_area", Int, Bytes, "0", 0, 4e9, "kvs: nicmem for hot items' stable buffers (nmKVS); 0 = baseline MICA, every value in host memory"),
+    // --- load that changes during a run (shRing Fig 13) ----------------------
+    p!("traffic.phase_at", IntList, Time, "[]", 1, 100e12, "start times (from the start of the run, warm-up included; increasing) of later load phases; each phase sets the entries of phase_rate and phase_target_share at its index"),
+    p!("traffic.phase_rate", IntList, Rate, "[]", 1, 1.6e6, "offered rate per port of each phase in traffic.phase_at (empty: traffic.rate throughout)"),
+    p!("traffic.phase_target_share", FloatList, None, "[]", 0, 1, "traffic.target_share of each phase in traffic.phase_at (empty: traffic.target_share throughout)"),
+    p!("sim.sample_period", Int, Time, "0ns", 0, 100e12, "record a timeline sample (throughput, drops, dshRing's ring set) every period from the start of the run; 0 = no timeline"),
 ];
 
 /// A validated parameter value in base units.
@@ -742,7 +747,35 @@ fn cross_check(c: &Config) -> Result<(), String> {
         }
         _ => 1518,
     };
-    let max_frame = if c.f64("traffic.target_share") > 0.0 {
+    let phases = c.ints("traffic.phase_at");
+    for key in ["traffic.phase_rate", "traffic.phase_target_share"] {
+        let n = if key == "traffic.phase_rate" { c.ints(key).len() } else { c.floats(key).len() };
+        if n != 0 && n != phases.len() {
+            return Err(format!(
+                "{key}: {n} entries for the {} phases of traffic.phase_at (give one per phase, or none)",
+                phases.len()
+            ));
+        }
+    }
+    if let Some(w) = phases.windows(2).find(|w| w[0] >= w[1]) {
+        return Err(format!(
+            "traffic.phase_at = [.., {}ps, {}ps, ..]: phase start times must increase",
+            w[0], w[1]
+        ));
+    }
+    if let Some(r) = c.ints("traffic.phase_rate").iter().find(|&&r| r > c.u64("nic.line_rate")) {
+        return Err(format!(
+            "traffic.phase_rate = {}Gbps: above nic.line_rate = {}Gbps",
+            *r as f64 / 1e3,
+            c.u64("nic.line_rate") as f64 / 1e3
+        ));
+    }
+    if !c.ints("traffic.phase_rate").is_empty() && c.text("traffic.size_dist") == "pcap" {
+        return Err("traffic.phase_rate: a pcap replay keeps the trace's own rate; leave phase_rate empty".into());
+    }
+    let targeted = c.f64("traffic.target_share") > 0.0
+        || c.floats("traffic.phase_target_share").iter().any(|&s| s > 0.0);
+    let max_frame = if targeted {
         max_frame.max(c.u64("traffic.target_size"))
     } else {
         max_frame

@@ -213,7 +213,25 @@ pub struct Report {
     /// Shared Rx rings (rings.sharing > 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rings: Option<RingsReport>,
+    /// One sample per `sim.sample_period` (none when it is 0).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<Sample>,
     pub sim: SimInfo,
+}
+
+/// What all NICs did in one sampling period ending at `t_us` (warm-up
+/// included: time counts from the start of the run).
+#[derive(Serialize, Debug, Clone, Default, PartialEq)]
+pub struct Sample {
+    pub t_us: f64,
+    /// Frame bytes sent, as Gbit/s.
+    pub tx_gbps: f64,
+    /// Frames accepted by the NICs and frames dropped anywhere.
+    pub arrived: u64,
+    pub dropped: u64,
+    /// dshRing: the ring set RSS steered to at the sample (0 = private,
+    /// 1 = shared); otherwise 1 for shared rings and 0 for private ones.
+    pub ring_set: u8,
 }
 
 /// What sharing Rx rings costs (shRing paper, Fig 2a, 6b, 11b).
@@ -399,6 +417,7 @@ impl World {
                     },
                 }
             }),
+            timeline: self.timeline.as_ref().map(|t| t.samples.clone()).unwrap_or_default(),
             sim: SimInfo {
                 seed: self.seed,
                 events: self.q.events(),

@@ -142,3 +142,30 @@ fn dshring_shares_under_load_and_backs_off_when_a_core_is_overloaded() {
     let bad = validate(&json!({"rings": {"dynamic": true}})).unwrap_err();
     assert!(bad.starts_with("rings.dynamic = true: needs rings.sharing > 1"), "{bad}");
 }
+
+#[test]
+fn timeline_follows_load_phases_and_dshring_switches_when_the_load_rises() {
+    let mut v = server(json!({"sharing": 8, "dynamic": true, "dshring_period": "50us"}), json!({}));
+    v["traffic"]["rate"] = json!("40Gbps");
+    v["traffic"]["phase_at"] = json!(["1ms"]);
+    v["traffic"]["phase_rate"] = json!(["100Gbps"]);
+    v["sim"] = json!({"warmup": "0ms", "duration": "2ms", "sample_period": "100us"});
+    let r = go(v);
+    let t = &r.timeline;
+    assert_eq!(t.len(), 20);
+    // Every frame accepted in the run falls in exactly one sample.
+    assert_eq!(t.iter().map(|s| s.arrived).sum::<u64>(), r.sim.packets);
+    // 2 NICs: ~80 Gbps of frames, then up to the PCIe-bound ~185.
+    let gbps = |from: usize, to: usize| t[from..to].iter().map(|s| s.tx_gbps).sum::<f64>() / (to - from) as f64;
+    assert!((gbps(2, 10) - 80.0 * 1500.0 / 1520.0).abs() < 2.0, "{t:?}");
+    assert!(gbps(14, 20) > 150.0, "{t:?}");
+    // Light load: private rings; high balanced load: shared rings.
+    assert!(t[..10].iter().all(|s| s.ring_set == 0), "{t:?}");
+    assert_eq!(t[19].ring_set, 1, "{t:?}");
+    // No sampling period, no timeline.
+    assert!(go(server(json!({}), json!({}))).timeline.is_empty());
+    let bad = validate(&json!({"traffic": {"phase_at": ["1ms", "2ms"], "phase_rate": ["50Gbps"]}})).unwrap_err();
+    assert!(bad.starts_with("traffic.phase_rate: 1 entries for the 2 phases"), "{bad}");
+    let bad = validate(&json!({"traffic": {"phase_at": ["2ms", "1ms"]}})).unwrap_err();
+    assert!(bad.contains("phase start times must increase"), "{bad}");
+}

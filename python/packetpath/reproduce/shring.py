@@ -59,6 +59,14 @@ FIG7_PAYLOAD = ["none", "read", "write"]
 FIG8_READS = [1, 2, 4, 8, 12, 16]
 FIG11_READS = [0, 50, 100, 200, 400, 800]  # extra reads on the target core
 FIG12_SHARES = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3]
+# Fig 13: the paper's 40 s run, scaled like dshRing's period (10 ms -> 50 us):
+# a light balanced load, then 100 Gbps per NIC balanced, then Fig 12's
+# pathological 30 % of 64 B frames at the target core, sampled every 250 us.
+FIG13_PHASES = [(0.0, 1.0), (1.0, 4.0), (4.0, 8.0)]  # ms: light, balanced, pathological
+FIG13 = {"rate": "50Gbps", "phase_at": ["1ms", "4ms"], "phase_rate": ["100Gbps", "100Gbps"],
+         "phase_target_share": [0.0, 0.3], "target_size": 64}
+FIG13_SIM = {"warmup": "0ms", "duration": "8ms", "sample_period": "250us"}
+FIG13_MODES = ("privRing", "shRing/8", "dshRing")
 
 # Table 1: (year, GbE, max rings r_m, default ring size s, LLC MiB, cores).
 TABLE1 = [(2001, 1, 1, 256, 0.25, 1), (2007, 10, 64, 512, 12, 4), (2014, 40, 1536, 512, 38, 15), (2020, 100, 2048, 2048, 77, 56)]
@@ -115,6 +123,8 @@ def scenarios() -> dict[str, dict]:
             runs[f"fig11/{mode}/{reads}"] = _run(base, {"slow_core_reads": reads}, sim=DSHRING_SIM, rings=rings)
         for sh in FIG12_SHARES:
             runs[f"fig12/{mode}/{sh}"] = _run(base, sim=DSHRING_SIM, rings=rings, traffic={"target_share": sh, "target_size": 64})
+        for nf in ("nat", "lb"):
+            runs[f"fig13/{nf}/{mode}"] = _run(base, nf=nf, sim=FIG13_SIM, rings=rings, traffic=FIG13)
     # Fig 10: MICA on 8 cores of one NIC, 95% SETs (SET frames carry the value).
     for variant, value, popularity in (("1KiB", 1024, {}), ("zipf", 1024, {"flow_popularity": "zipf", "zipf_s": 0.99}), ("128B", 128, {})):
         for mode in ("privRing", "shRing/8", "small"):
@@ -159,6 +169,22 @@ def _rings(x: dict) -> dict:
 
 def _mem_bw(x: dict) -> float:
     return x["mem_bw_gbytes_s"]["read"] + x["mem_bw_gbytes_s"]["write"]
+
+
+def _phase_samples(x: dict, i: int) -> list[dict]:
+    """Timeline samples in the second half of Fig 13's phase ``i`` (the
+    first half is dshRing's window filling)."""
+    start, end = FIG13_PHASES[i]
+    return [s for s in x["timeline"] if (start + end) / 2 * 1e3 < s["t_us"] <= end * 1e3]
+
+
+def _phase_gbps(x: dict, i: int) -> float:
+    return statistics.mean(s["tx_gbps"] for s in _phase_samples(x, i))
+
+
+def _phase_sets(x: dict) -> list[int]:
+    """The ring set in use at the end of each phase of Fig 13."""
+    return [_phase_samples(x, i)[-1]["ring_set"] for i in range(len(FIG13_PHASES))]
 
 
 def claims(r: dict[str, dict]) -> list[Claim]:
@@ -208,8 +234,20 @@ def claims(r: dict[str, dict]) -> list[Claim]:
     out.append(_within_pct("Fig 10c", "MICA, 128 B values: no throughput change", "rx_pps", _get(f10["128B", "shRing/8"], "rx_pps"),
                            _get(f10["128B", "privRing"], "rx_pps"), 2.0))
     out.append(relative_change(P, "Fig 10c", "MICA, 128 B values: shRing +11% latency", lat, 11.0, gain("128B", lat)))
-    out.append(_missing("Fig 13", "dshRing switches to shRing under high load and back to privRing under a pathological load", "ring set in use",
-                        "switches", "traffic that changes from balanced to pathological within a run is not implemented"))
+    # Fig 13: the load turns from balanced to pathological within one run.
+    for nf in ("nat", "lb"):
+        f13 = {m: r[f"fig13/{nf}/{m}"] for m in FIG13_MODES}
+        sets = _phase_sets(f13["dshRing"])
+        out.append(Claim(P, "Fig 13", f"{nf.upper()}: dshRing starts on privRing and switches to shRing once the balanced load is high",
+                         "ring set in use (0 private, 1 shared) per phase", "0, then 1", sets[:2],
+                         "privRing through the light phase, shRing at the end of the balanced one", sets[0] == 0 and sets[1] == 1))
+        out.append(Claim(P, "Fig 13", f"{nf.upper()}: dshRing switches back to privRing under the pathological load",
+                         "ring set in use at the end of the pathological phase", 0, sets[2], "privRing (0)", sets[2] == 0))
+        for i, name in ((1, "balanced"), (2, "pathological")):
+            thr13 = {m: _phase_gbps(f13[m], i) for m in FIG13_MODES}
+            best = max(thr13["privRing"], thr13["shRing/8"])
+            out.append(_within_pct("Fig 13", f"{nf.upper()}, {name} load: dshRing performs like the better of privRing and shRing",
+                                   "throughput_gbps over the phase's second half", thr13["dshRing"], best, 5.0))
 
     # Fig 6: RxList against RxArr.
     for n, paper in ((2, -33.0), (8, -76.0)):
@@ -335,4 +373,9 @@ def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
     figs.append(figure("fig12", "Fig 12", "Fig 12: packets aimed at the target core", "share of packets at the target core", "throughput (Gbps)", [
         series(m, rr := [f"fig12/{m}/{sh}" for sh in FIG12_SHARES], FIG12_SHARES, [r[n]["throughput_gbps"] for n in rr])
         for m in ("privRing", "shRing/8", "dshRing")]))
+    for nf in ("nat", "lb"):
+        figs.append(figure(f"fig13-{nf}", "Fig 13", f"Fig 13: {nf.upper()}, pathological load from 4 ms", "time (ms)",
+                           "throughput (Gbps)", [
+            series(m, [f"fig13/{nf}/{m}"] * len(tl), [s["t_us"] / 1e3 for s in tl], [s["tx_gbps"] for s in tl])
+            for m in FIG13_MODES if (tl := r[f"fig13/{nf}/{m}"]["timeline"])], xscale="linear"))
     return figs

@@ -204,6 +204,18 @@ pub struct Source {
     flows: Flows,
     kind: Kind,
     target: Option<Target>,
+    /// Load changes still to come, earliest first.
+    phases: std::collections::VecDeque<Phase>,
+}
+
+/// A change of offered load at a point in simulated time: from the first
+/// frame arriving at or after `at`, the offered rate and/or the share of
+/// frames aimed at the target core become these.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Phase {
+    pub at: Time,
+    pub rate_mbps: Option<u64>,
+    pub target_share: Option<f64>,
 }
 
 /// A share of frames, of their own size, steered at RSS queue 0 (their
@@ -520,6 +532,7 @@ impl Source {
             flows,
             kind,
             target: None,
+            phases: Default::default(),
         };
         let (size, flow) = src.draw();
         src.next = src.packet(0, size, flow);
@@ -537,6 +550,10 @@ impl Source {
         };
         let (size, flow) = self.draw();
         self.next = self.packet(cur.arrival + gap, size, flow);
+        while self.phases.front().is_some_and(|p| p.at <= self.next.arrival) {
+            let p = self.phases.pop_front().expect("checked");
+            self.enter(p);
+        }
         if let Some(t) = &mut self.target {
             if t.rng.gen::<f64>() < t.share {
                 self.next.size = t.size;
@@ -554,6 +571,48 @@ impl Source {
             size,
             rng: rng_stream(seed, port, STREAM_TARGET),
         });
+    }
+
+    /// Change the load at the given times (increasing). Call after
+    /// [`Source::aim_at_queue0`]; a phase's target share needs a target
+    /// (its frame size), so a source with none gets one of share 0.
+    pub fn schedule(&mut self, phases: &[Phase], size: u32, seed: u64, port: u16) -> Result<(), String> {
+        if phases.iter().any(|p| p.rate_mbps.is_some()) && matches!(self.kind, Kind::Trace(_)) {
+            return Err("traffic.phase_rate: a pcap replay keeps the trace's rate; leave phase_rate empty".into());
+        }
+        if phases.windows(2).any(|w| w[0].at >= w[1].at) {
+            return Err("traffic.phase_at: phase start times must increase".into());
+        }
+        for p in phases {
+            if let (Some(r), Kind::Synthetic(s)) = (p.rate_mbps, &self.kind) {
+                if r == 0 || r > s.line {
+                    return Err(format!(
+                        "traffic.phase_rate = {}Gbps: must be above 0 and at most nic.line_rate = {}Gbps",
+                        r as f64 / 1e3,
+                        s.line as f64 / 1e3
+                    ));
+                }
+            }
+        }
+        if phases.iter().any(|p| p.target_share.is_some()) && self.target.is_none() {
+            self.target = Some(Target {
+                share: 0.0,
+                size,
+                rng: rng_stream(seed, port, STREAM_TARGET),
+            });
+        }
+        self.phases = phases.iter().copied().collect();
+        Ok(())
+    }
+
+    fn enter(&mut self, p: Phase) {
+        if let (Some(r), Kind::Synthetic(s)) = (p.rate_mbps, &mut self.kind) {
+            s.rate = r;
+            (s.rem, s.debt) = (0, 0);
+        }
+        if let (Some(share), Some(t)) = (p.target_share, &mut self.target) {
+            t.share = share;
+        }
     }
 
     /// Arrival time of the frame the next call to [`Source::next`] returns.

@@ -938,3 +938,38 @@ fn trace_from_pcap_writer_with_tcp_tuple() {
     let arp = [[0u8; 12].as_slice(), &[0x08, 0x06], &[0; 28]].concat();
     assert_eq!(pcap::classify_for_test(&arp, 1), (0, 0));
 }
+
+#[test]
+fn phases_change_rate_and_target_share_at_their_times() {
+    let mut src = Source::new(&spec(SizeDist::Fixed(1500), Arrival::Poisson)).unwrap();
+    let ms = crate::units::MS;
+    let phases = [
+        Phase { at: ms, rate_mbps: Some(90_000), target_share: None },
+        Phase { at: 2 * ms, rate_mbps: None, target_share: Some(0.25) },
+    ];
+    src.schedule(&phases, 64, 42, 0).unwrap();
+    let mut by_phase: [Vec<Packet>; 3] = Default::default();
+    loop {
+        let p = src.next();
+        if p.arrival >= 3 * ms {
+            break;
+        }
+        by_phase[(p.arrival / ms) as usize].push(p);
+    }
+    // Offered rate: 30 Gbps, then 90 Gbps (both phases), each within 1 %.
+    for (pkts, want) in by_phase.iter().zip([30_000.0, 90_000.0]) {
+        let got = wire_mbps(pkts);
+        assert!((got / want - 1.0).abs() < 0.01, "{got} vs {want}");
+    }
+    // Target frames (64 B, RSS hash 0) only in the last phase, ~25 % of it.
+    assert!(by_phase[..2].iter().flatten().all(|p| p.size == 1500));
+    let last = &by_phase[2];
+    let aimed = last.iter().filter(|p| p.size == 64 && p.rss_hash == 0).count() as f64 / last.len() as f64;
+    assert!((aimed - 0.25).abs() < 0.02, "{aimed}");
+    // Rates above line rate and unordered phases are errors.
+    let mut bad = Source::new(&spec(SizeDist::Fixed(1500), Arrival::Constant)).unwrap();
+    let over = [Phase { at: ms, rate_mbps: Some(100_001), target_share: None }];
+    assert!(bad.schedule(&over, 64, 1, 0).unwrap_err().starts_with("traffic.phase_rate = "));
+    let unordered = [phases[1], phases[0]];
+    assert!(bad.schedule(&unordered, 64, 1, 0).unwrap_err().starts_with("traffic.phase_at"));
+}

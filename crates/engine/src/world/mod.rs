@@ -100,6 +100,8 @@ pub enum Ev {
     Corunner,
     /// dshRing samples and decides.
     Dshring,
+    /// Record a timeline sample (`sim.sample_period`).
+    Sample,
     WarmupEnd,
 }
 
@@ -253,6 +255,14 @@ pub struct World {
     /// rings.sharing > 1: report what sharing costs.
     pub(crate) shared_rings: bool,
     pub(crate) dshring: Option<shring::Dshring>,
+    pub(crate) timeline: Option<Timeline>,
+}
+
+/// Samples of `sim.sample_period`, and the whole-run counters at the last one.
+pub(crate) struct Timeline {
+    period: Time,
+    last: [u64; 3],
+    pub samples: Vec<crate::report::Sample>,
 }
 
 /// NIC memory sits outside host memory (one 4 GiB window per NIC): the
@@ -299,6 +309,20 @@ fn traffic_spec(c: &Config, port: u16) -> TrafficSpec {
         seed: c.u64("sim.seed"),
         port,
     }
+}
+
+/// The load phases of `traffic.phase_*`.
+fn phases(c: &Config) -> Vec<crate::traffic::Phase> {
+    let (rates, shares) = (c.ints("traffic.phase_rate"), c.floats("traffic.phase_target_share"));
+    c.ints("traffic.phase_at")
+        .iter()
+        .enumerate()
+        .map(|(i, &at)| crate::traffic::Phase {
+            at,
+            rate_mbps: rates.get(i).copied(),
+            target_share: shares.get(i).copied(),
+        })
+        .collect()
 }
 
 pub(crate) fn pcie_config(c: &Config) -> Result<PcieConfig, String> {
@@ -491,6 +515,8 @@ impl World {
                 seed,
                 n as u16,
             );
+            src.schedule(&phases(c), c.u64("traffic.target_size") as u32, seed, n as u16)
+                .map_err(|e| format!("traffic: {e}"))?;
             let next = src.next();
             let remote = c.bool_at("nic.remote_socket", n, false);
             let ddio = c.bool_at("nic.ddio", n, true);
@@ -676,6 +702,11 @@ impl World {
             seed,
             shared_rings: sharing > 1,
             dshring: dynamic.then(|| shring::Dshring::new(c)),
+            timeline: (c.u64("sim.sample_period") > 0).then(|| Timeline {
+                period: c.u64("sim.sample_period"),
+                last: [0; 3],
+                samples: vec![],
+            }),
         };
         for n in 0..w.nics.len() {
             let p = w.nics[n].next;
@@ -692,6 +723,9 @@ impl World {
         }
         if let Some(d) = &w.dshring {
             w.q.push(d.period, Ev::Dshring);
+        }
+        if let Some(t) = &w.timeline {
+            w.q.push(t.period, Ev::Sample);
         }
         w.q.push(warmup, Ev::WarmupEnd);
         Ok(w)
@@ -738,11 +772,29 @@ impl World {
                 Ev::CorePoll { core } => self.on_core_poll(core as usize, now),
                 Ev::Corunner => self.on_corunner(now),
                 Ev::Dshring => self.on_dshring(now),
+                Ev::Sample => self.on_sample(now),
                 Ev::WarmupEnd => self.on_warmup_end(now),
             }
         }
         self.check_invariants()?;
         Ok(self.report())
+    }
+
+    fn on_sample(&mut self, now: Time) {
+        let Some(t) = &mut self.timeline else { return };
+        let sum = |f: fn(&NicState) -> u64| self.nics.iter().map(f).sum::<u64>();
+        let now_counts = [sum(|n| n.out_bytes), sum(|n| n.total_in), sum(|n| n.total_drop)];
+        let d: Vec<u64> = now_counts.iter().zip(&t.last).map(|(a, b)| a - b).collect();
+        t.last = now_counts;
+        let shared = if self.dshring.is_some() { self.nics[0].set == 1 } else { self.shared_rings };
+        t.samples.push(crate::report::Sample {
+            t_us: now as f64 / 1e6,
+            tx_gbps: d[0] as f64 * 8.0 / (t.period as f64 / 1e12) / 1e9,
+            arrived: d[1],
+            dropped: d[2],
+            ring_set: shared as u8,
+        });
+        self.q.push(now + t.period, Ev::Sample);
     }
 
     fn on_warmup_end(&mut self, now: Time) {
