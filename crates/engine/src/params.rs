@@ -313,6 +313,10 @@ pub static PARAMS: &[ParamDef] = &[
     p!("traffic.phase_rate", IntList, Rate, "[]", 1, 1.6e6, "offered rate per port of each phase in traffic.phase_at (empty: traffic.rate throughout)"),
     p!("traffic.phase_target_share", FloatList, None, "[]", 0, 1, "traffic.target_share of each phase in traffic.phase_at (empty: traffic.target_share throughout)"),
     p!("sim.sample_period", Int, Time, "0ns", 0, 100e12, "record a timeline sample (throughput, drops, dshRing's ring set) every period from the start of the run; 0 = no timeline"),
+    // --- closed-loop client (nicmem Sec. 6.6's unloaded KVS latency) -------------
+    p!("traffic.closed_loop", Int, None, "0", 0, 1_048_576, "requests each port's client keeps outstanding: the next arrives when a response leaves or a request is dropped, back to back while the window is open (traffic.rate and arrival are then unused); 0 = open loop"),
+    p!("traffic.client_turnaround", Int, Time, "1us", 0, 1e9, "closed loop: from a response's last bit leaving to the next request's first bit arriving (both wires and the client's stack; an assumption, it only spaces requests)"),
+    p!("traffic.hot_share_small", Float, None, "-1", -1, 1, "flow_popularity = hot with size_dist = bimodal: share of the small frames (a KVS client's GETs) aimed at the hot flows, the large ones following traffic.hot_share; -1 = traffic.hot_share for all"),
 ];
 
 /// A validated parameter value in base units.
@@ -1030,6 +1034,12 @@ fn check_kvs(c: &Config) -> Result<(), String> {
             "traffic.hot_flows = {}: more hot items than traffic.flows = {}",
             c.u64("traffic.hot_flows"),
             c.u64("traffic.flows")
+        ));
+    }
+    let small = c.f64("traffic.hot_share_small");
+    if small >= 0.0 && (c.text("traffic.flow_popularity") != "hot" || c.text("traffic.size_dist") != "bimodal") {
+        return Err(format!(
+            "traffic.hot_share_small = {small}: needs flow_popularity = hot and size_dist = bimodal (its small frames are the GETs); -1 = off"
         ));
     }
     Ok(())

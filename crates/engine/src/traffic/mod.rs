@@ -114,8 +114,10 @@ pub enum Popularity {
     /// the rest, whose per-rank error is below 1e-8 relative.
     Zipf(f64),
     /// A share of frames picks uniformly among the first `hot` flows, the
-    /// rest uniformly among the others (a KVS's hot set).
-    Hot { hot: u32, share: f64 },
+    /// rest uniformly among the others (a KVS's hot set). With
+    /// `small_share`, the small frames of a bimodal mix (a KVS client's
+    /// GETs) use that share instead (the large ones, SETs, keep `share`).
+    Hot { hot: u32, share: f64, small_share: Option<f64> },
 }
 
 /// Everything a [`Source`] needs; the engine fills it from its config.
@@ -268,7 +270,8 @@ enum Sizes {
 enum Pick {
     Uniform(u32),
     Zipf(ZipfPick),
-    Hot { hot: u32, n: u32, share: f64 },
+    /// `small`: the bimodal small size and its own hot share.
+    Hot { hot: u32, n: u32, share: f64, small: Option<(u32, f64)> },
 }
 
 /// Zipf ranks 1..=n, see [`Popularity::Zipf`]. The alias table holds the
@@ -435,7 +438,13 @@ fn validate(spec: &TrafficSpec) -> Result<(), String> {
             return Err(format!("traffic.popularity zipf exponent = {s}: must be finite and > 0 (use uniform for 0)"));
         }
     }
-    if let Popularity::Hot { hot, share } = spec.popularity {
+    if let Popularity::Hot { hot, share, small_share } = spec.popularity {
+        if small_share.is_some() && !matches!(spec.size, SizeDist::Bimodal { .. }) {
+            return Err("traffic.hot_share_small: needs size_dist = bimodal (the small frames are its GETs)".into());
+        }
+        if let Some(sh) = small_share.filter(|sh| !(0.0..=1.0).contains(sh)) {
+            return Err(format!("traffic.hot_share_small = {sh}: must be in 0..=1"));
+        }
         if hot > spec.flows || !(0.0..=1.0).contains(&share) {
             return Err(format!(
                 "traffic.hot_flows = {hot}: must be at most traffic.flows = {} (hot share {share} in 0..=1)",
@@ -498,10 +507,14 @@ impl Source {
                 let pick = match spec.popularity {
                     Popularity::Uniform => Pick::Uniform(spec.flows),
                     Popularity::Zipf(s) => Pick::Zipf(ZipfPick::new(spec.flows, s)?),
-                    Popularity::Hot { hot, share } => Pick::Hot {
+                    Popularity::Hot { hot, share, small_share } => Pick::Hot {
                         hot,
                         n: spec.flows,
                         share,
+                        small: small_share.map(|sh| match spec.size {
+                            SizeDist::Bimodal { small, .. } => (small, sh),
+                            _ => unreachable!("validated"),
+                        }),
                     },
                 };
                 let synth = Synthetic {
@@ -637,7 +650,10 @@ impl Source {
     #[inline]
     fn draw(&mut self) -> (u32, u32) {
         match &mut self.kind {
-            Kind::Synthetic(s) => (s.size(), s.flow()),
+            Kind::Synthetic(s) => {
+                let size = s.size();
+                (size, s.flow(size))
+            }
             Kind::Trace(t) => t.current(),
         }
     }
@@ -665,12 +681,16 @@ impl Synthetic {
     }
 
     #[inline]
-    fn flow(&mut self) -> u32 {
+    fn flow(&mut self, size: u32) -> u32 {
         match &self.pick {
             Pick::Uniform(n) => self.rng_flow.gen_range(0..*n),
             Pick::Zipf(z) => z.sample(&mut self.rng_flow),
-            Pick::Hot { hot, n, share } => {
-                if *hot == *n || (*hot > 0 && self.rng_flow.gen::<f64>() < *share) {
+            Pick::Hot { hot, n, share, small } => {
+                let share = match small {
+                    Some((s, sh)) if *s == size => *sh,
+                    _ => *share,
+                };
+                if *hot == *n || (*hot > 0 && self.rng_flow.gen::<f64>() < share) {
                     self.rng_flow.gen_range(0..*hot)
                 } else {
                     self.rng_flow.gen_range(*hot..*n)

@@ -95,6 +95,7 @@ impl World {
         nic.port.rx_buffer_used += pkt.size as u64;
         nic.port.rx_draining.push_back((end, pkt.size));
         nic.total_out += 1;
+        super::request_done(&mut self.q, n, &mut nic.client, end);
         if end >= self.warmup && end <= self.end {
             nic.c.tx_bytes += pkt.size as u64;
             if pkt.arrival >= self.warmup {

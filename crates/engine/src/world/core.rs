@@ -7,7 +7,7 @@
 //! ring the Rx and Tx doorbells. Its duration is the cycles of the code plus
 //! the memory stalls the cache hierarchy reports.
 
-use super::{pay_mbuf, Ev, Knobs, NicState, World};
+use super::{pay_mbuf, request_done, Ev, Knobs, NicState, World};
 use crate::cpu::mempool::Mempool;
 use crate::cpu::Stall;
 use crate::mem::Memory;
@@ -122,6 +122,7 @@ impl World {
                         kv.tx_complete(c, pkt.kvs, mem, now, &mut stall);
                     }
                     nic.total_drop += 1;
+                    request_done(&mut self.q, n, &mut nic.client, now);
                     // Counted against the window the packet arrived in,
                     // like every other drop, so drop_rate stays a share.
                     if pkt.arrival >= self.warmup {
@@ -143,6 +144,7 @@ impl World {
                     kv.tx_complete(c, pkt.kvs, mem, now, &mut stall);
                 }
                 nic.total_drop += 1;
+                request_done(&mut self.q, n, &mut nic.client, now);
                 if pkt.arrival >= self.warmup {
                     nic.c.drop_core += 1;
                 }

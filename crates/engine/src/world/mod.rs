@@ -181,6 +181,47 @@ pub(crate) struct NicState {
     pub total_in: u64,
     pub total_out: u64,
     pub total_drop: u64,
+    /// `traffic.closed_loop`: the client's window instead of the source's times.
+    pub client: Option<ClosedLoop>,
+}
+
+/// A request of NIC `n` ended at `at` (its response left, or it was
+/// dropped): a closed-loop client waiting on its window sends the next.
+#[inline]
+pub(crate) fn request_done(q: &mut EventQueue<Ev>, n: usize, client: &mut Option<ClosedLoop>, at: Time) {
+    if let Some(t) = client.as_mut().and_then(|cl| cl.done(at)) {
+        q.push(t, Ev::Arrive { nic: n as u16 });
+    }
+}
+
+/// A closed-loop client (`traffic.closed_loop`): `window` requests are
+/// outstanding; a response leaving or a request dropped lets the next one
+/// arrive `turnaround` later. Frames come back to back while the window is
+/// open.
+pub(crate) struct ClosedLoop {
+    window: u64,
+    turnaround: Time,
+    outstanding: u64,
+    /// The window is full: no arrival is scheduled; the next frame's wire time.
+    waiting: Option<Time>,
+}
+
+impl ClosedLoop {
+    /// A request arrived at `now`; the next one's last bit arrives at the
+    /// returned time if the window has room.
+    fn sent(&mut self, now: Time, wire: Time) -> Option<Time> {
+        self.outstanding += 1;
+        if self.outstanding >= self.window {
+            self.waiting = Some(wire);
+            return None;
+        }
+        Some(now + wire)
+    }
+
+    fn done(&mut self, at: Time) -> Option<Time> {
+        self.outstanding -= 1;
+        self.waiting.take().map(|wire| at + self.turnaround + wire)
+    }
 }
 
 /// Address of the (host-resident) mbuf of a split frame's payload buffer,
@@ -196,6 +237,17 @@ pub(crate) fn pay_mbuf(
 }
 
 impl NicState {
+    /// Draw the next frame of the source; it arrives (last bit) at the
+    /// returned time, or not yet when a closed-loop client's window is full.
+    pub fn advance(&mut self, now: Time, line_rate: u64) -> Option<Time> {
+        self.next = self.src.next();
+        let wire = ser_time(crate::wire::wire_bytes(self.next.size), line_rate);
+        match &mut self.client {
+            None => Some(self.next.arrival + wire),
+            Some(cl) => cl.sent(now, wire),
+        }
+    }
+
     /// Completion ring of the core with queue `q` in the active set.
     #[inline]
     pub fn cq_of(&self, q: usize) -> usize {
@@ -296,6 +348,7 @@ fn traffic_spec(c: &Config, port: u16) -> TrafficSpec {
         "hot" => Popularity::Hot {
             hot: c.u64("traffic.hot_flows") as u32,
             share: c.f64("traffic.hot_share"),
+            small_share: Some(c.f64("traffic.hot_share_small")).filter(|&s| s >= 0.0),
         },
         _ => Popularity::Uniform,
     };
@@ -561,6 +614,12 @@ impl World {
                 total_in: 0,
                 total_out: 0,
                 total_drop: 0,
+                client: (c.u64("traffic.closed_loop") > 0).then(|| ClosedLoop {
+                    window: c.u64("traffic.closed_loop"),
+                    turnaround: c.u64("traffic.client_turnaround"),
+                    outstanding: 0,
+                    waiting: None,
+                }),
             });
         }
         let mut nf = match c.text("app.nf") {

@@ -5,7 +5,7 @@
 //! yet fetched it waits in the Rx buffer, which overflows when PCIe or the
 //! descriptor fetches cannot keep up.
 
-use super::{Ev, World};
+use super::{request_done, Ev, World};
 use crate::nic::{Discipline, PktRef, NO_BUF};
 use crate::units::Time;
 use crate::wire::wire_bytes;
@@ -15,11 +15,14 @@ impl World {
         let line_rate = self.k.line_rate;
         let measuring = self.measuring;
         let nic = &mut self.nics[n];
-        let p = nic.next;
-        nic.next = nic.src.next();
-        let t_next =
-            nic.next.arrival + crate::units::ser_time(wire_bytes(nic.next.size), line_rate);
-        self.q.push(t_next, Ev::Arrive { nic: n as u16 });
+        let mut p = nic.next;
+        if nic.client.is_some() {
+            // A closed-loop request's first bit: its wire time before now.
+            p.arrival = now - crate::units::ser_time(wire_bytes(p.size), line_rate);
+        }
+        if let Some(t_next) = nic.advance(now, line_rate) {
+            self.q.push(t_next, Ev::Arrive { nic: n as u16 });
+        }
         nic.total_in += 1;
         if measuring {
             nic.c.arrived += 1;
@@ -28,6 +31,7 @@ impl World {
         nic.port.drain(now);
         if nic.port.rx_buffer_used + p.size as u64 > nic.port.rx_buffer {
             nic.total_drop += 1;
+            request_done(&mut self.q, n, &mut nic.client, now);
             if measuring {
                 nic.c.drop_rx_buffer += 1;
             }
@@ -61,6 +65,7 @@ impl World {
         } else {
             // No descriptor posted: the NIC drops (mlx5 rx_out_of_buffer).
             nic.total_drop += 1;
+            request_done(&mut self.q, n, &mut nic.client, now);
             if measuring {
                 nic.c.drop_no_desc += 1;
             }

@@ -3,7 +3,7 @@
 //! never reads far ahead of the wire), serialises the frame at line rate and
 //! writes a completion every `tx_cqe_every` frames or when the queue drains.
 
-use super::{Ev, World};
+use super::{request_done, Ev, World};
 use crate::nic::NO_BUF;
 use crate::units::{ser_time, Time};
 use crate::wire::wire_bytes;
@@ -130,6 +130,7 @@ impl World {
             nic.port.wire_free = end;
             nic.port.tx_leaving.push_back((end, held as u32));
             nic.total_out += 1;
+            request_done(&mut self.q, n, &mut nic.client, end);
             nic.out_bytes += pkt.size as u64;
             if end >= self.warmup && end <= self.end {
                 nic.c.tx_bytes += pkt.size as u64;
