@@ -16,7 +16,7 @@ MATURIN_REQ := maturin>=1.5,<2
 
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name 'Cargo.toml')
 
-.PHONY: run test test-rust test-python bench build clean readme
+.PHONY: run test test-rust test-python bench soak build clean readme
 
 run: build
 	$(BIN)/packetpath reproduce ddio --out out/ddio
@@ -33,6 +33,9 @@ test-python: build
 
 bench: build
 	$(BIN)/packetpath bench
+
+soak: build
+	$(BIN)/packetpath bench --soak
 
 build: $(VENV)/.engine-built
 

@@ -45,6 +45,11 @@ BAD_INPUTS = [
     (["run", "l2fwd", "--set", "traffic.phase_at=1ms", "--set", "traffic.phase_rate=500Gbps"], "traffic.phase_rate = 500Gbps: above nic.line_rate"),
     (["run", "l2fwd", "--set", "traffic.phase_at=1ms", "--set", "traffic.phase_target_share=2"], "traffic.phase_target_share"),
     (["run", "l2fwd", "--set", "sim.sample_period=10"], "sim.sample_period = 10"),
+    # closed-loop client and nohit mixes (nmKVS)
+    (["run", "kvs", "--set", "traffic.closed_loop=-1"], "traffic.closed_loop = -1"),
+    (["run", "kvs", "--set", "traffic.client_turnaround=5"], "traffic.client_turnaround = 5"),
+    (["run", "kvs", "--set", "traffic.hot_share_small=0"], "traffic.hot_share_small = 0: needs flow_popularity = hot and size_dist = bimodal"),
+    (["run", "kvs", "--set", "traffic.hot_share_small=2"], "traffic.hot_share_small = 2"),
 ]
 
 

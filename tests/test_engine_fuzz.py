@@ -58,6 +58,8 @@ scenarios = st.fixed_dictionaries(
         "traffic.phase_rate": st.sampled_from([[], ["10Gbps"], ["100Gbps", "5Gbps"]]),  # length must match
         "traffic.phase_target_share": st.sampled_from([[], [0.5], [0.0, 0.2]]),
         "sim.sample_period": st.sampled_from(["0ns", "0ns", "7us"]),
+        "traffic.closed_loop": st.sampled_from([0, 0, 1, 16]),
+        "traffic.hot_share_small": st.sampled_from([-1.0, -1.0, 0.0, 0.5]),  # needs hot + bimodal
     }
 )
 

@@ -152,6 +152,14 @@ def test_bench_reports_speed_and_memory():
         assert result[key] > 0, key
 
 
+def test_soak_samples_the_child_s_memory_as_it_runs():
+    r = bench.soak("3ms", every_s=0.02)
+    # 200 Gbps of 1500 B frames (1520 B on the wire) for 3 ms, give or take a frame per NIC.
+    assert abs(r["simulated_packets"] - 2 * 100e9 * 3e-3 / (1520 * 8)) <= 2
+    assert r["rss_samples"] >= 2 and r["rss_end_mib"] > 20
+    assert r["growth_mib"] == r["rss_end_mib"] - r["rss_settled_mib"]
+
+
 def test_cli_bench_json(cli):
     out = cli("bench", "--json", "--repeat", "1")
     assert out.code == 0, out.stderr

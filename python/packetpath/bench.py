@@ -57,6 +57,71 @@ def bench(repeat: int = 3, suite: dict[str, tuple[str, dict[str, Any]]] = SUITE)
     return results
 
 
+# The soak: 200 Gbps (two 100 GbE NICs of 1500 B frames) for a whole simulated second.
+SOAK = ("l2fwd", {"nic.count": 2, "cpu.cores": 2, "traffic.size": 1500, "traffic.rate": "100Gbps"})
+
+
+def soak(sim_time: str = "1s", every_s: float = 0.5, scenario: tuple[str, dict[str, Any]] = SOAK) -> dict[str, Any]:
+    """Run one long scenario in a child process, sampling its resident set
+    size every ``every_s`` wall seconds: memory must not grow with simulated
+    time. ``growth_mib`` is the last sample minus the one a tenth of the way
+    through the run (after the world is built and the caches are full)."""
+    name, overrides = scenario
+    values = load_scenario(name, {**overrides, "sim.warmup": "0ms", "sim.duration": sim_time})
+    ctx = multiprocessing.get_context("spawn")
+    results = ctx.Queue()
+    child = ctx.Process(target=_soak_child, args=(values, results))
+    start = time.perf_counter()
+    child.start()
+    samples: list[tuple[float, float]] = []
+    while child.is_alive():
+        rss = _rss_mib(child.pid)
+        if rss is not None:
+            samples.append((time.perf_counter() - start, rss))
+        try:
+            outcome = results.get(timeout=every_s)
+            break
+        except Exception:  # queue.Empty: still running
+            continue
+    else:
+        outcome = results.get(timeout=5)
+    child.join()
+    if isinstance(outcome, str):
+        raise RuntimeError(outcome)
+    wall = outcome["wall_s"]
+    settled = [rss for t, rss in samples if t >= 0.1 * wall] or [s[1] for s in samples]
+    return {
+        "scenario": f"{name} {sim_time} at 200 Gbps",
+        "simulated_packets": outcome["sim"]["packets"],
+        "wall_s": wall,
+        "simulated_packets_per_wall_s": outcome["sim"]["packets"] / wall,
+        "rss_samples": len(samples),
+        "rss_settled_mib": settled[0],
+        "rss_end_mib": settled[-1],
+        "rss_max_mib": max(settled),
+        "growth_mib": settled[-1] - settled[0],
+    }
+
+
+def _soak_child(values: dict[str, Any], results: Any) -> None:
+    try:
+        results.put(_measure(values))
+    except Exception as e:  # reported by the parent
+        results.put(f"{type(e).__name__}: {e}")
+
+
+def _rss_mib(pid: int | None) -> float | None:
+    """A live process's resident set (Linux /proc); None where unavailable."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
 def _measure(values: dict[str, Any]) -> dict[str, Any]:
     start = time.perf_counter()
     report = api.run(values)

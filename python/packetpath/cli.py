@@ -229,8 +229,18 @@ def bench_cmd(
     json_: JsonFlag = False,
     repeat: Annotated[int, typer.Option(min=1, help="Runs per scenario; the median is reported.")] = 3,
     peers: Annotated[bool, typer.Option("--peers", help="Instead: the LLC model beside pycachesim on one trace.")] = False,
+    soak: Annotated[bool, typer.Option("--soak", help="Instead: one long run at 200 Gbps, its memory sampled as it goes.")] = False,
+    soak_time: Annotated[str, typer.Option(help="Simulated time of the --soak run.")] = "1s",
 ) -> None:
     """Measure simulation speed and memory on a fixed suite of scenarios."""
+    if soak:
+        result = bench.soak(soak_time)
+        if json_:
+            _print_json(result)
+        else:
+            for key, value in result.items():
+                _console().print(f"{key:30} {value:,.6g}" if isinstance(value, float) else f"{key:30} {value}")
+        return
     if peers:
         from packetpath import peers as side_by_side
 
