@@ -313,11 +313,16 @@ pub static PARAMS: &[ParamDef] = &[
     p!("traffic.phase_rate", IntList, Rate, "[]", 1, 1.6e6, "offered rate per port of each phase in traffic.phase_at (empty: traffic.rate throughout)"),
     p!("traffic.phase_target_share", FloatList, None, "[]", 0, 1, "traffic.target_share of each phase in traffic.phase_at (empty: traffic.target_share throughout)"),
     p!("sim.sample_period", Int, Time, "0ns", 0, 100e12, "record a timeline sample (throughput, drops, dshRing's ring set) every period from the start of the run; 0 = no timeline"),
+    p!("nic.rx_inline", Bool, None, "false", 0, 0, "Rx header inlining (mlx5 scatter-to-CQE with 128 B CQEs, which the nicmem paper's NIC lacked): a split frame's header (at most 64 B) arrives inside its completion entry, the descriptor has one scatter entry, and the driver copies the header into the mbuf; needs header_split and rx_cqe_comp = false"),
     // --- closed-loop client (nicmem Sec. 6.6's unloaded KVS latency) -------------
     p!("traffic.closed_loop", Int, None, "0", 0, 1_048_576, "requests each port's client keeps outstanding: the next arrives when a response leaves or a request is dropped, back to back while the window is open (traffic.rate and arrival are then unused); 0 = open loop"),
     p!("traffic.client_turnaround", Int, Time, "1us", 0, 1e9, "closed loop: from a response's last bit leaving to the next request's first bit arriving (both wires and the client's stack; an assumption, it only spaces requests)"),
     p!("traffic.hot_share_small", Float, None, "-1", -1, 1, "flow_popularity = hot with size_dist = bimodal: share of the small frames (a KVS client's GETs) aimed at the hot flows, the large ones following traffic.hot_share; -1 = traffic.hot_share for all"),
 ];
+
+/// Bytes of frame data a 128 B mlx5 CQE carries (scatter-to-CQE: the first
+/// 64 B hold the data, the second the completion).
+pub const RX_INLINE_MAX: u64 = 64;
 
 /// A validated parameter value in base units.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -1082,6 +1087,19 @@ fn check_nicmem(c: &Config, max_frame: u64) -> Result<(), String> {
             "nic.tx_inline = true: needs nic.header_split = true (only a split header is inlined)"
                 .into(),
         );
+    }
+    if c.bool("nic.rx_inline") {
+        if !split {
+            return Err("nic.rx_inline = true: needs nic.header_split = true (only a split header is inlined)".into());
+        }
+        if off > RX_INLINE_MAX {
+            return Err(format!(
+                "nic.rx_inline = true: nic.split_offset = {off} B is more than the {RX_INLINE_MAX} B a 128 B CQE holds"
+            ));
+        }
+        if c.bool("nic.rx_cqe_comp") {
+            return Err("nic.rx_inline = true: needs nic.rx_cqe_comp = false (compressed mini-CQEs carry no data)".into());
+        }
     }
     let wqe = tx_wqe_bytes(c);
     if wqe > c.u64("nic.max_wqe_size") {

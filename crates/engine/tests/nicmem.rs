@@ -166,3 +166,32 @@ fn accel_nfv_is_bounded_by_context_misses_and_leaves_the_cores_idle() {
     );
     assert!(run(1_000_000, false).core_util > 0.0);
 }
+
+#[test]
+fn rx_inlining_moves_the_header_into_a_128_byte_cqe() {
+    // nmNFV with the header in the CQE: upstream the 64 B header and 64 B
+    // CQE become one 128 B CQE (+ the 64 B Tx CQE), one TLP fewer per
+    // frame; downstream the Rx descriptor loses its header scatter entry
+    // (16 B instead of 32 B).
+    let mut inl = config("nmnfv");
+    inl["rx_inline"] = json!(true);
+    let mut plain = config("nmnfv");
+    for nic in [&mut inl, &mut plain] {
+        nic["rx_cqe_comp"] = json!(false);
+    }
+    let slow = json!({"rate": "10Gbps", "size": 1500});
+    let r = go(json!({"traffic": slow, "nic": inl.clone()}));
+    let b = &r.packets.pcie_bytes_per_packet;
+    assert!((b.upstream - 192.0).abs() < 2.0, "upstream {}", b.upstream);
+    let down = 16.0 + 128.0 + 12.0 + 16.0;
+    assert!((b.downstream - down).abs() < 2.0, "downstream {}", b.downstream);
+    // At 100 Gbps of 256 B frames the saved TLP headers show in link use.
+    let busy = json!({"rate": "100Gbps", "size": 256});
+    let (ri, rp) = (go(json!({"traffic": busy, "nic": inl})), go(json!({"traffic": busy, "nic": plain})));
+    assert!(ri.packets.pcie_util.upstream < rp.packets.pcie_util.upstream - 0.02,
+            "upstream link use {} (inlined) vs {}", ri.packets.pcie_util.upstream, rp.packets.pcie_util.upstream);
+    let bad = validate(&json!({"nic": {"rx_inline": true, "header_split": true, "split_offset": 128, "rx_cqe_comp": false}})).unwrap_err();
+    assert!(bad.contains("more than the 64 B a 128 B CQE holds"), "{bad}");
+    let bad = validate(&json!({"nic": {"rx_inline": true, "header_split": true, "rx_cqe_comp": true}})).unwrap_err();
+    assert!(bad.starts_with("nic.rx_inline = true: needs nic.rx_cqe_comp = false"), "{bad}");
+}

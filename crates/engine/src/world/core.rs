@@ -47,8 +47,8 @@ impl World {
         // core writes into NIC memory with write-combined MMIO stores.
         let posted = nic.rxq[ri].post_primary();
         if posted > 0 {
-            // one scatter entry (half a split frame's descriptor) each
-            nic.pcie.mmio_write(now, posted * k.rx_desc / 2);
+            // one scatter entry each
+            nic.pcie.mmio_write(now, posted * k.rx_sge);
         }
 
         // Packets queued in software go first, keeping order.
@@ -80,9 +80,17 @@ impl World {
             core.re_armed.push(idx);
             let slot = rq.slot(idx);
             let mut pkt = rq.slot_pkt[slot];
-            stall.add(mem.core_access(c, cq.cqe_addr(pos, k.cqe, k.cqe_per_line), false, now));
+            let cqe = cq.cqe_addr(pos, k.rx_cqe, k.cqe_per_line);
+            stall.add(mem.core_access(c, cqe, false, now));
             stall.add(mem.core_access(c, nic.pool.mbuf_addr(pkt.mbuf), true, now));
             cycles += k.rx_cycles + k.nf_cycles;
+            if k.hdr_in_cqe(pkt.size) {
+                // Scatter-to-CQE: the header is the CQE's first 64 B; the
+                // driver copies it into the mbuf, as mlx5's PMD does.
+                stall.add(mem.core_access(c, cqe + 64, false, now));
+                stall.add(mem.core_access(c, nic.pool.data_addr(pkt.mbuf), true, now));
+                cycles += k.copy_cycles_per_line;
+            }
             if pkt.pay != NO_BUF {
                 // The payload's mbuf is chained to the header's.
                 let meta = pay_mbuf(nic.nicmem.as_ref(), nic.pay_pool.as_ref(), &pkt);

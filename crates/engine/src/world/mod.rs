@@ -120,6 +120,12 @@ pub(crate) struct Knobs {
     pub rx_desc: u64,
     pub tx_desc: u64,
     pub cqe: u64,
+    /// One Rx scatter entry (a descriptor has one per buffer).
+    pub rx_sge: u64,
+    /// Rx completion entry: `cqe`, or 128 B with Rx header inlining.
+    pub rx_cqe: u64,
+    /// Rx header inlining: a split frame's header arrives in its CQE.
+    pub rx_inline: bool,
     /// Rx completions per CQE line (8 with CQE compression, else 1).
     pub cqe_per_line: u64,
     pub desc_fetch: u64,
@@ -137,6 +143,13 @@ pub(crate) struct Knobs {
 }
 
 impl Knobs {
+    /// Whether a frame's header arrives inside its CQE (Rx inlining of a
+    /// split frame) rather than in its header buffer.
+    #[inline]
+    pub fn hdr_in_cqe(&self, size: u32) -> bool {
+        self.rx_inline && size as u64 > self.split
+    }
+
     /// Bytes of a frame that go to its (header) buffer in host memory.
     #[inline]
     pub fn hdr_len(&self, size: u32) -> u64 {
@@ -440,9 +453,12 @@ impl World {
         let rx_size = c.u64("nic.rx_ring_size");
         let tx_size = c.u64("nic.tx_ring_size");
         let split = c.bool("nic.header_split");
-        // One scatter entry per buffer: header and payload when split.
-        let rx_desc = c.u64("nic.rx_desc_size") * if split { 2 } else { 1 };
+        // One scatter entry per buffer: header and payload when split,
+        // unless the header arrives in the CQE.
+        let rx_inline = c.bool("nic.rx_inline");
+        let rx_desc = c.u64("nic.rx_desc_size") * if split && !rx_inline { 2 } else { 1 };
         let (tx_desc, cqe) = (crate::params::tx_wqe_bytes(c), c.u64("nic.cqe_size"));
+        let rx_cqe = if rx_inline { 128 } else { cqe };
         let sharing = c.usize("rings.sharing");
         let dynamic = c.bool("rings.dynamic");
         // nicmem goes to the rings of the first cores (host_queues: the last ones).
@@ -548,7 +564,7 @@ impl World {
                     cqs.push(CompRing::new(
                         rx_size,
                         first_ring + q / share,
-                        map.alloc(rx_size * cqe, 4096),
+                        map.alloc(rx_size * rx_cqe, 4096),
                     ));
                     if set == 0 {
                         txq.push(TxQueue::new(
@@ -726,6 +742,9 @@ impl World {
             rx_desc,
             tx_desc,
             cqe,
+            rx_cqe,
+            rx_inline,
+            rx_sge: c.u64("nic.rx_desc_size"),
             cqe_per_line: if c.bool("nic.rx_cqe_comp") { 8 } else { 1 },
             desc_fetch: c.u64("nic.desc_fetch"),
             pipe_ps: (1e6 / c.f64("nic.pipeline_mpps")) as Time,

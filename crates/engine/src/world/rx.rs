@@ -141,8 +141,12 @@ impl World {
             nic.port.pipe_free = start + self.k.pipe_ps;
             // The header (the whole frame unless split), then a payload
             // bound for host memory; a payload bound for nicmem stays on the NIC.
+            // With Rx inlining the header travels in the CQE instead.
             let hdr = self.k.hdr_len(pkt.size);
-            let mut t_end = nic.pcie.dma_write(start, nic.pool.data_addr(pkt.mbuf), hdr);
+            let mut t_end = start;
+            if !self.k.hdr_in_cqe(pkt.size) {
+                t_end = nic.pcie.dma_write(start, nic.pool.data_addr(pkt.mbuf), hdr);
+            }
             if let Some(pay) = pay {
                 t_end = nic.pcie.dma_write(start, pay, pkt.size as u64 - hdr);
             }
@@ -156,8 +160,8 @@ impl World {
             );
             let per = self.k.cqe_per_line;
             if (pos + 1) % per == 0 || c.ready == 0 {
-                let line = c.cqe_addr(pos, self.k.cqe, per) & !63;
-                t_end = nic.pcie.dma_write(start, line, self.k.cqe);
+                let line = c.cqe_addr(pos, self.k.rx_cqe, per) & !63;
+                t_end = nic.pcie.dma_write(start, line, self.k.rx_cqe);
                 self.q.push(
                     t_end,
                     Ev::RxCqe {
@@ -305,8 +309,10 @@ impl World {
         let rq = &nic.rxq[qi];
         let pkt = rq.slot_pkt[rq.slot(idx)];
         let hdr = self.k.hdr_len(pkt.size);
-        self.mem
-            .dma_write(nic.pool.data_addr(pkt.mbuf), hdr, nic.mode, now);
+        if !self.k.hdr_in_cqe(pkt.size) {
+            self.mem
+                .dma_write(nic.pool.data_addr(pkt.mbuf), hdr, nic.mode, now);
+        }
         if let Some(pay) = nic.host_payload(&pkt) {
             self.mem
                 .dma_write(pay, pkt.size as u64 - hdr, nic.mode, now);
@@ -319,8 +325,8 @@ impl World {
         let measuring = self.measuring;
         let nic = &mut self.nics[n];
         let c = &mut nic.cqs[cq];
-        let line = c.cqe_addr(upto - 1, self.k.cqe, self.k.cqe_per_line) & !63;
-        self.mem.dma_write(line, self.k.cqe, nic.mode, now);
+        let line = c.cqe_addr(upto - 1, self.k.rx_cqe, self.k.cqe_per_line) & !63;
+        self.mem.dma_write(line, self.k.rx_cqe, nic.mode, now);
         c.sample(now, measuring);
         c.completed = c.completed.max(upto);
         let core = nic.first_core + cq % nic.txq.len();
