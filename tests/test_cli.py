@@ -50,6 +50,7 @@ BAD_INPUTS = [
     (["run", "kvs", "--set", "traffic.client_turnaround=5"], "traffic.client_turnaround = 5"),
     (["run", "kvs", "--set", "traffic.hot_share_small=0"], "traffic.hot_share_small = 0: needs flow_popularity = hot and size_dist = bimodal"),
     (["run", "kvs", "--set", "traffic.hot_share_small=2"], "traffic.hot_share_small = 2"),
+    (["run", "l2fwd", "--set", "llc.set_sample=3"], "llc.set_sample = 3: must be a power of two"),
     # Rx header inlining (nmNFV option)
     (["run", "l2fwd", "--set", "nic.rx_inline=true"], "nic.rx_inline = true: needs nic.header_split = true"),
 ]

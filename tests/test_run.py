@@ -152,6 +152,14 @@ def test_bench_reports_speed_and_memory():
         assert result[key] > 0, key
 
 
+def test_bench_reports_set_sampling_speed_and_error():
+    warm = {"sim.warmup": "1ms", "sim.duration": "1ms"}  # the sampler learns during the warm-up
+    (r,) = bench.bench(repeat=1, suite={"l2fwd": ("l2fwd", warm)}, set_sample=8)
+    assert r["sampled_speedup"] > 0 and r["sampled_simulated_packets_per_wall_s"] > 0
+    # The bounds: hit rates within 2 points, throughput within 5 %.
+    assert r["sampled_hit_rate_error_pp"] <= 2.0 and r["sampled_throughput_error_pct"] <= 5.0, r
+
+
 def test_soak_samples_the_child_s_memory_as_it_runs():
     r = bench.soak("3ms", every_s=0.02)
     # 200 Gbps of 1500 B frames (1520 B on the wire) for 3 ms, give or take a frame per NIC.

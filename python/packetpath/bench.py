@@ -30,31 +30,61 @@ SUITE: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def bench(repeat: int = 3, suite: dict[str, tuple[str, dict[str, Any]]] = SUITE) -> list[dict[str, Any]]:
+def bench(repeat: int = 3, suite: dict[str, tuple[str, dict[str, Any]]] = SUITE, set_sample: int = 1) -> list[dict[str, Any]]:
     """One result per suite entry: scenario, simulated_packets_per_wall_s,
     real_time_ratio (simulated time / wall time), events_per_wall_s,
-    peak_rss_mib, wall_s_median."""
+    peak_rss_mib, wall_s_median. With ``set_sample`` > 1 each entry also
+    runs with ``llc.set_sample`` and reports its speed-up over the full
+    model and its error: hit rates (percentage points), throughput and p99
+    latency (%)."""
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
     results = []
     # max_tasks_per_child=1: every run gets a new process, so its peak RSS is its own
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), max_tasks_per_child=1) as pool:
         for name, (scenario, overrides) in suite.items():
-            values = load_scenario(scenario, overrides)
-            samples = [pool.submit(_measure, values).result() for _ in range(repeat)]
-            wall = statistics.median(s["wall_s"] for s in samples)
-            sim = samples[0]["sim"]  # same scenario and seed: every run simulates the same
-            results.append(
-                {
-                    "scenario": name,
-                    "simulated_packets_per_wall_s": sim["packets"] / wall,
-                    "real_time_ratio": sim["sim_time_ps"] * 1e-12 / wall,
-                    "events_per_wall_s": sim["events"] / wall,
-                    "peak_rss_mib": max(s["peak_rss_mib"] for s in samples),
-                    "wall_s_median": wall,
-                }
-            )
+            full = _timed(pool, load_scenario(scenario, overrides), repeat)
+            row = {"scenario": name, **full["figures"]}
+            if set_sample > 1:
+                part = _timed(pool, load_scenario(scenario, {**overrides, "llc.set_sample": set_sample}), repeat)
+                row |= {f"sampled_{k}": v for k, v in part["figures"].items()}
+                row["sampled_speedup"] = full["figures"]["wall_s_median"] / part["figures"]["wall_s_median"]
+                row |= _sampling_error(full["report"], part["report"])
+            results.append(row)
     return results
+
+
+def _timed(pool: ProcessPoolExecutor, values: dict[str, Any], repeat: int) -> dict[str, Any]:
+    samples = [pool.submit(_measure, values).result() for _ in range(repeat)]
+    wall = statistics.median(s["wall_s"] for s in samples)
+    report = samples[0]["report"]  # same scenario and seed: every run simulates the same
+    sim = report["sim"]
+    return {
+        "report": report,
+        "figures": {
+            "simulated_packets_per_wall_s": sim["packets"] / wall,
+            "real_time_ratio": sim["sim_time_ps"] * 1e-12 / wall,
+            "events_per_wall_s": sim["events"] / wall,
+            "peak_rss_mib": max(s["peak_rss_mib"] for s in samples),
+            "wall_s_median": wall,
+        },
+    }
+
+
+HIT_RATES = ("pcie_write_hit_rate", "pcie_read_hit_rate", "llc_hit_rate_cpu")
+
+
+def _sampling_error(full: dict[str, Any], part: dict[str, Any]) -> dict[str, float]:
+    """How far a set-sampled run is from the full model's."""
+    def pct(key: str, sub: str | None = None) -> float:
+        a, b = (r[key][sub] if sub else r[key] for r in (full, part))
+        return abs(b - a) / a * 100 if a else 0.0
+
+    return {
+        "sampled_hit_rate_error_pp": max(abs(part[k] - full[k]) * 100 for k in HIT_RATES),
+        "sampled_throughput_error_pct": pct("throughput_gbps"),
+        "sampled_p99_error_pct": pct("latency_ns", "p99"),
+    }
 
 
 # The soak: 200 Gbps (two 100 GbE NICs of 1500 B frames) for a whole simulated second.
@@ -92,9 +122,9 @@ def soak(sim_time: str = "1s", every_s: float = 0.5, scenario: tuple[str, dict[s
     settled = [rss for t, rss in samples if t >= 0.1 * wall] or [s[1] for s in samples]
     return {
         "scenario": f"{name} {sim_time} at 200 Gbps",
-        "simulated_packets": outcome["sim"]["packets"],
+        "simulated_packets": outcome["report"]["sim"]["packets"],
         "wall_s": wall,
-        "simulated_packets_per_wall_s": outcome["sim"]["packets"] / wall,
+        "simulated_packets_per_wall_s": outcome["report"]["sim"]["packets"] / wall,
         "rss_samples": len(samples),
         "rss_settled_mib": settled[0],
         "rss_end_mib": settled[-1],
@@ -128,4 +158,4 @@ def _measure(values: dict[str, Any]) -> dict[str, Any]:
     wall = time.perf_counter() - start
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
     rss_mib = rss / 2**20 if sys.platform == "darwin" else rss / 2**10
-    return {"wall_s": wall, "sim": report["sim"], "peak_rss_mib": rss_mib}
+    return {"wall_s": wall, "report": report, "peak_rss_mib": rss_mib}

@@ -231,6 +231,9 @@ def bench_cmd(
     peers: Annotated[bool, typer.Option("--peers", help="Instead: the LLC model beside pycachesim on one trace.")] = False,
     soak: Annotated[bool, typer.Option("--soak", help="Instead: one long run at 200 Gbps, its memory sampled as it goes.")] = False,
     soak_time: Annotated[str, typer.Option(help="Simulated time of the --soak run.")] = "1s",
+    set_sample: Annotated[
+        int, typer.Option(min=1, help="Also run each scenario with llc.set_sample = N and report its speed-up and error.")
+    ] = 1,
 ) -> None:
     """Measure simulation speed and memory on a fixed suite of scenarios."""
     if soak:
@@ -251,23 +254,29 @@ def bench_cmd(
             for key, value in result.items():
                 _console().print(f"{key:36} {value:,.6g}" if isinstance(value, float) else f"{key:36} {value}")
         return
-    results = bench.bench(repeat)
+    results = bench.bench(repeat, set_sample=set_sample)
     if json_:
         _print_json(results)
         return
     table = Table()
     table.add_column("scenario", no_wrap=True)
-    for column in ("packets / wall s", "sim time / wall", "events / wall s", "peak RSS MiB", "wall s (median)"):
+    columns = ["packets / wall s", "sim time / wall", "events / wall s", "peak RSS MiB", "wall s (median)"]
+    if set_sample > 1:
+        columns += [f"1/{set_sample} sets: speed-up", "hit-rate error (pp)", "throughput error %", "p99 error %"]
+    for column in columns:
         table.add_column(column, justify="right")
     for r in results:
-        table.add_row(
-            r["scenario"],
+        cells = [
             _number(r["simulated_packets_per_wall_s"]),
             f"{r['real_time_ratio']:.3g}",
             _number(r["events_per_wall_s"]),
             f"{r['peak_rss_mib']:.1f}",
             f"{r['wall_s_median']:.3f}",
-        )
+        ]
+        if set_sample > 1:
+            cells += [f"{r['sampled_speedup']:.2f}", f"{r['sampled_hit_rate_error_pp']:.2f}",
+                      f"{r['sampled_throughput_error_pct']:.2f}", f"{r['sampled_p99_error_pct']:.1f}"]
+        table.add_row(r["scenario"], *cells)
     _console().print(table)
 
 

@@ -318,6 +318,8 @@ pub static PARAMS: &[ParamDef] = &[
     p!("traffic.closed_loop", Int, None, "0", 0, 1_048_576, "requests each port's client keeps outstanding: the next arrives when a response leaves or a request is dropped, back to back while the window is open (traffic.rate and arrival are then unused); 0 = open loop"),
     p!("traffic.client_turnaround", Int, Time, "1us", 0, 1e9, "closed loop: from a response's last bit leaving to the next request's first bit arriving (both wires and the client's stack; an assumption, it only spaces requests)"),
     p!("traffic.hot_share_small", Float, None, "-1", -1, 1, "flow_popularity = hot with size_dist = bimodal: share of the small frames (a KVS client's GETs) aimed at the hot flows, the large ones following traffic.hot_share; -1 = traffic.hot_share for all"),
+    // --- speed (issue 9) ----------------------------------------------------
+    p!("llc.set_sample", Int, None, "1", 1, 1024, "set sampling, for speed: the LLC and L2s model 1 in N of their sets (the lines whose low index bits fall in a fixed, scrambled 1/N of their values, so each modelled set sees exactly its full-model lines); an access to any other line is priced by the recent outcome mix (L2 hit / LLC hit / snoop / miss, write-backs, invalidations) of modelled accesses of its kind (DDIO write, DMA read, each core's loads, each core's stores). 1 = the full model; a power of two"),
 ];
 
 /// Bytes of frame data a 128 B mlx5 CQE carries (scatter-to-CQE: the first
@@ -681,6 +683,18 @@ fn cross_check(c: &Config) -> Result<(), String> {
         return Err(format!(
             "l2.size = {} B: must be l2.ways x 64 B x a power of two sets",
             c.u64("l2.size")
+        ));
+    }
+    let sample = c.u64("llc.set_sample");
+    let llc_low = if c.bool("llc.slice_hash") {
+        c.u64("llc.size") / line
+    } else {
+        sets
+    };
+    let l2_sets = c.u64("l2.size") / 64 / c.u64("l2.ways").max(1);
+    if !sample.is_power_of_two() || sample > llc_low.min(l2_sets.max(1)) {
+        return Err(format!(
+            "llc.set_sample = {sample}: must be a power of two, at most the sets indexed by the low line bits (LLC sets per slice {llc_low}, L2 sets {l2_sets})"
         ));
     }
     let full = (1u64 << ways) - 1;

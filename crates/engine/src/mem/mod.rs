@@ -19,12 +19,14 @@
 
 pub mod cache;
 pub mod dram;
+pub mod sample;
 
 use crate::params::Config;
 use crate::sim::{rng, stream};
 use crate::units::Time;
 use cache::{Cache, Indexing, Policy, Victim, LINE};
 use dram::Dram;
+use sample::{Sampler, L2_HIT, LLC_HIT, MISS, SNOOP};
 
 /// How a DMA write treats the LLC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,6 +113,9 @@ pub struct Memory {
     pub stats: MemStats,
     /// LLC misses of each core (PCM's per-core L3 misses).
     pub core_misses: Vec<u64>,
+    /// With `llc.set_sample` > 1: which lines the caches model, and the
+    /// outcomes of the others.
+    sampler: Option<Sampler>,
 }
 
 impl Memory {
@@ -152,6 +157,17 @@ impl Memory {
                 )
             })
             .collect();
+        // Set sampling reads the line bits that index both an LLC slice's
+        // sets and an L2's sets (see sample.rs).
+        let n_sample = c.u64("llc.set_sample");
+        let sampler = (n_sample > 1).then(|| {
+            let llc_low = match indexing {
+                Indexing::Modulo => sets,
+                Indexing::SliceHash { sets_per_slice, .. } => sets_per_slice,
+            };
+            let l2_sets = c.u64("l2.size") / LINE / c.u64("l2.ways");
+            Sampler::new(n_sample, llc_low.min(l2_sets).trailing_zeros(), n_cores)
+        });
         let ddio = c.u64("llc.ddio_ways");
         // DDIO owns the top ways (IIO LLC WAYS = 0x600 on an 11-way Skylake).
         let ddio_mask = if ddio == 0 {
@@ -175,6 +191,69 @@ impl Memory {
             remote_lat: c.u64("dram.remote_latency"),
             stats: MemStats::default(),
             core_misses: vec![0; n_cores],
+            sampler,
+        }
+    }
+
+    /// Whether the caches model `line` (always, without set sampling).
+    #[inline(always)]
+    fn sampled(&self, line: u64) -> bool {
+        self.sampler.as_ref().is_none_or(|s| s.sampled(line))
+    }
+
+    /// Write-backs and invalidations so far, to see what one access caused.
+    fn side_effects(&self) -> (u64, u64) {
+        (
+            self.stats.dram_write_bytes / LINE,
+            self.stats.coherence_invalidations,
+        )
+    }
+
+    /// Tell the sampler what a sampled access of `class` did.
+    fn record(&mut self, class: usize, served: usize, before: (u64, u64)) {
+        let after = self.side_effects();
+        if let Some(s) = &mut self.sampler {
+            s.record(class, served, after.0 - before.0, after.1 - before.1);
+        }
+    }
+
+    /// Replay the side effects a predicted outcome owes: write-backs go to
+    /// DRAM (on the accessed line's channel), invalidations are counted.
+    fn owe(&mut self, o: sample::Outcome, line: u64, now: Time) {
+        for _ in 0..o.writebacks {
+            self.dram.write(line, now);
+            self.stats.dram_write_bytes += LINE;
+        }
+        self.stats.coherence_invalidations += o.invalidations;
+    }
+
+    /// A core access to an unsampled line, priced by the sampled mix.
+    fn core_access_unsampled(&mut self, core: usize, line: u64, write: bool, now: Time) -> Time {
+        let o = self
+            .sampler
+            .as_mut()
+            .expect("sampling")
+            .predict(sample::core_class(core, write));
+        self.owe(o, line, now);
+        match o.served {
+            L2_HIT => {
+                self.stats.core_l2_hits += 1;
+                self.l2_lat
+            }
+            LLC_HIT => {
+                self.stats.core_llc_hits += 1;
+                self.llc_lat
+            }
+            SNOOP => {
+                self.stats.core_llc_hits += 1;
+                self.snoop_lat
+            }
+            _ => {
+                self.stats.core_llc_misses += 1;
+                self.core_misses[core] += 1;
+                self.stats.dram_read_bytes += LINE;
+                self.llc_lat + self.dram.read(line, now)
+            }
         }
     }
 
@@ -238,6 +317,31 @@ impl Memory {
     /// Returns the latency the core sees.
     pub fn core_access(&mut self, core: usize, addr: u64, write: bool, now: Time) -> Time {
         let line = addr / LINE;
+        if self.sampler.is_none() {
+            return self.core_access_modelled(core, line, write, now);
+        }
+        if !self.sampled(line) {
+            return self.core_access_unsampled(core, line, write, now);
+        }
+        let before = self.side_effects();
+        let (l2_hits, llc_hits) = (self.stats.core_l2_hits, self.stats.core_llc_hits);
+        let lat = self.core_access_modelled(core, line, write, now);
+        let served = if lat == self.snoop_lat && self.snoop_lat != self.l2_lat && self.snoop_lat != self.llc_lat {
+            SNOOP
+        } else if self.stats.core_l2_hits > l2_hits {
+            L2_HIT
+        } else if self.stats.core_llc_hits > llc_hits {
+            LLC_HIT
+        } else {
+            MISS
+        };
+        self.record(sample::core_class(core, write), served, before);
+        lat
+    }
+
+    /// A core access to a line the caches model.
+    #[inline(always)]
+    fn core_access_modelled(&mut self, core: usize, line: u64, write: bool, now: Time) -> Time {
         if let Some(s) = self.l2[core].find(line) {
             self.l2[core].touch(s);
             self.stats.core_l2_hits += 1;
@@ -299,25 +403,34 @@ impl Memory {
     pub fn dma_write(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) {
         let first = addr / LINE;
         let last = (addr + len.max(1) - 1) / LINE;
+        let allocating = mode == DmaMode::Ddio && self.ddio_mask != 0;
         for line in first..=last {
-            self.llc.prefetch(line);
+            if self.sampled(line) {
+                self.llc.prefetch(line);
+            }
         }
         for line in first..=last {
-            match (self.llc.find(line), mode) {
-                (Some(s), DmaMode::Ddio) if self.ddio_mask != 0 => {
+            if !self.sampled(line) {
+                self.dma_write_unsampled(line, allocating, now);
+                continue;
+            }
+            let before = self.side_effects();
+            let hits = self.stats.dma_write_hits;
+            match (self.llc.find(line), allocating) {
+                (Some(s), true) => {
                     self.stats.dma_write_hits += 1;
                     self.invalidate_sharers(s, None);
                     self.llc.touch(s);
                     self.llc.set_dirty(s);
                 }
-                (None, DmaMode::Ddio) if self.ddio_mask != 0 => {
+                (None, true) => {
                     self.stats.dma_write_misses += 1;
                     let (_, victim) = self.llc.insert(line, self.ddio_mask, true);
                     if let Some(v) = victim {
                         self.evict_llc(v, now);
                     }
                 }
-                (found, _) => {
+                (found, false) => {
                     // Non-allocating: cached copies are stale, data goes to DRAM.
                     self.stats.dma_write_misses += 1;
                     if let Some(s) = found {
@@ -328,6 +441,36 @@ impl Memory {
                     self.stats.dram_write_bytes += LINE;
                 }
             }
+            if allocating && self.sampler.is_some() {
+                let served = if self.stats.dma_write_hits > hits {
+                    LLC_HIT
+                } else {
+                    MISS
+                };
+                self.record(sample::DMA_WRITE, served, before);
+            }
+        }
+    }
+
+    /// A DMA write of an unsampled line: a DDIO write hits or allocates as
+    /// sampled DDIO writes recently did; a non-allocating one goes to DRAM.
+    fn dma_write_unsampled(&mut self, line: u64, allocating: bool, now: Time) {
+        if !allocating {
+            self.stats.dma_write_misses += 1;
+            self.dram.write(line, now);
+            self.stats.dram_write_bytes += LINE;
+            return;
+        }
+        let o = self
+            .sampler
+            .as_mut()
+            .expect("sampling")
+            .predict(sample::DMA_WRITE);
+        self.owe(o, line, now);
+        if o.served == MISS {
+            self.stats.dma_write_misses += 1;
+        } else {
+            self.stats.dma_write_hits += 1;
         }
     }
 
@@ -338,12 +481,27 @@ impl Memory {
         let last = (addr + len.max(1) - 1) / LINE;
         let mut lat = 0;
         for line in first..=last {
-            self.llc.prefetch(line);
+            if self.sampled(line) {
+                self.llc.prefetch(line);
+            }
         }
         for line in first..=last {
-            if let Some(s) = self.llc.find(line) {
+            let hit = if self.sampled(line) {
+                let hit = self.llc.find(line).map(|s| self.llc.touch(s)).is_some();
+                if let Some(s) = &mut self.sampler {
+                    s.record(sample::DMA_READ, if hit { LLC_HIT } else { MISS }, 0, 0);
+                }
+                hit
+            } else {
+                let o = self
+                    .sampler
+                    .as_mut()
+                    .expect("sampling")
+                    .predict(sample::DMA_READ);
+                o.served != MISS
+            };
+            if hit {
                 self.stats.dma_read_hits += 1;
-                self.llc.touch(s);
                 lat = lat.max(self.llc_lat);
             } else {
                 self.stats.dma_read_misses += 1;
@@ -363,7 +521,7 @@ impl Memory {
     /// ownership; cached copies are dropped and the line goes to DRAM.
     pub fn nt_store(&mut self, addr: u64, now: Time) {
         let line = addr / LINE;
-        if let Some(s) = self.llc.find(line) {
+        if let Some(s) = self.sampled(line).then(|| self.llc.find(line)).flatten() {
             self.invalidate_sharers(s, None);
             self.llc.invalidate(line);
         }
@@ -375,7 +533,12 @@ impl Memory {
     /// written back to DRAM, all copies are invalidated.
     pub fn flush(&mut self, addr: u64, len: u64, now: Time) {
         for line in addr / LINE..=(addr + len.max(1) - 1) / LINE {
-            if let Some(v) = self.llc.invalidate(line) {
+            // (an unsampled line is in no cache: nothing to flush)
+            if let Some(v) = self
+                .sampled(line)
+                .then(|| self.llc.invalidate(line))
+                .flatten()
+            {
                 self.evict_llc(v, now);
             }
         }
@@ -405,6 +568,50 @@ mod tests {
             &c,
             vec![c.ints("llc.cat_masks").first().copied().unwrap_or(0x7ff); 2],
         )
+    }
+
+    /// Set sampling is exact for the lines it models: a mixed trace of DMA
+    /// writes and reads and core loads and stores over sampled lines gives
+    /// the same latencies and counters as the full model.
+    #[test]
+    fn sampled_lines_behave_exactly_as_in_the_full_model() {
+        use rand::Rng as _;
+        let llc = json!({"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false});
+        let mut sampled_llc = llc.clone();
+        sampled_llc["set_sample"] = json!(8);
+        let mut full = mem(json!({ "llc": llc }));
+        let mut part = mem(json!({ "llc": sampled_llc }));
+        let sampler = part.sampler.as_ref().expect("sampling on");
+        // 3 x the LLC's lines, so there are evictions and write-backs
+        let lines: Vec<u64> = (0..3 * 11 * 1024u64)
+            .map(|i| (1 << 24) + i)
+            .filter(|&l| sampler.sampled(l))
+            .collect();
+        assert_eq!(lines.len(), 3 * 11 * 1024 / 8);
+        let mut r = crate::sim::rng(9, 0, 0);
+        for t in 0..200_000u64 {
+            let a = lines[r.gen_range(0..lines.len())] * LINE;
+            let now = t * 1000;
+            match r.gen_range(0..4) {
+                0 => {
+                    full.dma_write(a, 64, DmaMode::Ddio, now);
+                    part.dma_write(a, 64, DmaMode::Ddio, now);
+                }
+                1 => assert_eq!(
+                    full.dma_read(a, 64, DmaMode::Ddio, now),
+                    part.dma_read(a, 64, DmaMode::Ddio, now)
+                ),
+                k => {
+                    let (core, write) = (k as usize - 2, r.gen_bool(0.3));
+                    assert_eq!(
+                        full.core_access(core, a, write, now),
+                        part.core_access(core, a, write, now)
+                    );
+                }
+            }
+        }
+        assert_eq!(format!("{:?}", full.stats), format!("{:?}", part.stats));
+        assert!(full.stats.dram_write_bytes > 0 && full.stats.coherence_invalidations > 0);
     }
 
     #[test]

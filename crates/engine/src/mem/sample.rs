@@ -1,0 +1,205 @@
+//! LLC set sampling (`llc.set_sample = N`): the caches model 1 in N sets,
+//! and accesses to the other sets are priced by what the modelled ones saw.
+//!
+//! Which lines are sampled: a fixed 1/N of the values of the low `b` line
+//! bits, where `b` bits index both the LLC's sets within a slice and the
+//! L2's sets. A sampled LLC or L2 set therefore receives exactly the lines
+//! it receives in the full model, and only those: the sampled lines see the
+//! same hits, misses, evictions and coherence traffic as in the full model
+//! (up to the timing feedback of the other accesses). The residues are
+//! scrambled by an odd multiplier, so power-of-two strided structures are
+//! not all in or all out.
+//!
+//! An access to an unsampled line does not touch a cache. Its outcome is
+//! the recent outcome mix of sampled accesses of the same kind -- DMA
+//! writes, DMA reads, and each core's loads and stores apart: L2 hit, LLC
+//! hit or miss, and the write-backs and coherence invalidations it caused.
+//! Outcomes (L2 hit, LLC hit, snoop, miss) are issued by error diffusion (deterministic, no random draw),
+//! so over any stretch the unsampled accesses reproduce the sampled mix;
+//! their DRAM reads and write-backs still go through the DRAM model.
+//!
+//! Left out: correlation between one packet's accesses (a header read that
+//! always hits after its DDIO write is priced at the class's hit rate), so
+//! per-packet latency spreads more evenly than in the full model.
+
+/// Outcomes of one access: where it was served.
+pub const L2_HIT: usize = 0;
+pub const LLC_HIT: usize = 1;
+pub const MISS: usize = 2;
+/// Served by snooping another core's private copy (`llc.snoop_latency`).
+pub const SNOOP: usize = 3;
+const OUTCOMES: usize = 4;
+
+/// Accesses of one class (sampled or not) a class's mix remembers: the mix
+/// follows phase changes (caches warming, bursts) at the same pace whatever
+/// the sampling rate.
+const MEMORY: f64 = 1024.0;
+
+/// Kinds of access, each with its own outcome mix.
+pub const DMA_WRITE: usize = 0;
+pub const DMA_READ: usize = 1;
+/// Core `c`'s loads are class `core_class(c, false)`, its stores the next.
+pub fn core_class(core: usize, write: bool) -> usize {
+    2 + 2 * core + write as usize
+}
+
+#[derive(Clone, Debug, Default)]
+struct Class {
+    /// Decayed counts of sampled outcomes, write-backs and invalidations.
+    seen: [f64; OUTCOMES],
+    writebacks: f64,
+    invalidations: f64,
+    total: f64,
+    /// Error-diffusion balances of the unsampled accesses.
+    owed: [f64; OUTCOMES],
+    owed_writebacks: f64,
+    owed_invalidations: f64,
+}
+
+/// What an unsampled access is to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub served: usize,
+    pub writebacks: u64,
+    pub invalidations: u64,
+}
+
+pub struct Sampler {
+    /// Low line bits the predicate reads.
+    mask: u32,
+    /// Scrambled residues below this are sampled.
+    threshold: u32,
+    classes: Vec<Class>,
+    /// Weight a sampled access's outcome loses per later sampled access.
+    decay: f64,
+}
+
+/// Odd, so multiplying permutes the residues modulo any power of two.
+const SCRAMBLE: u32 = 0x9E37_79B1;
+
+impl Sampler {
+    /// Sample 1 in `n` of the `2^bits` residues of the low line bits
+    /// (`n` a power of two, at most `2^bits`), with `cores` cores.
+    pub fn new(n: u64, bits: u32, cores: usize) -> Sampler {
+        assert!(
+            n.is_power_of_two() && n <= 1 << bits,
+            "set_sample {n} with {bits} index bits"
+        );
+        Sampler {
+            mask: ((1u64 << bits) - 1) as u32,
+            threshold: ((1u64 << bits) / n) as u32,
+            classes: vec![Class::default(); core_class(cores, false)],
+            // 1 in n accesses is sampled: MEMORY accesses are MEMORY / n samples
+            // (at least 16, so one sample never dominates).
+            decay: (n as f64 / MEMORY).min(1.0 / 16.0),
+        }
+    }
+
+    /// Whether the caches model `line`.
+    #[inline(always)]
+    pub fn sampled(&self, line: u64) -> bool {
+        ((line as u32).wrapping_mul(SCRAMBLE) & self.mask) < self.threshold
+    }
+
+    /// A sampled access of `class` was served at `served` and caused
+    /// `writebacks` DRAM write-backs and `invalidations` invalidations.
+    pub fn record(&mut self, class: usize, served: usize, writebacks: u64, invalidations: u64) {
+        let c = &mut self.classes[class];
+        let keep = 1.0 - self.decay;
+        for (k, s) in c.seen.iter_mut().enumerate() {
+            *s = *s * keep + (k == served) as u64 as f64;
+        }
+        c.writebacks = c.writebacks * keep + writebacks as f64;
+        c.invalidations = c.invalidations * keep + invalidations as f64;
+        c.total = c.total * keep + 1.0;
+    }
+
+    /// The outcome of an unsampled access of `class`: a miss until the
+    /// class has a sampled access, then the sampled mix by error diffusion.
+    pub fn predict(&mut self, class: usize) -> Outcome {
+        let c = &mut self.classes[class];
+        if c.total == 0.0 {
+            return Outcome {
+                served: MISS,
+                writebacks: 0,
+                invalidations: 0,
+            };
+        }
+        for (o, s) in c.owed.iter_mut().zip(c.seen) {
+            *o += s / c.total;
+        }
+        // The outcome owed most (ties: the nearer level, so it is stable).
+        let mut served = 0;
+        for k in 1..OUTCOMES {
+            if c.owed[k] > c.owed[served] {
+                served = k;
+            }
+        }
+        c.owed[served] -= 1.0;
+        c.owed_writebacks += c.writebacks / c.total;
+        c.owed_invalidations += c.invalidations / c.total;
+        // Whole units owed (the balances are never negative, so `as` floors
+        // without a libm call).
+        let writebacks = c.owed_writebacks as u64;
+        let invalidations = c.owed_invalidations as u64;
+        c.owed_writebacks -= writebacks as f64;
+        c.owed_invalidations -= invalidations as f64;
+        Outcome {
+            served,
+            writebacks,
+            invalidations,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_exactly_one_in_n_residues() {
+        for n in [1u64, 2, 8, 64, 1024] {
+            let s = Sampler::new(n, 10, 1);
+            let k = (0..1024u64).filter(|&l| s.sampled(l)).count() as u64;
+            assert_eq!(k, 1024 / n);
+            // the predicate reads only the low bits
+            assert!((0..4096u64).all(|l| s.sampled(l) == s.sampled(l + (7 << 10))));
+        }
+    }
+
+    #[test]
+    fn a_strided_structure_is_sampled_at_about_the_rate() {
+        // Lines 32 apart (2 KiB objects) are neither all in nor all out.
+        let s = Sampler::new(8, 10, 1);
+        let k = (0..1024u64).filter(|&i| s.sampled(i * 32)).count();
+        assert!((64..=256).contains(&k), "{k} of 1024");
+    }
+
+    #[test]
+    fn unsampled_outcomes_follow_the_sampled_mix() {
+        let mut s = Sampler::new(4, 10, 1);
+        let c = core_class(0, false);
+        assert_eq!(s.predict(c).served, MISS, "cold class: a miss");
+        // 60 % L2 hits, 30 % LLC hits, 10 % misses with one write-back each.
+        for i in 0..10_000 {
+            let served = [
+                L2_HIT, L2_HIT, L2_HIT, L2_HIT, L2_HIT, L2_HIT, LLC_HIT, LLC_HIT, LLC_HIT, MISS,
+            ][i % 10];
+            s.record(c, served, (served == MISS) as u64, 0);
+        }
+        let mut n = [0u64; 3];
+        let mut wb = 0;
+        for _ in 0..1000 {
+            let o = s.predict(c);
+            n[o.served] += 1;
+            wb += o.writebacks;
+        }
+        assert!(
+            n[L2_HIT].abs_diff(600) <= 5
+                && n[LLC_HIT].abs_diff(300) <= 5
+                && n[MISS].abs_diff(100) <= 5,
+            "{n:?}"
+        );
+        assert!(wb.abs_diff(100) <= 5, "{wb}");
+    }
+}
