@@ -16,7 +16,7 @@ MATURIN_REQ := maturin>=1.5,<2
 
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name 'Cargo.toml')
 
-.PHONY: run test test-rust test-python bench soak build clean readme
+.PHONY: run test test-rust test-python bench soak fuzz build clean readme
 
 run: build
 	$(BIN)/packetpath reproduce ddio --out out/ddio
@@ -36,6 +36,13 @@ bench: build
 
 soak: build
 	$(BIN)/packetpath bench --soak
+
+# libFuzzer on nightly Rust (cargo install cargo-fuzz), 5 minutes per target;
+# new corpus entries land in fuzz/corpus/, which `make test` replays.
+FUZZ_SECONDS ?= 300
+fuzz:
+	cd fuzz && for t in pcap scenario_json scenario_run; do \
+	  cargo +nightly fuzz run -O $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 || exit 1; done
 
 build: $(VENV)/.engine-built
 

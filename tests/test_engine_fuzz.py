@@ -38,7 +38,8 @@ scenarios = st.fixed_dictionaries(
         "nic.nicmem_size": st.sampled_from(["16KiB", "256KiB", "64MiB"]),
         "nic.host_queues": st.integers(0, 2),
         "nic.tx_inline": st.booleans(),
-        "nic.rx_inline": st.sampled_from([False, False, True]),  # needs split, offset <= 64, no CQE compression
+        "nic.rx_inline": st.sampled_from([False, False, True]),
+        "llc.set_sample": st.sampled_from([1, 1, 8, 3]),  # 3: not a power of two  # needs split, offset <= 64, no CQE compression
         "nic.tx_desched": st.booleans(),
         "nic.accel": st.sampled_from([False, False, False, False, True]),  # needs flowcount: rarely valid
         "app.wp_reads": st.integers(0, 8),

@@ -236,18 +236,13 @@ def bench_cmd(
     ] = 1,
 ) -> None:
     """Measure simulation speed and memory on a fixed suite of scenarios."""
-    if soak:
-        result = bench.soak(soak_time)
-        if json_:
-            _print_json(result)
+    if soak or peers:
+        if soak:
+            result = bench.soak(soak_time)
         else:
-            for key, value in result.items():
-                _console().print(f"{key:30} {value:,.6g}" if isinstance(value, float) else f"{key:30} {value}")
-        return
-    if peers:
-        from packetpath import peers as side_by_side
+            from packetpath import peers as side_by_side
 
-        result = side_by_side.cache_vs_pycachesim()
+            result = side_by_side.cache_vs_pycachesim()
         if json_:
             _print_json(result)
         else:

@@ -137,6 +137,17 @@ pub struct TrafficSpec {
     pub port: u16,
 }
 
+/// Read a pcap trace held in memory as a [`Source`] reads its file, at
+/// `rate_mbps` on a `line_rate_mbps` port: the frames and distinct flows
+/// it replays, or the one-line error. The entry point of the pcap fuzzer.
+pub fn read_pcap(bytes: &[u8], rate_mbps: u64, line_rate_mbps: u64) -> Result<(usize, usize), String> {
+    if rate_mbps == 0 || rate_mbps > line_rate_mbps {
+        return Err(format!("traffic.rate_mbps = {rate_mbps}: must be 1..={line_rate_mbps} Mbps"));
+    }
+    let (trace, flows) = pcap::load_from(bytes, "<memory>", rate_mbps, line_rate_mbps, &Toeplitz::default())?;
+    Ok((trace.len(), flows.len()))
+}
+
 /// Most flows a synthetic source supports: one 10.0.0.0/8 source address each.
 pub const MAX_FLOWS: u32 = 1 << 24;
 

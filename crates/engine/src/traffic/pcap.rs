@@ -64,6 +64,10 @@ pub(super) struct Trace {
 }
 
 impl Trace {
+    pub(super) fn len(&self) -> usize {
+        self.pkts.len()
+    }
+
     /// Size and flow of the frame at the replay position.
     #[inline]
     pub(super) fn current(&self) -> (u32, u32) {
