@@ -73,6 +73,8 @@ def test_cli_prints_the_claim_table_and_json(fake_paper, cli, monkeypatch, tmp_p
     assert [c["pass"] for c in claims] == [True, False]
     assert set(claims[0]) == {"paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "pass"}
     assert (tmp_path / "r" / "claims.md").exists()
+    strict = cli("reproduce", PAPER, "--jobs", "1", "--strict")
+    assert strict.code == 1 and "1 passed, 1 failed" in strict.stdout.replace("\n", " ")
 
 
 @pytest.mark.parametrize("paper", papers())

@@ -213,6 +213,7 @@ def reproduce_cmd(
     ] = None,
     store: Annotated[Path | None, typer.Option(help="Results store: runs are appended; runs already stored are skipped.")] = None,
     scheduler: Annotated[str | None, typer.Option(metavar="ADDRESS", help="Dask scheduler instead of local processes.")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit with code 1 if any claim fails (for CI).")] = False,
 ) -> None:
     """Run a paper's scenarios and print each claim beside the paper's value."""
     claims = reproduce_paper(paper, jobs=jobs, out=out, store=store, scheduler=scheduler)
@@ -222,6 +223,8 @@ def reproduce_cmd(
         _console().print(claims_table(claims, title=f"{paper}: reproduced claims"))
     if out is not None:
         typer.echo(f"report written to {out}", err=True)
+    if strict and not all(c.passed for c in claims):
+        raise typer.Exit(1)
 
 
 @_command("bench")
