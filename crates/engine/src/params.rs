@@ -442,14 +442,17 @@ fn did_you_mean(key: &str) -> String {
                 .map(|p| p.key)
                 .collect();
             if same.is_empty() {
-                let mut secs: Vec<&str> = PARAMS
-                    .iter()
-                    .map(|p| p.key.split('.').next().unwrap())
-                    .collect();
-                secs.dedup();
+                // In order of first appearance (sections recur in the table).
+                let mut secs: Vec<&str> = vec![];
+                for p in PARAMS {
+                    let sec = p.key.split('.').next().unwrap();
+                    if !secs.contains(&sec) {
+                        secs.push(sec);
+                    }
+                }
                 format!("; sections are {}", secs.join(", "))
             } else {
-                format!("; keys of '{section}' are {}", same.join(", "))
+                format!("; keys of '{}' are {}", section.escape_debug(), same.join(", "))
             }
         }
     }
@@ -504,9 +507,11 @@ fn parse_number(p: &ParamDef, v: &Value) -> Result<f64, String> {
     Ok(x)
 }
 
+/// A value as the error message shows it: text as written, with control
+/// characters escaped so the message stays one line.
 fn show(v: &Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.escape_debug().to_string(),
         v => v.to_string(),
     }
 }
@@ -570,13 +575,13 @@ fn parse_value(p: &ParamDef, v: &Value) -> Result<Val, String> {
                     Value::String(s) if s.starts_with("0x") => {
                         match u64::from_str_radix(&s[2..], 16) {
                             Ok(n) => Value::from(n),
-                            Err(_) => return Err(format!("{key}: '{s}' is not a hex number")),
+                            Err(_) => return Err(format!("{key}: '{}' is not a hex number", s.escape_debug())),
                         }
                     }
                     Value::String(s) if p.kind != BoolList && p.unit == Unit::None => {
                         match s.parse::<f64>() {
                             Ok(x) => Value::from(x),
-                            Err(_) => return Err(format!("{key}: '{s}' is not a number")),
+                            Err(_) => return Err(format!("{key}: '{}' is not a number", s.escape_debug())),
                         }
                     }
                     _ => it.clone(),
@@ -625,7 +630,7 @@ pub fn validate(scenario: &Value) -> Result<Config, String> {
             return Err("scenario must be a table of sections (sim, traffic, nic, ...)".into());
         }
         let p =
-            lookup(key).ok_or_else(|| format!("unknown parameter '{key}'{}", did_you_mean(key)))?;
+            lookup(key).ok_or_else(|| format!("unknown parameter '{}'{}", key.escape_debug(), did_you_mean(key)))?;
         cfg.insert(p.key, parse_value(p, v)?);
     }
     let cfg = Config(cfg);
@@ -1302,6 +1307,20 @@ mod tests {
                 && e.contains("did you mean 'nic.rx_ring_size'"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn errors_stay_one_line_and_list_each_section_once() {
+        // Found by the scenario_json fuzzer: a key with a newline.
+        let e = validate(&json!({"8e\ng_si": "nat", "x": 1})).unwrap_err();
+        assert!(!e.contains('\n') && e.contains("unknown parameter '8e\\ng_si'"), "{e}");
+        let sections: Vec<&str> = e.split("sections are ").nth(1).unwrap().split(", ").collect();
+        let mut unique = sections.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), sections.len(), "{e}");
+        let e = validate(&json!({"traffic": {"size_dist": "a\nb"}})).unwrap_err();
+        assert!(!e.contains('\n'), "{e}");
     }
 
     #[test]

@@ -112,14 +112,16 @@ impl Unit {
         let suffix = suffix.trim();
         let num: f64 = num
             .parse()
-            .map_err(|_| format!("'{text}' is not {}", self.accepted()))?;
+            .map_err(|_| format!("'{}' is not {}", text.escape_debug(), self.accepted()))?;
         for (s, mult) in self.suffixes() {
             if *s == suffix {
                 return Ok(num * mult);
             }
         }
         Err(format!(
-            "'{text}' has unknown unit '{suffix}'; expected {}",
+            "'{}' has unknown unit '{}'; expected {}",
+            text.escape_debug(),
+            suffix.escape_debug(),
             self.accepted()
         ))
     }

@@ -93,7 +93,7 @@ pub(super) fn load(
     line: u64,
     t: &Toeplitz,
 ) -> Result<(Trace, Vec<FlowRec>), String> {
-    let name = path.display().to_string();
+    let name = path.display().to_string().escape_debug().to_string();
     let f =
         File::open(path).map_err(|e| format!("traffic.size pcap '{name}': cannot open: {e}"))?;
     load_from(BufReader::new(f), &name, rate, line, t)
