@@ -319,7 +319,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("traffic.client_turnaround", Int, Time, "1us", 0, 1e9, "closed loop: from a response's last bit leaving to the next request's first bit arriving (both wires and the client's stack; an assumption, it only spaces requests)"),
     p!("traffic.hot_share_small", Float, None, "-1", -1, 1, "flow_popularity = hot with size_dist = bimodal: share of the small frames (a KVS client's GETs) aimed at the hot flows, the large ones following traffic.hot_share; -1 = traffic.hot_share for all"),
     // --- speed (issue 9) ----------------------------------------------------
-    p!("llc.set_sample", Int, None, "1", 1, 1024, "set sampling, for speed: the LLC and L2s model 1 in N of their sets (the lines whose low index bits fall in a fixed, scrambled 1/N of their values, so each modelled set sees exactly its full-model lines); an access to any other line is priced by the recent outcome mix (L2 hit / LLC hit / snoop / miss, write-backs, invalidations) of modelled accesses of its kind (DDIO write, DMA read, each core's loads, each core's stores). 1 = the full model; a power of two"),
+    p!("llc.set_sample", Int, None, "1", 1, 1024, "set sampling, for speed: the LLC and L2s model the lines of a fixed, scrambled 1 in N of their sets exactly; other accesses take the recent outcome mix of modelled ones of their kind. 1 = the full model; a power of two"),
 ];
 
 /// Bytes of frame data a 128 B mlx5 CQE carries (scatter-to-CQE: the first
