@@ -115,6 +115,16 @@ fn ways_where(tags: &[u32; MAX_WAYS], ways: usize, f: impl Fn(u32) -> bool) -> u
     m & ((1u32 << ways) - 1)
 }
 
+/// Bit mask of the first `ways` ways whose LRU rank satisfies `f`.
+#[inline(always)]
+fn ranks_where(ranks: &[u8; MAX_WAYS], ways: usize, f: impl Fn(u8) -> bool) -> u32 {
+    let mut m = 0u32;
+    for (w, &r) in ranks.iter().enumerate() {
+        m |= (f(r) as u32) << w;
+    }
+    m & ((1u32 << ways) - 1)
+}
+
 /// Fast 64-bit mixer (from MurmurHash3's finaliser) standing in for Intel's
 /// undocumented slice hash: every address bit influences the slice.
 #[inline]
@@ -305,13 +315,20 @@ impl Cache {
         let free = ways_where(&set.tag, self.ways, |t| t == 0) & allowed;
         let mut pick = free.trailing_zeros() as usize;
         if free == 0 {
-            let mut oldest = 0u8;
-            for w in 0..self.ways {
-                if allowed & (1 << w) != 0 && set.rank[w] >= oldest {
-                    oldest = set.rank[w];
-                    pick = w;
+            pick = if allowed == (1 << self.ways) - 1 {
+                // Ranks of the ways form a permutation of 0..ways: the LRU
+                // way holds the last rank (one vector compare, no branches).
+                let last = self.ways as u8 - 1;
+                ranks_where(&set.rank, self.ways, |r| r == last).trailing_zeros() as usize
+            } else {
+                let mut oldest = 0u8;
+                for w in 0..self.ways {
+                    let older = allowed & (1 << w) != 0 && set.rank[w] >= oldest;
+                    oldest = if older { set.rank[w] } else { oldest };
+                    pick = if older { w } else { pick };
                 }
-            }
+                pick
+            };
         }
         if self.policy == Policy::Random && set.tag[pick] != 0 {
             let k = self.rng.gen_range(0..allowed.count_ones());
