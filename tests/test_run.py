@@ -148,8 +148,11 @@ def test_bench_reports_speed_and_memory():
         "events_per_wall_s",
         "peak_rss_mib",
         "wall_s_median",
+        "build_s_median",
+        "packets_per_run_s",
     ):
         assert result[key] > 0, key
+    assert result["build_s_median"] < result["wall_s_median"]
 
 
 def test_bench_reports_set_sampling_speed_and_error():

@@ -258,7 +258,7 @@ def bench_cmd(
         return
     table = Table()
     table.add_column("scenario", no_wrap=True)
-    columns = ["packets / wall s", "sim time / wall", "events / wall s", "peak RSS MiB", "wall s (median)"]
+    columns = ["packets / wall s", "sim time / wall", "events / wall s", "peak RSS MiB", "wall s (median)", "build s", "packets / s after build"]
     if set_sample > 1:
         columns += [f"1/{set_sample} sets: speed-up", "hit-rate error (pp)", "throughput error %", "p99 error %"]
     for column in columns:
@@ -270,6 +270,8 @@ def bench_cmd(
             _number(r["events_per_wall_s"]),
             f"{r['peak_rss_mib']:.1f}",
             f"{r['wall_s_median']:.3f}",
+            f"{r['build_s_median']:.3f}",
+            _number(r["packets_per_run_s"]),
         ]
         if set_sample > 1:
             cells += [f"{r['sampled_speedup']:.2f}", f"{r['sampled_hit_rate_error_pp']:.2f}",
