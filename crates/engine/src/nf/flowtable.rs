@@ -87,6 +87,27 @@ impl FlowTable {
         (prim, alt, sig)
     }
 
+    /// Ask the host to fetch the table memory an insert of `key` reads
+    /// (both buckets' signatures and indices): a hint for bulk loading,
+    /// with no effect on the table.
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let (prim, alt, _) = self.buckets_of(key);
+            for b in [prim, alt] {
+                let s = b as usize * BUCKET_ENTRIES;
+                // SAFETY: in-bounds addresses; a prefetch never faults.
+                unsafe {
+                    _mm_prefetch(self.idx.as_ptr().add(s) as *const i8, _MM_HINT_T0);
+                    _mm_prefetch(self.sig.as_ptr().add(s) as *const i8, _MM_HINT_T0);
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     fn alt_of(&self, bucket: u32, sig: u16) -> u32 {
         (bucket ^ (sig as u32).wrapping_mul(0x5bd1_e995)) & self.mask
     }

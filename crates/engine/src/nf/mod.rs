@@ -179,6 +179,17 @@ impl Nf {
         }
     }
 
+    /// Prefetch the host memory installing `flow` in `core`'s table will
+    /// read (bulk preloading runs a few flows ahead).
+    pub fn prefetch_flow(&self, core: usize, flow: u32) {
+        if let Nf::Nat { tables, .. } | Nf::Lb { tables, .. } | Nf::FlowCount { tables } = self {
+            tables[core].prefetch(flow as u64);
+            if matches!(self, Nf::Nat { .. }) {
+                tables[core].prefetch(flow as u64 | REVERSE);
+            }
+        }
+    }
+
     /// Install `flow`, new to `core`'s table, without pricing memory: the
     /// state of an NF that has run long enough to have seen every flow.
     pub fn preload(&mut self, core: usize, flow: u32, rng: &mut Rng, scratch: &mut Touched) {

@@ -712,8 +712,19 @@ impl World {
                     a.preload(flows);
                 }
                 if stateful {
+                    // Flows go in in order (the RNG of cuckoo kicks sees the
+                    // same sequence); the tables' memory is prefetched a few
+                    // flows ahead, since bulk loading waits on host DRAM.
+                    const AHEAD: u32 = 8;
+                    let core_of = |f: u32| n * cores_per_nic + s.port.rss_queue(s.src.flow_rss_hash(f));
+                    let mut cores: std::collections::VecDeque<usize> = (0..flows.min(AHEAD)).map(core_of).collect();
                     for f in 0..flows {
-                        let core = n * cores_per_nic + s.port.rss_queue(s.src.flow_rss_hash(f));
+                        if f + AHEAD < flows {
+                            let c = core_of(f + AHEAD);
+                            nf.prefetch_flow(c, f + AHEAD);
+                            cores.push_back(c);
+                        }
+                        let core = cores.pop_front().expect("one core per flow");
                         nf.preload(core, f, &mut r, &mut scratch);
                     }
                 }
