@@ -243,10 +243,21 @@ impl Cache {
     /// Slot index of `line` if cached.
     #[inline(always)]
     pub fn find(&self, line: u64) -> Option<usize> {
+        self.lookup(line).ok()
+    }
+
+    /// `Ok(slot)` of `line` if cached, else `Err(set)`: the set an
+    /// [`Cache::insert_at`] of it takes, so a miss hashes the line once.
+    #[inline(always)]
+    pub fn lookup(&self, line: u64) -> Result<usize, usize> {
         let s = self.set_of(line) as usize;
         let tag = self.tag_of(line);
         let hits = ways_where(&self.set[s].tag, self.ways, |t| t & !FLAGS == tag);
-        (hits != 0).then(|| s * MAX_WAYS + hits.trailing_zeros() as usize)
+        if hits != 0 {
+            Ok(s * MAX_WAYS + hits.trailing_zeros() as usize)
+        } else {
+            Err(s)
+        }
     }
 
     /// Mark a slot most recently used: ways more recent than it age by one.
@@ -305,9 +316,14 @@ impl Cache {
     /// Insert `line` (known to be absent) into one of the ways in `mask`,
     /// evicting the least recently used (or a random) line among them.
     pub fn insert(&mut self, line: u64, mask: u64, dirty: bool) -> (usize, Option<Victim>) {
-        debug_assert!(self.find(line).is_none());
+        self.insert_at(self.set_of(line) as usize, line, mask, dirty)
+    }
+
+    /// [`Cache::insert`] into `s`, the set [`Cache::lookup`] returned.
+    #[inline]
+    pub fn insert_at(&mut self, s: usize, line: u64, mask: u64, dirty: bool) -> (usize, Option<Victim>) {
+        debug_assert!(self.find(line).is_none() && s == self.set_of(line) as usize);
         debug_assert!(mask != 0 && mask & !self.all_ways() == 0);
-        let s = self.set_of(line) as usize;
         let set = &self.set[s];
         let allowed = (mask as u32) & ((1 << self.ways) - 1);
         // A free allowed way if there is one, else the allowed way with the

@@ -359,7 +359,8 @@ impl Memory {
             return self.l2_lat;
         }
         let lat;
-        if let Some(ls) = self.llc.find(line) {
+        let found = self.llc.lookup(line);
+        if let Ok(ls) = found {
             self.llc.touch(ls);
             self.stats.core_llc_hits += 1;
             let others = self.llc.sharers(ls) & !(1u64 << core);
@@ -376,7 +377,8 @@ impl Memory {
             self.core_misses[core] += 1;
             self.stats.dram_read_bytes += LINE;
             lat = self.llc_lat + self.dram.read(line, now);
-            let (ls, victim) = self.llc.insert(line, self.core_mask[core], false);
+            let set = found.expect_err("a miss");
+            let (ls, victim) = self.llc.insert_at(set, line, self.core_mask[core], false);
             if let Some(v) = victim {
                 self.evict_llc(v, now);
             }
@@ -416,16 +418,16 @@ impl Memory {
             }
             let before = self.side_effects();
             let hits = self.stats.dma_write_hits;
-            match (self.llc.find(line), allocating) {
-                (Some(s), true) => {
+            match (self.llc.lookup(line), allocating) {
+                (Ok(s), true) => {
                     self.stats.dma_write_hits += 1;
                     self.invalidate_sharers(s, None);
                     self.llc.touch(s);
                     self.llc.set_dirty(s);
                 }
-                (None, true) => {
+                (Err(set), true) => {
                     self.stats.dma_write_misses += 1;
-                    let (_, victim) = self.llc.insert(line, self.ddio_mask, true);
+                    let (_, victim) = self.llc.insert_at(set, line, self.ddio_mask, true);
                     if let Some(v) = victim {
                         self.evict_llc(v, now);
                     }
@@ -433,7 +435,7 @@ impl Memory {
                 (found, false) => {
                     // Non-allocating: cached copies are stale, data goes to DRAM.
                     self.stats.dma_write_misses += 1;
-                    if let Some(s) = found {
+                    if let Ok(s) = found {
                         self.invalidate_sharers(s, None);
                         self.llc.invalidate(line);
                     }
