@@ -8,6 +8,7 @@ process start-up and imports are not. Numbers are medians over ``repeat`` runs.
 from __future__ import annotations
 
 import multiprocessing
+import queue
 import resource
 import statistics
 import sys
@@ -118,10 +119,13 @@ def soak(sim_time: str = "1s", every_s: float = 0.5, scenario: tuple[str, dict[s
         try:
             outcome = results.get(timeout=every_s)
             break
-        except Exception:  # queue.Empty: still running
+        except queue.Empty:  # still running
             continue
     else:
-        outcome = results.get(timeout=5)
+        try:
+            outcome = results.get(timeout=5)
+        except queue.Empty:
+            raise RuntimeError(f"the soak run died (exit code {child.exitcode})") from None
     child.join()
     if isinstance(outcome, str):
         raise RuntimeError(outcome)
