@@ -691,13 +691,8 @@ fn cross_check(c: &Config) -> Result<(), String> {
         ));
     }
     let sample = c.u64("llc.set_sample");
-    let llc_low = if c.bool("llc.slice_hash") {
-        c.u64("llc.size") / line
-    } else {
-        sets
-    };
-    let l2_sets = c.u64("l2.size") / 64 / c.u64("l2.ways").max(1);
-    if !sample.is_power_of_two() || sample > llc_low.min(l2_sets.max(1)) {
+    let (llc_low, l2_sets) = crate::mem::sample::low_index_sets(c);
+    if !sample.is_power_of_two() || sample > llc_low.min(l2_sets) {
         return Err(format!(
             "llc.set_sample = {sample}: must be a power of two, at most the sets indexed by the low line bits (LLC sets per slice {llc_low}, L2 sets {l2_sets})"
         ));
@@ -776,8 +771,10 @@ fn cross_check(c: &Config) -> Result<(), String> {
         _ => 1518,
     };
     let phases = c.ints("traffic.phase_at");
-    for key in ["traffic.phase_rate", "traffic.phase_target_share"] {
-        let n = if key == "traffic.phase_rate" { c.ints(key).len() } else { c.floats(key).len() };
+    for (key, n) in [
+        ("traffic.phase_rate", c.ints("traffic.phase_rate").len()),
+        ("traffic.phase_target_share", c.floats("traffic.phase_target_share").len()),
+    ] {
         if n != 0 && n != phases.len() {
             return Err(format!(
                 "{key}: {n} entries for the {} phases of traffic.phase_at (give one per phase, or none)",

@@ -157,15 +157,9 @@ impl Memory {
                 )
             })
             .collect();
-        // Set sampling reads the line bits that index both an LLC slice's
-        // sets and an L2's sets (see sample.rs).
         let n_sample = c.u64("llc.set_sample");
         let sampler = (n_sample > 1).then(|| {
-            let llc_low = match indexing {
-                Indexing::Modulo => sets,
-                Indexing::SliceHash { sets_per_slice, .. } => sets_per_slice,
-            };
-            let l2_sets = c.u64("l2.size") / LINE / c.u64("l2.ways");
+            let (llc_low, l2_sets) = sample::low_index_sets(c);
             Sampler::new(n_sample, llc_low.min(l2_sets).trailing_zeros(), n_cores)
         });
         let ddio = c.u64("llc.ddio_ways");
@@ -227,13 +221,14 @@ impl Memory {
         self.stats.coherence_invalidations += o.invalidations;
     }
 
+    /// The outcome of an unsampled access of `class` (set sampling only).
+    fn predict(&mut self, class: usize) -> sample::Outcome {
+        self.sampler.as_mut().expect("set sampling is on").predict(class)
+    }
+
     /// A core access to an unsampled line, priced by the sampled mix.
     fn core_access_unsampled(&mut self, core: usize, line: u64, write: bool, now: Time) -> Time {
-        let o = self
-            .sampler
-            .as_mut()
-            .expect("sampling")
-            .predict(sample::core_class(core, write));
+        let o = self.predict(sample::core_class(core, write));
         self.owe(o, line, now);
         match o.served {
             L2_HIT => {
@@ -463,11 +458,7 @@ impl Memory {
             self.stats.dram_write_bytes += LINE;
             return;
         }
-        let o = self
-            .sampler
-            .as_mut()
-            .expect("sampling")
-            .predict(sample::DMA_WRITE);
+        let o = self.predict(sample::DMA_WRITE);
         self.owe(o, line, now);
         if o.served == MISS {
             self.stats.dma_write_misses += 1;
@@ -495,12 +486,7 @@ impl Memory {
                 }
                 hit
             } else {
-                let o = self
-                    .sampler
-                    .as_mut()
-                    .expect("sampling")
-                    .predict(sample::DMA_READ);
-                o.served != MISS
+                self.predict(sample::DMA_READ).served != MISS
             };
             if hit {
                 self.stats.dma_read_hits += 1;

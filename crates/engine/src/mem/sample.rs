@@ -13,14 +13,28 @@
 //! An access to an unsampled line does not touch a cache. Its outcome is
 //! the recent outcome mix of sampled accesses of the same kind -- DMA
 //! writes, DMA reads, and each core's loads and stores apart: L2 hit, LLC
-//! hit or miss, and the write-backs and coherence invalidations it caused.
-//! Outcomes (L2 hit, LLC hit, snoop, miss) are issued by error diffusion (deterministic, no random draw),
-//! so over any stretch the unsampled accesses reproduce the sampled mix;
-//! their DRAM reads and write-backs still go through the DRAM model.
+//! hit, snoop or miss, and the write-backs and coherence invalidations it
+//! caused. Outcomes are issued by error diffusion (deterministic, no random
+//! draw), so over any stretch the unsampled accesses reproduce the sampled
+//! mix; their DRAM reads and write-backs still go through the DRAM model.
 //!
 //! Left out: correlation between one packet's accesses (a header read that
 //! always hits after its DDIO write is priced at the class's hit rate), so
 //! per-packet latency spreads more evenly than in the full model.
+
+use crate::params::Config;
+
+/// Sets the low line bits alone index: in the LLC (within a slice, under
+/// the slice hash) and in an L2. Sampling reads the bits both share.
+pub fn low_index_sets(c: &Config) -> (u64, u64) {
+    let llc_sets = c.u64("llc.size") / 64 / c.u64("llc.ways");
+    let llc_low = if c.bool("llc.slice_hash") {
+        llc_sets / c.u64("llc.slices")
+    } else {
+        llc_sets
+    };
+    (llc_low, c.u64("l2.size") / 64 / c.u64("l2.ways"))
+}
 
 /// Outcomes of one access: where it was served.
 pub const L2_HIT: usize = 0;

@@ -455,8 +455,8 @@ impl World {
         let split = c.bool("nic.header_split");
         // One scatter entry per buffer: header and payload when split,
         // unless the header arrives in the CQE.
-        let rx_inline = c.bool("nic.rx_inline");
-        let rx_desc = c.u64("nic.rx_desc_size") * if split && !rx_inline { 2 } else { 1 };
+        let (rx_inline, rx_sge) = (c.bool("nic.rx_inline"), c.u64("nic.rx_desc_size"));
+        let rx_desc = rx_sge * if split && !rx_inline { 2 } else { 1 };
         let (tx_desc, cqe) = (crate::params::tx_wqe_bytes(c), c.u64("nic.cqe_size"));
         let rx_cqe = if rx_inline { 128 } else { cqe };
         let sharing = c.usize("rings.sharing");
@@ -755,7 +755,7 @@ impl World {
             cqe,
             rx_cqe,
             rx_inline,
-            rx_sge: c.u64("nic.rx_desc_size"),
+            rx_sge,
             cqe_per_line: if c.bool("nic.rx_cqe_comp") { 8 } else { 1 },
             desc_fetch: c.u64("nic.desc_fetch"),
             pipe_ps: (1e6 / c.f64("nic.pipeline_mpps")) as Time,
