@@ -8,6 +8,7 @@ import pytest
 
 from packetpath.reproduce import (
     Claim,
+    comparable,
     cores_needed,
     crossover,
     latency,
@@ -88,6 +89,11 @@ def test_throughput_within_ten_percent(simulated, ok):
 )
 def test_latency_within_factor_two(simulated, ok):
     assert passes(latency, 1000, simulated) is ok
+
+
+@pytest.mark.parametrize(("simulated", "ok"), [(1.0, True), (0.5, True), (2.0, True), (0.49, False), (2.01, False), (math.nan, False)])
+def test_comparable_within_factor_two(simulated, ok):
+    assert comparable("p", "Fig 1", "A comparable to B", "m", simulated).passed is ok
 
 
 @pytest.mark.parametrize(("simulated", "ok"), [(0.40, True), (0.25, True), (0.55, True), (0.24, False), (0.56, False)])

@@ -174,7 +174,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("corunner.buffer", Int, Bytes, "64MiB", 64, 1e11, "buffer the co-runner streams through"),
     p!("corunner.cat_mask", Int, None, "0", 0, 4294967295u32, "co-runner CAT way mask; 0 = all ways"),
     // --- BlueField-3: host/Arm/DPA processors, the DPA's memory paths, and the DPA workloads (issue 7) ---
-    p!("dpa_bench.workload", Choice(&["off", "compute", "chase", "bandwidth", "latency", "net", "recency"]), None, "off", 0, 0, "run a BlueField-3 workload on host, Arm or DPA threads instead of packet traffic (DPA paper)"),
+    p!("dpa_bench.workload", Choice(&["off", "compute", "chase", "bandwidth", "latency", "net", "recency", "clocksync"]), None, "off", 0, 0, "run a BlueField-3 workload on host, Arm or DPA threads instead of packet traffic (DPA paper)"),
     p!("dpa_bench.proc", Choice(&["host", "arm", "dpa"]), None, "dpa", 0, 0, "processor whose threads run the workload"),
     p!("dpa_bench.threads", Int, None, "1", 1, 256, "threads running the workload (spread round-robin over the processor's cores)"),
     p!("dpa_bench.mem", Choice(&["host", "arm", "dpa"]), None, "dpa", 0, 0, "memory holding the data buffer (chase, bandwidth, random reads, KV aggregation buffer); host/arm processors use their own"),
@@ -313,6 +313,9 @@ pub static PARAMS: &[ParamDef] = &[
     p!("traffic.phase_rate", IntList, Rate, "[]", 1, 1.6e6, "offered rate per port of each phase in traffic.phase_at (empty: traffic.rate throughout)"),
     p!("traffic.phase_target_share", FloatList, None, "[]", 0, 1, "traffic.target_share of each phase in traffic.phase_at (empty: traffic.target_share throughout)"),
     p!("sim.sample_period", Int, Time, "0ns", 0, 100e12, "record a timeline sample (throughput, drops, dshRing's ring set) every period from the start of the run; 0 = no timeline"),
+    p!("dpa_bench.sync_interval", Int, Time, "100ms", 1, 100e12, "clocksync: time between two synchronisations (the bound grows with drift in between)"),
+    p!("dpa_bench.drift_ppm", Float, None, "10", 0, 1e6, "clocksync: clock drift, microseconds per second"),
+    p!("dpa_bench.background", Int, Rate, "0Gbps", 0, 1.6e6, "clocksync: host L2-reflector load between the two hosts, per direction (0 = none)"),
     p!("nic.rx_inline", Bool, None, "false", 0, 0, "Rx header inlining (mlx5 scatter-to-CQE with 128 B CQEs, which the nicmem paper's NIC lacked): a split frame's header (at most 64 B) arrives inside its completion entry, the descriptor has one scatter entry, and the driver copies the header into the mbuf; needs header_split and rx_cqe_comp = false"),
     // --- closed-loop client (nicmem Sec. 6.6's unloaded KVS latency) -------------
     p!("traffic.closed_loop", Int, None, "0", 0, 1_048_576, "requests each port's client keeps outstanding: the next arrives when a response leaves or a request is dropped, back to back while the window is open (traffic.rate and arrival are then unused); 0 = open loop"),
@@ -917,6 +920,15 @@ fn cross_check_bf3(c: &Config) -> Result<(), String> {
             "dpa_bench.threads = {threads}: more than the {max} usable {proc} threads ({what})"
         ));
     }
+    let bg = c.u64("dpa_bench.background");
+    let ports = c.u64("nic.line_rate") * c.u64("nic.count");
+    if workload == "clocksync" && bg >= ports {
+        return Err(format!(
+            "dpa_bench.background = {}Gbps: at or above the {}Gbps of the ports (nic.line_rate x nic.count); queues would grow without bound",
+            bg as f64 / 1e3,
+            ports as f64 / 1e3
+        ));
+    }
     let mem2 = c.text("dpa_bench.mem2");
     let n2 = c.u64("dpa_bench.mem2_threads");
     if workload == "bandwidth" && mem2 != "none" && (n2 == 0 || n2 >= threads) {
@@ -927,14 +939,14 @@ fn cross_check_bf3(c: &Config) -> Result<(), String> {
         let mut used = vec![];
         if workload != "compute"
             && !(workload == "net" && c.text("dpa_bench.net_mode") != "kv")
-            && !(workload == "latency" && c.u64("dpa_bench.random_reads") == 0)
+            && !(matches!(workload, "latency" | "clocksync") && c.u64("dpa_bench.random_reads") == 0)
         {
             used.push(("dpa_bench.mem", c.text("dpa_bench.mem")));
         }
         if workload == "bandwidth" && mem2 != "none" {
             used.push(("dpa_bench.mem2", mem2));
         }
-        if workload == "latency" || workload == "net" {
+        if matches!(workload, "latency" | "clocksync" | "net") {
             used.push(("dpa_bench.net_buf", c.text("dpa_bench.net_buf")));
         }
         let host = used.iter().find(|u| u.1 == "host");

@@ -132,6 +132,9 @@ pub struct DpaReport {
     /// Recency probe: load latency of each packet of the bunch, oldest
     /// first, ns.
     pub recency_ns: Vec<f64>,
+    /// Clock sync: mean and p999 over time of the time uncertainty bound, ns.
+    pub epsilon_ns: f64,
+    pub epsilon_p999_ns: f64,
 }
 
 /// One-way latency breakdown of the NetDIMM paper's drivers (Fig 11), mean

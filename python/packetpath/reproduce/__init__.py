@@ -12,6 +12,7 @@ Paper modules build their claims with the constructors exported here.
 
 from packetpath.reproduce._claims import (
     Claim,
+    comparable,
     cores_needed,
     crossover,
     latency,
@@ -28,6 +29,7 @@ from packetpath.reproduce._runner import load_paper, papers, reproduce
 
 __all__ = [
     "Claim",
+    "comparable",
     "cores_needed",
     "crossover",
     "latency",

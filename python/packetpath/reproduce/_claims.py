@@ -13,6 +13,7 @@ simulated.
 | `throughput`      | absolute throughput                   | within ±10 %                                          |
 | `latency`         | absolute latency                      | within a factor of 2                                  |
 | `share`           | hit rate, share, utilisation (0..1)   | within ±15 percentage points                          |
+| `comparable`      | "A comparable to B" (no number given) | A / B within a factor of 2                            |
 | `monotone`        | trend over a grid                     | non-increasing / non-decreasing, up to a slack        |
 | `ordering`        | "A > B > C"                           | the same order                                        |
 | `crossover`       | a knee or crossover on a grid         | within one grid step                                  |
@@ -88,6 +89,13 @@ def share(paper: str, figure: str, claim: str, metric: str, paper_value: float, 
     """Hit rate, share or utilisation as a fraction in [0, 1]: passes within ±15 percentage points."""
     lo, hi = paper_value - 0.15, paper_value + 0.15
     return _within(paper, figure, claim, metric, paper_value, simulated, lo, hi, "±15 pp")
+
+
+def comparable(paper: str, figure: str, claim: str, metric: str, simulated_ratio: float) -> Claim:
+    """A claim "A is comparable to B" with no number: the ratio A / B passes
+    within a factor of 2 (the policy's rule for absolute latency, the
+    loosest it has)."""
+    return _within(paper, figure, claim, metric, 1.0, simulated_ratio, 0.5, 2.0, "within 2x")
 
 
 def monotone(

@@ -1,7 +1,8 @@
 """Reproduce "Demystifying Datapath Accelerator Enhanced Off-path SmartNIC"
 (Chen et al., arXiv:2402.03041, 2024): the BlueField-3 DPA against the host
 and the Arm cores -- compute (Fig 3), memory latency and bandwidth (Figs 5-8),
-networking (Figs 12-14) and key-value aggregation (Figs 17-18).
+networking (Figs 12-14), clock synchronisation (Fig 15), network functions
+(Fig 16) and key-value aggregation (Figs 17-18).
 
 Every number below is the paper's, with its figure; the text states ratios
 rather than absolute values for most figures, so most claims are ratios. Some
@@ -20,7 +21,7 @@ from typing import Any
 
 from packetpath.plots import figure, series
 
-from packetpath.reproduce import Claim, monotone, ordering, ratio, share, throughput
+from packetpath.reproduce import Claim, comparable, monotone, ordering, ratio, share, throughput
 
 PAPER = "dpa"
 PROFILE = "bf3"
@@ -36,6 +37,12 @@ MIX_SPLITS = [38, 76, 95, 114, 152]
 NET_THREADS = {"host": [1, 2, 4, 8, 16, 32], "arm": [1, 2, 4, 8, 16], "dpa": [1, 4, 16, 64, 128, 190]}
 NET_UNITS = [("host", "host"), ("arm", "arm"), ("dpa", "dpa"), ("dpa", "arm"), ("dpa", "host")]
 SIZES = [64, 1024]
+# Fig 15: the host L2 reflector's load in each direction ("up to 400 Gbps
+# bi-direction"), and the paper's sync period and drift (Sec. 5.1)
+SYNC_LOAD = "200Gbps"
+SYNC = dict(workload="clocksync", pkt_size=64, sync_interval="100ms", drift_ppm=10)
+# Fig 16: the two stateless NFs (net_mode names)
+NFS = {"reflector": "L2 reflector", "ipcheck": "CheckIPHeader"}
 LINE_GBPS = 400.0
 # Fig 17: NetBuf + AggBuf combinations the DPA may use (not host and Arm together)
 COMBOS = [("dpa", "dpa"), ("dpa", "arm"), ("dpa", "host"), ("arm", "dpa"), ("arm", "arm"), ("host", "dpa"), ("host", "host")]
@@ -90,6 +97,16 @@ def scenarios() -> dict[str, dict]:
                     s[f"fig14/{mode}/{size}/{_kind(p, m)}/{n}"] = _s(
                         workload="net", proc=p, net_buf=m, net_mode=mode, pkt_size=size, threads=n,
                         packets=max(200, 8000 // n))
+    for p, m in NET_UNITS:
+        s[f"fig15a/{_kind(p, m)}"] = _s(proc=p, net_buf=m, mem=m, packets=1000, **SYNC)
+        s[f"fig15b/{_kind(p, m)}"] = _s(proc=p, net_buf=m, mem=m, packets=400, background=SYNC_LOAD, **SYNC)
+    for nf in NFS:
+        for size in SIZES:
+            for p, m in NET_UNITS:
+                for n in NET_THREADS[p]:
+                    s[f"fig16/{nf}/{size}/{_kind(p, m)}/{n}"] = _s(
+                        workload="net", proc=p, net_buf=m, net_mode=nf, pkt_size=size, threads=n,
+                        packets=max(200, 8000 // n))
     for nb, ag in COMBOS:
         for t in TUPLES:
             s[f"fig17a/{nb}+{ag}/{t}"] = _s(workload="net", proc="dpa", net_buf=nb, mem=ag, net_mode="kv",
@@ -116,8 +133,8 @@ def _bw(r, name):
     return _d(r, name)["gbytes_s"]
 
 
-def _net(r, mode, size, p, m):
-    return [_d(r, f"fig14/{mode}/{size}/{_kind(p, m)}/{n}")["throughput_gbps"] for n in NET_THREADS[p]]
+def _net(r, mode, size, p, m, fig="fig14"):
+    return [_d(r, f"{fig}/{mode}/{size}/{_kind(p, m)}/{n}")["throughput_gbps"] for n in NET_THREADS[p]]
 
 
 def _kv(r, name):
@@ -223,6 +240,40 @@ def claims(r: dict[str, dict]) -> list[Claim]:
         out.append(ordering(P, f"Fig 14{'a' if mode == 'send' else 'b'}",
                             f"64 B {mode}s: no processor reaches line rate (Mpps)", "dpa.mpps",
                             ["line rate", max(best, key=best.get)], {"line rate": line_mpps, **best}))
+    # --- clock synchronisation (Fig 15) ---
+    for fig, key, paper_x, what in (("fig15a", "epsilon_ns", 2.0, "mean, idle network"),
+                                    ("fig15b", "epsilon_p999_ns", 2.3, f"p999, {SYNC_LOAD} of host reflector traffic each way")):
+        eps = {_kind(p, m): _d(r, f"{fig}/{_kind(p, m)}")[key] for p, m in NET_UNITS}
+        cpu = max(eps["host->host"], eps["arm->arm"])
+        dpa = min(eps[f"dpa->{m}"] for m in ("dpa", "arm", "host"))
+        out.append(ratio(P, fig.replace("fig", "Fig "), f"DPA time uncertainty bound up to {paper_x}x below the host/Arm's ({what})",
+                         f"dpa.{key}", paper_x, cpu / dpa))
+    eps = {_kind(p, m): _d(r, f"fig15a/{_kind(p, m)}")["epsilon_ns"] for p, m in NET_UNITS}
+    worst_dpa = max(("dpa->dpa", "dpa->arm", "dpa->host"), key=eps.get)
+    best_cpu = min(("host->host", "arm->arm"), key=eps.get)
+    out.append(ordering(P, "Fig 15a", "all three DPA implementations have a lower bound than the host and the Arm",
+                        "dpa.epsilon_ns", [best_cpu, worst_dpa], eps))
+    out.append(ordering(P, "Fig 15a", "among the DPA implementations, DPA memory as packet buffer gives the lowest bound",
+                        "dpa.epsilon_ns", ["dpa->host", "dpa->arm", "dpa->dpa"], eps))
+    # --- network functions (Fig 16): L2 reflector and CheckIPHeader ---
+    f16 = lambda nf, size, p, m: _net(r, nf, size, p, m, fig="fig16")  # noqa: E731
+    one = {}
+    for nf in NFS:
+        for size in SIZES:
+            one[f"{nf} {size} B host/Arm"] = min(f16(nf, size, p, p)[0] for p in ("host", "arm"))
+            one[f"{nf} {size} B DPA"] = max(f16(nf, size, "dpa", m)[0] for m in ("dpa", "arm", "host"))
+    out.append(Claim(P, "Fig 16", "one DPA thread is far slower than one host or Arm thread (every NF and size)",
+                     "dpa.throughput_gbps", "host/Arm > DPA in all 4 panels", one, "same order in every panel",
+                     all(one[f"{nf} {z} B host/Arm"] > one[f"{nf} {z} B DPA"] for nf in NFS for z in SIZES)))
+    for size in SIZES:
+        gap = max(max(max(f16(nf, size, p, p)) for p in ("host", "arm"))
+                  / max(max(f16(nf, size, "dpa", m)) for m in ("dpa", "arm", "host")) for nf in NFS)
+        out.append(comparable(P, "Fig 16", f"{size} B: with all its threads the DPA is comparable to the host/Arm "
+                              "(best host/Arm over best DPA, worse NF)", "dpa.throughput_gbps", gap))
+    for nf, name in NFS.items():
+        cap = {f"dpa->{m}": max(f16(nf, 1024, "dpa", m)) for m in ("dpa", "arm", "host")}
+        out.append(ordering(P, "Fig 16c/d", f"{name}, 1 KB: DPA memory as network buffer does not scale with threads; "
+                            "Arm/host buffers do", "dpa.throughput_gbps", ["dpa->arm", "dpa->dpa"], cap))
     # --- key-value aggregation (Figs 17-18) ---
     winners = []
     for t in TUPLES:
@@ -266,6 +317,11 @@ def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
             figs.append(figure(f"fig14-{mode}-{size}", "Fig 14", f"Fig 14: {mode}, {size} B", "threads", "Gbps", [
                 series(_kind(p, m), [f"fig14/{mode}/{size}/{_kind(p, m)}/{n}" for n in NET_THREADS[p]], NET_THREADS[p], _net(r, mode, size, p, m))
                 for p, m in NET_UNITS], xscale="log"))
+    for nf, name in NFS.items():
+        for size in SIZES:
+            figs.append(figure(f"fig16-{nf}-{size}", "Fig 16", f"Fig 16: {name}, {size} B", "threads", "Gbps", [
+                series(_kind(p, m), [f"fig16/{nf}/{size}/{_kind(p, m)}/{n}" for n in NET_THREADS[p]], NET_THREADS[p],
+                       _net(r, nf, size, p, m, fig="fig16")) for p, m in NET_UNITS], xscale="log"))
     figs.append(figure("fig17a", "Fig 17a", "Fig 17a: KV aggregation", "KV tuples per packet", "Mtuples/s", [
         series(f"Net-{nb}+Agg-{ag}", runs := [f"fig17a/{nb}+{ag}/{t}" for t in TUPLES], TUPLES, [_kv(r, x) for x in runs])
         for nb, ag in COMBOS], xscale="log"))

@@ -10,6 +10,9 @@
 //! - `latency`: the L2 reflector's round trip between two identical
 //!   machines, optionally reading the payload or making random reads
 //!   (Figs 12-13);
+//! - `clocksync`: the same exchange as a clock synchronisation, with the
+//!   time uncertainty bound it leaves, optionally under a host L2
+//!   reflector's load (Fig 15);
 //! - `net`: threads send, receive, reflect, check IP headers or aggregate
 //!   key-value tuples at line rate offered load (Figs 14, 16-18).
 //!
@@ -147,6 +150,7 @@ pub fn run(c: &Config) -> Result<Report, String> {
         "chase" => chase(c, &mut m, &mut r),
         "bandwidth" => bandwidth(c, &mut m, &mut r),
         "latency" => latency(c, m, &mut r),
+        "clocksync" => clocksync(c, m, &mut r),
         "recency" => recency(c, &mut m, &mut r),
         _ => net(c, &mut m, &mut r),
     };
@@ -452,6 +456,95 @@ fn recency(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
 /// Figs 12-13: mean round trip of one packet between two machines with the
 /// same processor, reflected by the server.
 fn latency(c: &Config, client: Machine, r: &mut DpaReport) -> Time {
+    let (rtts, end) = round_trips(c, client, r);
+    r.latency_ns = rtts.iter().sum::<Time>() as f64 / rtts.len().max(1) as f64 / 1e3;
+    end
+}
+
+/// Fig 15: a clock-synchronisation client and master exchange one packet
+/// each way per sync, as the reflector does. After a sync the client's time
+/// uncertainty bound is half the round trip (the master's timestamp may have
+/// been taken anywhere within it) and grows with the clock drift until the
+/// next sync: epsilon(t) = RTT / 2 + drift x (t - t_sync). Its mean and p999
+/// are taken over time: each sync's interval is sampled at evenly spaced
+/// instants. With `dpa_bench.background`, both hosts' cores carry an L2
+/// reflector's traffic through the same NICs, links, switch and PCIe.
+fn clocksync(c: &Config, client: Machine, r: &mut DpaReport) -> Time {
+    let (rtts, end) = round_trips(c, client, r);
+    let drift = c.f64("dpa_bench.drift_ppm") * 1e-6 * c.u64("dpa_bench.sync_interval") as f64;
+    const SAMPLES: u64 = 100;
+    let mut eps: Vec<f64> = rtts
+        .iter()
+        .flat_map(|&rtt| {
+            (0..SAMPLES).map(move |i| rtt as f64 / 2.0 + drift * (i as f64 + 0.5) / SAMPLES as f64)
+        })
+        .collect();
+    eps.sort_by(f64::total_cmp);
+    let n = eps.len().max(1);
+    r.latency_ns = rtts.iter().sum::<Time>() as f64 / rtts.len().max(1) as f64 / 1e3;
+    r.epsilon_ns = eps.iter().sum::<f64>() / n as f64 / 1e3;
+    r.epsilon_p999_ns = eps.get((n * 999 / 1000).min(n - 1)).copied().unwrap_or(0.0) / 1e3;
+    end
+}
+
+/// Background L2-reflector traffic between the two hosts (`dpa_bench.
+/// background` per direction, Poisson arrivals, 1 KB frames spread over the
+/// ports): the sender's NIC reads each frame from host memory, the link
+/// carries it, the receiver's NIC writes it into host memory. Frames are
+/// booked as the round trips' clock passes their start.
+struct Background {
+    /// Mean gap between frames in one direction, ps (0 = none).
+    gap: f64,
+    next: [Time; 2],
+    seq: u64,
+    rg: crate::sim::Rng,
+}
+
+const BG_SIZE: u64 = 1024;
+
+impl Background {
+    fn new(c: &Config) -> Background {
+        let mbps = c.u64("dpa_bench.background");
+        let gap = if mbps == 0 {
+            0.0
+        } else {
+            frame_ps(BG_SIZE, mbps) as f64
+        };
+        Background {
+            gap,
+            next: [0; 2],
+            seq: 0,
+            rg: rng(c.u64("sim.seed"), STREAM, 2000),
+        }
+    }
+    /// Book every frame that starts before `now`.
+    fn advance(&mut self, ms: &mut [Machine; 2], links: &mut [Vec<Pipe>; 2], nic: Time, now: Time) {
+        if self.gap == 0.0 {
+            return;
+        }
+        for dir in 0..2 {
+            while self.next[dir] <= now {
+                let t0 = self.next[dir];
+                let u: f64 = self.rg.gen();
+                self.next[dir] += (-(1.0 - u).ln() * self.gap) as Time + 1;
+                self.seq += 1;
+                // buffers of host "threads" 64.. (the sync uses thread 0)
+                let addr = pkt_addr(Mem::Host, 64 + (self.seq % 64) as usize, self.seq / 64);
+                let port = (self.seq % links[dir].len() as u64) as usize;
+                let [a, b] = ms;
+                let (from, to) = if dir == 0 { (a, b) } else { (b, a) };
+                let fetched = from.ms.nic_read(addr, BG_SIZE, t0) + nic;
+                let sent = links[dir][port].pass(fetched, BG_SIZE + 20);
+                to.ms.nic_write(addr, BG_SIZE, sent + nic);
+            }
+        }
+    }
+}
+
+/// Round trips of one packet between two machines with the same processor,
+/// reflected by the server, one after another; the round trips after the
+/// first tenth (warm caches), and when the last ended.
+fn round_trips(c: &Config, client: Machine, r: &mut DpaReport) -> (Vec<Time>, Time) {
     let proc = client.proc;
     let mut ms = [client, Machine::new(c, proc)];
     let net = mem_of(proc, c.text("dpa_bench.net_buf"));
@@ -459,7 +552,10 @@ fn latency(c: &Config, client: Machine, r: &mut DpaReport) -> Time {
     r.mem = format!("{net:?}").to_lowercase();
     let size = c.u64("dpa_bench.pkt_size");
     let nic = c.u64("bf3.nic_latency");
-    let wire = frame_ps(size, c.u64("nic.line_rate"));
+    // one pipe per port and direction (0: client -> server)
+    let port = || Pipe::new(c.u64("nic.line_rate") / 8);
+    let mut links = [0, 1].map(|_| (0..c.u64("nic.count")).map(|_| port()).collect::<Vec<_>>());
+    let mut bg = Background::new(c);
     let server = PktWork {
         reads_payload: c.f64("dpa_bench.payload_read"),
         random_reads: c.u64("dpa_bench.random_reads"),
@@ -477,47 +573,43 @@ fn latency(c: &Config, client: Machine, r: &mut DpaReport) -> Time {
     let keys = KeyGen::None;
     let mut rg = rng(c.u64("sim.seed"), STREAM, 999);
     let packets = c.u64("dpa_bench.packets");
+    // with background traffic, syncs are spaced so their samples see
+    // independent queue states
+    let spacing = if bg.gap > 0.0 { 10 * crate::units::US } else { 0 };
     let mut t: Time = 0;
-    let mut sum = 0;
+    let mut rtts = Vec::with_capacity(packets as usize);
     for k in 0..packets {
         let start = t;
         // client: build and send
-        let [a, b] = &mut ms;
+        bg.advance(&mut ms, &mut links, nic, t);
+        let [a, _] = &mut ms;
         let mut x = a.store(0, pkt_addr(net, 0, k), t);
         x = a.ms.doorbell(proc, x);
-        x = a.ms.nic_read(pkt_addr(net, 0, k), size, x) + nic + wire;
+        x = a.ms.nic_read(pkt_addr(net, 0, k), size, x) + nic;
+        x = links[0][0].pass(x, size + 20);
         // server: receive, reflect
+        bg.advance(&mut ms, &mut links, nic, x);
+        let [_, b] = &mut ms;
         x = b.ms.nic_write(pkt_addr(net, 0, k), size, x + nic);
         let home = b.home();
         x = b.ms.nic_write(queue_addr(home, 0, k), 64, x);
         x = serve(b, 0, k, size, net, data, &server, &mut rg, &keys, x).1;
-        x = b.ms.nic_read(pkt_addr(net, 0, k), size, x) + nic + wire;
+        bg.advance(&mut ms, &mut links, nic, x);
+        let [a, b] = &mut ms;
+        x = b.ms.nic_read(pkt_addr(net, 0, k), size, x) + nic;
+        x = links[1][0].pass(x, size + 20);
         // client: receive
-        x =
-            a.ms.nic_write(pkt_addr(net, 0, k + RING / 2), size, x + nic);
+        x = a.ms.nic_write(pkt_addr(net, 0, k + RING / 2), size, x + nic);
         let home = a.home();
         x = a.ms.nic_write(queue_addr(home, 0, k + RING / 2), 64, x);
-        x = serve(
-            a,
-            0,
-            k + RING / 2,
-            size,
-            net,
-            data,
-            &client_rx,
-            &mut rg,
-            &keys,
-            x,
-        )
-        .0;
+        let seen = serve(a, 0, k + RING / 2, size, net, data, &client_rx, &mut rg, &keys, x).0;
         if k >= packets / 10 {
-            sum += x - start;
+            rtts.push(seen - start);
         }
         // the next round trip starts when this one is done
-        t = x;
+        t = seen + spacing;
     }
-    r.latency_ns = sum as f64 / (packets - packets / 10) as f64 / 1e3;
-    t
+    (rtts, t)
 }
 
 /// Figs 14, 16-18: throughput of `threads` threads with line rate offered
@@ -834,6 +926,30 @@ mod tests {
     }
 
     #[test]
+    fn clock_sync_bound_is_half_the_round_trip_plus_drift() {
+        // 1 s between syncs at 10 us/s: the drift term averages 5 us over
+        // the interval and reaches 10 us just before the next sync
+        let s = json!({"workload": "clocksync", "proc": "dpa", "pkt_size": 64, "packets": 200,
+                       "sync_interval": "1s", "drift_ppm": 10});
+        let r = dpa(s.clone());
+        let half_rtt = r.latency_ns / 2.0;
+        assert!((r.epsilon_ns - (half_rtt + 5_000.0)).abs() < 1.0, "{} vs {half_rtt}", r.epsilon_ns);
+        assert!(r.epsilon_p999_ns > half_rtt + 9_900.0 && r.epsilon_p999_ns < half_rtt + 10_500.0);
+        // the round trip is the reflector's (same exchange, same hops)
+        let mut l = s.clone();
+        l["workload"] = json!("latency");
+        assert!((dpa(l).latency_ns - r.latency_ns).abs() < 1e-9);
+        // host reflector traffic through the links and PCIe cannot make the
+        // host's exchange faster, and queues behind it lengthen the tail
+        let host = json!({"workload": "clocksync", "proc": "host", "pkt_size": 64, "packets": 200});
+        let mut loaded = host.clone();
+        loaded["background"] = json!("50Gbps");
+        let (idle, busy) = (dpa(host), dpa(loaded));
+        assert!(busy.latency_ns >= idle.latency_ns, "{} < {}", busy.latency_ns, idle.latency_ns);
+        assert!(busy.epsilon_p999_ns > idle.epsilon_p999_ns);
+    }
+
+    #[test]
     fn same_seed_same_report() {
         let s = json!({"workload": "net", "net_mode": "kv", "kv_dist": "zipf", "threads": 32, "packets": 50});
         let a = serde_json::to_string(&run(&cfg(s.clone())).unwrap()).unwrap();
@@ -844,6 +960,8 @@ mod tests {
     #[test]
     fn bad_inputs_name_the_parameter() {
         let err = |b: Value| validate(&json!({ "dpa_bench": b })).unwrap_err();
+        assert!(err(json!({"workload": "clocksync", "background": "400Gbps"}))
+            .starts_with("dpa_bench.background = 400Gbps: at or above the"));
         assert!(err(json!({"workload": "compute", "threads": 200}))
             .starts_with("dpa_bench.threads = 200: more than the 190 usable dpa threads"));
         assert!(err(
