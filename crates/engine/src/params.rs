@@ -316,6 +316,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("dpa_bench.sync_interval", Int, Time, "100ms", 1, 100e12, "clocksync: time between two synchronisations (the bound grows with drift in between)"),
     p!("dpa_bench.drift_ppm", Float, None, "10", 0, 1e6, "clocksync: clock drift, microseconds per second"),
     p!("dpa_bench.background", Int, Rate, "0Gbps", 0, 1.6e6, "clocksync: host L2-reflector load between the two hosts, per direction (0 = none)"),
+    p!("netdimm.load", Float, None, "0", 0, 0.95, "share of the line rate offered as Poisson message arrivals, queueing at cores, NICs and port; 0 = one at a time"),
     p!("nic.rx_inline", Bool, None, "false", 0, 0, "Rx header inlining (mlx5 scatter-to-CQE with 128 B CQEs, which the nicmem paper's NIC lacked): a split frame's header (at most 64 B) arrives inside its completion entry, the descriptor has one scatter entry, and the driver copies the header into the mbuf; needs header_split and rx_cqe_comp = false"),
     // --- closed-loop client (nicmem Sec. 6.6's unloaded KVS latency) -------------
     p!("traffic.closed_loop", Int, None, "0", 0, 1_048_576, "requests each port's client keeps outstanding: the next arrives when a response leaves or a request is dropped, back to back while the window is open (traffic.rate and arrival are then unused); 0 = open loop"),

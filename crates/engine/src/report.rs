@@ -149,6 +149,8 @@ pub struct NetDimmBreakdown {
     pub rx_dma: f64,
     pub rx_invalidate: f64,
     pub rx_copy: f64,
+    /// Waiting behind earlier messages (netdimm.load > 0).
+    pub queue: f64,
     pub total: f64,
 }
 

@@ -10,7 +10,8 @@
 //! switches), `rx_dma` (the NIC writes the frame and the descriptor, until
 //! the polling driver sees it), `rx_invalidate` (NetDIMM: drop the stale
 //! descriptor and fetch it fresh), `rx_copy` (allocation and copy, or
-//! NetDIMM's in-memory clone).
+//! NetDIMM's in-memory clone), and `queue` (waiting behind earlier
+//! messages, with `netdimm.load` > 0).
 //!
 //! Attachments, all on the same two hosts (cores, caches, DRAM):
 //! - `dnic`: a PCIe NIC (Sec. 2.1's T1-T4, R0-R5): MMIO over the PCIe link
@@ -22,13 +23,21 @@
 //!
 //! Each message's steps run one after another (a bare-metal polling driver,
 //! one descriptor at a time); a message beyond the MTU is sent as frames,
-//! one after another. `sustained_gbps` is the bottleneck rate of a stream
+//! one after another. With `netdimm.load` = 0 every message starts on an
+//! idle system. Otherwise messages arrive as a Poisson process at that
+//! share of the line rate and wait, first come first served, at five
+//! stations in turn: the sending core (copy, flush, registers), the sending
+//! NIC's DMA engine, the egress port (serialisation; later links run at the
+//! same rate, so the frame does not wait again), the receiving NIC and the
+//! receiving core. `sustained_gbps` is the bottleneck rate of a stream
 //! of such messages with the steps pipelined (cores, PCIe link, memory
 //! channel, local DRAM bus, wire).
 //!
-//! Left out: interrupts (the drivers poll), TCP, queueing between messages
-//! (each is sent on an idle system), the Rx tail-register write (posted, off
-//! the critical path).
+//! Left out: interrupts (the drivers poll), TCP, cross traffic from other
+//! hosts in the switches, the Rx tail-register write (posted, off the
+//! critical path). With load, a station's shared parts (a PCIe link, the
+//! DIMM's banks) are booked message by message, so a message's early steps
+//! can queue behind a previous message's later bookings on the same host.
 
 use super::pcie_config;
 use crate::cpu::Stall;
@@ -60,6 +69,16 @@ const STREAM: u64 = 0x4e44;
 /// arrived (queues, links and banks have drained; caches keep their state).
 const IDLE_GAP: Time = 10 * crate::units::US;
 
+/// The stations a message queues at, in path order.
+#[derive(Clone, Copy)]
+enum Station {
+    TxCore,
+    TxNic,
+    Port,
+    RxNic,
+    RxCore,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Dnic,
@@ -78,6 +97,7 @@ pub struct Breakdown {
     pub rx_dma: Time,
     pub rx_invalidate: Time,
     pub rx_copy: Time,
+    pub queue: Time,
 }
 
 impl Breakdown {
@@ -90,6 +110,7 @@ impl Breakdown {
             + self.rx_dma
             + self.rx_invalidate
             + self.rx_copy
+            + self.queue
     }
     fn add(&mut self, o: &Breakdown) {
         self.tx_copy += o.tx_copy;
@@ -100,6 +121,7 @@ impl Breakdown {
         self.rx_dma += o.rx_dma;
         self.rx_invalidate += o.rx_invalidate;
         self.rx_copy += o.rx_copy;
+        self.queue += o.queue;
     }
 }
 
@@ -148,6 +170,12 @@ pub struct Sim {
     segmentation: bool,
     /// When the last message was delivered; the next starts an idle gap later.
     clock: Time,
+    /// Offered load as a share of the line rate (0: one message at a time).
+    load: f64,
+    next_arrival: Time,
+    arrivals: crate::sim::Rng,
+    /// When each station (`Station`) is next free.
+    free: [Time; 5],
     pub pcie_ps: Time,
     pub clones: [u64; 3],
     pub copy_needed_msgs: u64,
@@ -246,10 +274,25 @@ impl Sim {
             max_payload: mtu - HEADERS,
             segmentation: c.bool("netdimm.segmentation"),
             clock: 0,
+            load: c.f64("netdimm.load"),
+            next_arrival: 0,
+            arrivals: rng(seed, STREAM, 10),
+            free: [0; 5],
             pcie_ps: 0,
             clones: [0; 3],
             copy_needed_msgs: 0,
         })
+    }
+
+    /// Wait at `st` until it is free; the wait is booked as `queue`.
+    fn wait(&self, b: &mut Breakdown, st: Station, t: Time) -> Time {
+        let free = self.free[st as usize];
+        if free > t {
+            b.queue += free - t;
+            free
+        } else {
+            t
+        }
     }
 
     fn cyc(&self, n: u64) -> Time {
@@ -297,7 +340,21 @@ impl Sim {
             1
         };
         let app_off = (msg % 8) * APP_SLOT;
-        let start = self.clock + IDLE_GAP;
+        let start = if self.load > 0.0 {
+            // the next arrival comes after this message's share of the wire
+            let wire: Time = (0..frames)
+                .map(|f| {
+                    let payload = (size - (f * self.max_payload).min(size)).min(self.max_payload);
+                    ser_time((payload + HEADERS).max(MIN_FRAME) + WIRE_EXTRA, self.line_rate)
+                })
+                .sum();
+            let u: f64 = self.arrivals.gen();
+            let at = self.next_arrival;
+            self.next_arrival += (-(1.0 - u).ln() * wire as f64 / self.load) as Time;
+            at
+        } else {
+            self.clock + IDLE_GAP
+        };
         // The sender's application has just written the message.
         for l in 0..size.div_ceil(64) {
             self.tx
@@ -349,6 +406,7 @@ impl Sim {
         let nd_desc = ND_DESC + slot * DESC;
 
         // ---- tx_copy: descriptor set-up, and the copy into a DMA buffer
+        t = self.wait(b, Station::TxCore, t);
         s = t;
         t += self.cyc(self.tx_cycles);
         match self.kind {
@@ -426,7 +484,10 @@ impl Sim {
         }
         b.io_reg_access += t - s;
 
+        self.free[Station::TxCore as usize] = t;
+
         // ---- tx_dma: fetch the descriptor, then the frame
+        t = self.wait(b, Station::TxNic, t);
         s = t;
         match self.kind {
             Kind::Dnic => {
@@ -461,14 +522,19 @@ impl Sim {
             }
         }
         b.tx_dma += t - s;
+        self.free[Station::TxNic as usize] = t;
 
         // ---- wire
+        t = self.wait(b, Station::Port, t);
+        self.free[Station::Port as usize] =
+            t + ser_time(frame.max(MIN_FRAME) + WIRE_EXTRA, self.line_rate);
         let w = self.wire(frame);
         t += w;
         b.wire += w;
 
         // ---- rx_dma: frame and descriptor into memory, until the polling
         // driver sees the descriptor done
+        t = self.wait(b, Station::RxNic, t);
         s = t;
         match self.kind {
             Kind::Dnic => {
@@ -498,6 +564,8 @@ impl Sim {
             }
         }
         b.rx_dma += t - s;
+        self.free[Station::RxNic as usize] = t;
+        t = self.wait(b, Station::RxCore, t);
 
         // ---- rx_invalidate (NetDIMM): drop the cached descriptor and read
         // it fresh (Alg. 1 line 12); with COPY_NEEDED also the frame's lines
@@ -571,6 +639,7 @@ impl Sim {
             _ => {}
         }
         b.rx_copy += t - s;
+        self.free[Station::RxCore as usize] = t;
         t
     }
 
@@ -793,6 +862,7 @@ pub fn run(c: &Config) -> Result<Report, String> {
                 rx_dma: ns(sum.rx_dma),
                 rx_invalidate: ns(sum.rx_invalidate),
                 rx_copy: ns(sum.rx_copy),
+                queue: ns(sum.queue),
                 total: ns(total),
             },
             pcie_ns: ns(sim.pcie_ps),
@@ -862,6 +932,31 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn under_load_messages_queue_and_the_parts_still_sum() {
+        let lat = |nic: &str, load: f64| {
+            let c = cfg(json!({"netdimm": {"nic": nic, "load": load, "size": 1024}}));
+            let mut sim = Sim::new(&c).unwrap();
+            let (mut queue, mut total) = (0, 0);
+            for m in 0..400 {
+                let (b, start, end) = sim.message(m, 1024);
+                // latency counts from the arrival, queueing included
+                assert_eq!(b.total(), end - start, "{nic} at {load}");
+                queue += b.queue;
+                total += b.total();
+            }
+            (queue, total)
+        };
+        for nic in ["dnic", "inic", "netdimm"] {
+            let (q0, t0) = lat(nic, 0.0);
+            assert_eq!(q0, 0, "{nic}: an idle system has no queue");
+            let (q1, t1) = lat(nic, 0.05);
+            let (q2, t2) = lat(nic, 0.2);
+            assert!(q2 > q1 && q1 > 0, "{nic}: {q1} {q2}");
+            assert!(t2 > t1 && t1 > t0, "{nic}: {t0} {t1} {t2}");
         }
     }
 
