@@ -51,6 +51,10 @@ pub struct Cache {
 
 /// Most ways a cache may have (Haswell-EP's LLC has 20).
 pub const MAX_WAYS: usize = 20;
+/// A slot is (set, way) packed as set << SLOT_SHIFT | way (a shift, not a
+/// division by MAX_WAYS, to unpack).
+const SLOT_SHIFT: u32 = 5;
+const _: () = assert!(MAX_WAYS <= 1 << SLOT_SHIFT);
 
 /// One set, laid out so that an 11-way LLC set (ranks + tags) fills exactly
 /// one 64 B host cache line: a lookup is one host memory access.
@@ -219,10 +223,9 @@ impl Cache {
         ((line >> self.tag_shift) + 1) as u32
     }
 
-    /// A slot is (set, way) packed as set * MAX_WAYS + way.
     #[inline]
     fn split(slot: usize) -> (usize, usize) {
-        (slot / MAX_WAYS, slot % MAX_WAYS)
+        (slot >> SLOT_SHIFT, slot & ((1 << SLOT_SHIFT) - 1))
     }
 
     /// Ask the host CPU to start loading the set of `line`: a DMA touches
@@ -254,7 +257,7 @@ impl Cache {
         let tag = self.tag_of(line);
         let hits = ways_where(&self.set[s].tag, self.ways, |t| t & !FLAGS == tag);
         if hits != 0 {
-            Ok(s * MAX_WAYS + hits.trailing_zeros() as usize)
+            Ok(s << SLOT_SHIFT | hits.trailing_zeros() as usize)
         } else {
             Err(s)
         }
@@ -353,7 +356,7 @@ impl Cache {
                 .nth(k as usize)
                 .unwrap();
         }
-        let slot = s * MAX_WAYS + pick;
+        let slot = s << SLOT_SHIFT | pick;
         let victim = (self.set[s].tag[pick] != 0).then(|| Victim {
             line: self.line_at(slot),
             dirty: self.is_dirty(slot),
@@ -398,7 +401,7 @@ impl Cache {
 
     /// Way of a slot (tests and DDIO occupancy).
     pub fn way_of(&self, slot: usize) -> usize {
-        slot % MAX_WAYS
+        Self::split(slot).1
     }
 }
 
