@@ -129,7 +129,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("llc.ways", Int, None, "11", 1, 20, "LLC associativity"),
     p!("llc.slices", Int, None, "18", 1, 128, "LLC slices (sets are spread over slices by the slice hash)"),
     p!("llc.slice_hash", Bool, None, "true", 0, 0, "hash line addresses to slices (Intel's complex addressing) instead of plain modulo"),
-    p!("llc.replacement", Choice(&["lru", "random"]), None, "lru", 0, 0, "LLC replacement policy within the allowed ways"),
+    p!("llc.replacement", Choice(&["lru", "random", "qlru", "qlru_adaptive"]), None, "lru", 0, 0, "LLC replacement policy within the allowed ways"),
     p!("llc.latency", Int, Time, "20ns", 0, 1e6, "load-to-use latency of an LLC hit"),
     p!("llc.ddio_ways", Int, None, "2", 0, 20, "LLC ways DMA writes may allocate into (IIO LLC WAYS); 0 = DDIO off"),
     p!("llc.cat_masks", IntList, None, "[]", 1, 4294967295u32, "per NIC: CAT way mask of the cores serving it; missing = all ways"),

@@ -133,10 +133,11 @@ impl Memory {
         } else {
             Indexing::Modulo
         };
-        let policy = if c.text("llc.replacement") == "random" {
-            Policy::Random
-        } else {
-            Policy::Lru
+        let policy = match c.text("llc.replacement") {
+            "random" => Policy::Random,
+            "qlru" => Policy::Qlru,
+            "qlru_adaptive" => Policy::QlruAdaptive,
+            _ => Policy::Lru,
         };
         let seed = c.u64("sim.seed");
         let llc = Cache::new(
