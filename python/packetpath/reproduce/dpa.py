@@ -90,23 +90,17 @@ def scenarios() -> dict[str, dict]:
                                         payload_read=1.0)
         s[f"fig13b/{_kind(p, m)}"] = _s(workload="latency", proc=p, net_buf=m, mem=m, pkt_size=1024, packets=200,
                                         random_reads=32)
-    for mode in ("send", "receive"):
+    # thread sweeps: Fig 14's send/receive, Fig 16's network functions
+    for fig, mode in [("fig14", "send"), ("fig14", "receive")] + [("fig16", nf) for nf in NFS]:
         for size in SIZES:
             for p, m in NET_UNITS:
                 for n in NET_THREADS[p]:
-                    s[f"fig14/{mode}/{size}/{_kind(p, m)}/{n}"] = _s(
+                    s[f"{fig}/{mode}/{size}/{_kind(p, m)}/{n}"] = _s(
                         workload="net", proc=p, net_buf=m, net_mode=mode, pkt_size=size, threads=n,
                         packets=max(200, 8000 // n))
     for p, m in NET_UNITS:
         s[f"fig15a/{_kind(p, m)}"] = _s(proc=p, net_buf=m, mem=m, packets=1000, **SYNC)
         s[f"fig15b/{_kind(p, m)}"] = _s(proc=p, net_buf=m, mem=m, packets=400, background=SYNC_LOAD, **SYNC)
-    for nf in NFS:
-        for size in SIZES:
-            for p, m in NET_UNITS:
-                for n in NET_THREADS[p]:
-                    s[f"fig16/{nf}/{size}/{_kind(p, m)}/{n}"] = _s(
-                        workload="net", proc=p, net_buf=m, net_mode=nf, pkt_size=size, threads=n,
-                        packets=max(200, 8000 // n))
     for nb, ag in COMBOS:
         for t in TUPLES:
             s[f"fig17a/{nb}+{ag}/{t}"] = _s(workload="net", proc="dpa", net_buf=nb, mem=ag, net_mode="kv",

@@ -284,6 +284,17 @@ impl Sim {
         })
     }
 
+    /// Serialisation time of a message of `size` payload bytes sent as
+    /// `frames` frames (each at most the MTU's payload).
+    fn serialisation(&self, size: u64, frames: u64) -> Time {
+        (0..frames)
+            .map(|f| {
+                let payload = (size - (f * self.max_payload).min(size)).min(self.max_payload);
+                ser_time((payload + HEADERS).max(MIN_FRAME) + WIRE_EXTRA, self.line_rate)
+            })
+            .sum()
+    }
+
     /// Wait at `st` until it is free; the wait is booked as `queue`.
     fn wait(&self, b: &mut Breakdown, st: Station, t: Time) -> Time {
         let free = self.free[st as usize];
@@ -342,12 +353,7 @@ impl Sim {
         let app_off = (msg % 8) * APP_SLOT;
         let start = if self.load > 0.0 {
             // the next arrival comes after this message's share of the wire
-            let wire: Time = (0..frames)
-                .map(|f| {
-                    let payload = (size - (f * self.max_payload).min(size)).min(self.max_payload);
-                    ser_time((payload + HEADERS).max(MIN_FRAME) + WIRE_EXTRA, self.line_rate)
-                })
-                .sum();
+            let wire = self.serialisation(size, frames);
             let u: f64 = self.arrivals.gen();
             let at = self.next_arrival;
             self.next_arrival += (-(1.0 - u).ln() * wire as f64 / self.load) as Time;
@@ -820,14 +826,7 @@ pub fn run(c: &Config) -> Result<Report, String> {
                 1
             };
             frames_bytes += size + frames * HEADERS;
-            wire_ps += (0..frames)
-                .map(|f| {
-                    ser_time(
-                        ((size - f * per).min(per) + HEADERS).max(MIN_FRAME) + WIRE_EXTRA,
-                        sim.line_rate,
-                    )
-                })
-                .sum::<Time>();
+            wire_ps += sim.serialisation(size, frames);
         }
     }
     let k = (n - warm).max(1) as f64;
