@@ -432,11 +432,14 @@ impl Cache {
                 let last = self.ways as u8 - 1;
                 ranks_where(&set.rank, self.ways, |r| r == last).trailing_zeros() as usize
             } else {
-                let mut oldest = 0u8;
-                for w in 0..self.ways {
-                    let older = allowed & (1 << w) != 0 && set.rank[w] >= oldest;
-                    oldest = if older { set.rank[w] } else { oldest };
-                    pick = if older { w } else { pick };
+                // Only the allowed ways (DDIO's 2 of 11), highest rank.
+                let (mut oldest, mut m) = (0u8, allowed);
+                while m != 0 {
+                    let w = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if set.rank[w] >= oldest {
+                        (oldest, pick) = (set.rank[w], w);
+                    }
                 }
                 pick
             };
