@@ -62,6 +62,7 @@ scenarios = st.fixed_dictionaries(
         "sim.sample_period": st.sampled_from(["0ns", "0ns", "7us"]),
         "traffic.closed_loop": st.sampled_from([0, 0, 1, 16]),
         "traffic.hot_share_small": st.sampled_from([-1.0, -1.0, 0.0, 0.5]),  # needs hot + bimodal
+        "llc.replacement": st.sampled_from(["lru", "lru", "random", "qlru", "qlru_adaptive"]),
     }
 )
 
@@ -77,3 +78,54 @@ def test_random_scenarios_run_or_are_refused_cleanly(values, seed):
     assert 0 <= r["drop_rate"] <= 1
     assert 0 <= r["pcie_write_hit_rate"] <= 1 and 0 <= r["pcie_read_hit_rate"] <= 1
     assert len(r["per_nic"]) == values["nic.count"]
+
+
+netdimm_scenarios = st.fixed_dictionaries(
+    {
+        "netdimm.nic": st.sampled_from(["dnic", "dnic.zcpy", "inic", "inic.zcpy", "netdimm"]),
+        "netdimm.traffic": st.sampled_from(["fixed", "database", "webserver", "hadoop"]),
+        "netdimm.size": st.integers(1, 9000),  # above the MTU without segmentation: refused
+        "netdimm.segmentation": st.booleans(),
+        "netdimm.load": st.sampled_from([0.0, 0.0, 0.01, 0.3, 0.95]),
+        "netdimm.app_buffers": st.sampled_from(["netdimm", "host"]),
+        "netdimm.messages": st.integers(1, 300),
+    }
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(netdimm_scenarios, st.integers(0, 2**32 - 1))
+def test_random_netdimm_messages_run_or_are_refused_cleanly(values, seed):
+    try:
+        r = packetpath.run({"profile": "netdimm-table1", **values}, seed=seed)
+    except ConfigError as e:
+        assert "\n" not in str(e)
+        return
+    b = r["netdimm"]["breakdown_ns"]
+    parts = sum(v for k, v in b.items() if k != "total")
+    assert abs(parts - b["total"]) <= 1e-6 * max(1.0, b["total"])
+    assert b["queue"] >= 0 and (values["netdimm.load"] > 0 or b["queue"] == 0)
+
+
+dpa_sync = st.fixed_dictionaries(
+    {
+        "proc": st.sampled_from(["host", "arm", "dpa"]),
+        "net_buf": st.sampled_from(["host", "arm", "dpa"]),
+        "pkt_size": st.sampled_from([64, 1024, 9216]),
+        "packets": st.integers(1, 20),
+        "background": st.sampled_from(["0Gbps", "0Gbps", "50Gbps", "200Gbps", "400Gbps"]),  # 400: refused
+        "drift_ppm": st.floats(0, 100),
+    }
+)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dpa_sync)
+def test_random_clock_syncs_run_or_are_refused_cleanly(values):
+    try:
+        r = packetpath.run({"profile": "bf3", "dpa_bench": {"workload": "clocksync", **values}})
+    except ConfigError as e:
+        assert "\n" not in str(e)
+        return
+    d = r["dpa"]
+    assert d["epsilon_p999_ns"] >= d["epsilon_ns"] >= d["latency_ns"] / 2 - 1e-9
