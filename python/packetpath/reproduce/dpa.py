@@ -43,6 +43,8 @@ SYNC_LOAD = "200Gbps"
 SYNC = dict(workload="clocksync", pkt_size=64, sync_interval="100ms", drift_ppm=10)
 # Fig 16: the two stateless NFs (net_mode names)
 NFS = {"reflector": "L2 reflector", "ipcheck": "CheckIPHeader"}
+# Throughput vs threads: (figure, net_mode, chart title)
+SWEEPS = [("fig14", "send", "send"), ("fig14", "receive", "receive")] + [("fig16", nf, name) for nf, name in NFS.items()]
 LINE_GBPS = 400.0
 # Fig 17: NetBuf + AggBuf combinations the DPA may use (not host and Arm together)
 COMBOS = [("dpa", "dpa"), ("dpa", "arm"), ("dpa", "host"), ("arm", "dpa"), ("arm", "arm"), ("host", "dpa"), ("host", "host")]
@@ -90,8 +92,7 @@ def scenarios() -> dict[str, dict]:
                                         payload_read=1.0)
         s[f"fig13b/{_kind(p, m)}"] = _s(workload="latency", proc=p, net_buf=m, mem=m, pkt_size=1024, packets=200,
                                         random_reads=32)
-    # thread sweeps: Fig 14's send/receive, Fig 16's network functions
-    for fig, mode in [("fig14", "send"), ("fig14", "receive")] + [("fig16", nf) for nf in NFS]:
+    for fig, mode, _ in SWEEPS:
         for size in SIZES:
             for p, m in NET_UNITS:
                 for n in NET_THREADS[p]:
@@ -235,14 +236,15 @@ def claims(r: dict[str, dict]) -> list[Claim]:
                             f"64 B {mode}s: no processor reaches line rate (Mpps)", "dpa.mpps",
                             ["line rate", max(best, key=best.get)], {"line rate": line_mpps, **best}))
     # --- clock synchronisation (Fig 15) ---
+    bound = {}
     for fig, key, paper_x, what in (("fig15a", "epsilon_ns", 2.0, "mean, idle network"),
                                     ("fig15b", "epsilon_p999_ns", 2.3, f"p999, {SYNC_LOAD} of host reflector traffic each way")):
-        eps = {_kind(p, m): _d(r, f"{fig}/{_kind(p, m)}")[key] for p, m in NET_UNITS}
+        eps = bound[fig] = {_kind(p, m): _d(r, f"{fig}/{_kind(p, m)}")[key] for p, m in NET_UNITS}
         cpu = max(eps["host->host"], eps["arm->arm"])
         dpa = min(eps[f"dpa->{m}"] for m in ("dpa", "arm", "host"))
         out.append(ratio(P, fig.replace("fig", "Fig "), f"DPA time uncertainty bound up to {paper_x}x below the host/Arm's ({what})",
                          f"dpa.{key}", paper_x, cpu / dpa))
-    eps = {_kind(p, m): _d(r, f"fig15a/{_kind(p, m)}")["epsilon_ns"] for p, m in NET_UNITS}
+    eps = bound["fig15a"]
     worst_dpa = max(("dpa->dpa", "dpa->arm", "dpa->host"), key=eps.get)
     best_cpu = min(("host->host", "arm->arm"), key=eps.get)
     out.append(ordering(P, "Fig 15a", "all three DPA implementations have a lower bound than the host and the Arm",
@@ -306,16 +308,12 @@ def _bytes(ws: str) -> int:
 def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
     figs = [figure("fig6", "Fig 6", "Fig 6: DPA memory random reads", "working set", "GB/s", [
         series(f"{n} thread(s)", runs := [f"fig6/{n}/{ws}" for ws in RANDOM_WS], RANDOM_WS, [_bw(r, x) for x in runs]) for n in (1, 190)])]
-    for size in SIZES:
-        for mode in ("send", "receive"):
-            figs.append(figure(f"fig14-{mode}-{size}", "Fig 14", f"Fig 14: {mode}, {size} B", "threads", "Gbps", [
-                series(_kind(p, m), [f"fig14/{mode}/{size}/{_kind(p, m)}/{n}" for n in NET_THREADS[p]], NET_THREADS[p], _net(r, mode, size, p, m))
-                for p, m in NET_UNITS], xscale="log"))
-    for nf, name in NFS.items():
+    for fig, mode, title in SWEEPS:
         for size in SIZES:
-            figs.append(figure(f"fig16-{nf}-{size}", "Fig 16", f"Fig 16: {name}, {size} B", "threads", "Gbps", [
-                series(_kind(p, m), [f"fig16/{nf}/{size}/{_kind(p, m)}/{n}" for n in NET_THREADS[p]], NET_THREADS[p],
-                       _net(r, nf, size, p, m, fig="fig16")) for p, m in NET_UNITS], xscale="log"))
+            label = fig.replace("fig", "Fig ")
+            figs.append(figure(f"{fig}-{mode}-{size}", label, f"{label}: {title}, {size} B", "threads", "Gbps", [
+                series(_kind(p, m), [f"{fig}/{mode}/{size}/{_kind(p, m)}/{n}" for n in NET_THREADS[p]], NET_THREADS[p],
+                       _net(r, mode, size, p, m, fig=fig)) for p, m in NET_UNITS], xscale="log"))
     figs.append(figure("fig17a", "Fig 17a", "Fig 17a: KV aggregation", "KV tuples per packet", "Mtuples/s", [
         series(f"Net-{nb}+Agg-{ag}", runs := [f"fig17a/{nb}+{ag}/{t}" for t in TUPLES], TUPLES, [_kv(r, x) for x in runs])
         for nb, ag in COMBOS], xscale="log"))

@@ -29,6 +29,13 @@ pub enum Policy {
     QlruAdaptive,
 }
 
+impl Policy {
+    #[inline(always)]
+    fn is_qlru(self) -> bool {
+        matches!(self, Policy::Qlru | Policy::QlruAdaptive)
+    }
+}
+
 /// QLRU_H11: the age a hit leaves.
 const QLRU_HIT: [u8; 4] = [0, 0, 1, 1];
 /// Set dueling: of every 64 sets, set 0 always inserts at age 1 and set 33
@@ -192,7 +199,7 @@ impl Cache {
         // (QLRU: every age 3).
         let mut rank = [0u8; MAX_WAYS];
         for (w, r) in rank.iter_mut().enumerate() {
-            *r = if matches!(policy, Policy::Qlru | Policy::QlruAdaptive) {
+            *r = if policy.is_qlru() {
                 3
             } else {
                 w as u8
@@ -298,7 +305,7 @@ impl Cache {
     #[inline(always)]
     pub fn touch(&mut self, slot: usize) {
         let (s, w) = Self::split(slot);
-        if matches!(self.policy, Policy::Qlru | Policy::QlruAdaptive) {
+        if self.policy.is_qlru() {
             return self.qlru_hit(s, w);
         }
         let set = &mut self.set[s];
@@ -417,7 +424,7 @@ impl Cache {
         debug_assert!(self.find(line).is_none() && s == self.set_of(line) as usize);
         debug_assert!(mask != 0 && mask & !self.all_ways() == 0);
         let allowed = (mask as u32) & ((1 << self.ways) - 1);
-        if matches!(self.policy, Policy::Qlru | Policy::QlruAdaptive) {
+        if self.policy.is_qlru() {
             return self.qlru_insert(s, line, allowed, dirty);
         }
         let set = &self.set[s];

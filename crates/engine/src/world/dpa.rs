@@ -457,8 +457,12 @@ fn recency(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
 /// same processor, reflected by the server.
 fn latency(c: &Config, client: Machine, r: &mut DpaReport) -> Time {
     let (rtts, end) = round_trips(c, client, r);
-    r.latency_ns = rtts.iter().sum::<Time>() as f64 / rtts.len().max(1) as f64 / 1e3;
+    r.latency_ns = mean_ns(&rtts);
     end
+}
+
+fn mean_ns(rtts: &[Time]) -> f64 {
+    rtts.iter().sum::<Time>() as f64 / rtts.len().max(1) as f64 / 1e3
 }
 
 /// Fig 15: a clock-synchronisation client and master exchange one packet
@@ -481,7 +485,7 @@ fn clocksync(c: &Config, client: Machine, r: &mut DpaReport) -> Time {
         .collect();
     eps.sort_by(f64::total_cmp);
     let n = eps.len().max(1);
-    r.latency_ns = rtts.iter().sum::<Time>() as f64 / rtts.len().max(1) as f64 / 1e3;
+    r.latency_ns = mean_ns(&rtts);
     r.epsilon_ns = eps.iter().sum::<f64>() / n as f64 / 1e3;
     r.epsilon_p999_ns = eps.get((n * 999 / 1000).min(n - 1)).copied().unwrap_or(0.0) / 1e3;
     end
