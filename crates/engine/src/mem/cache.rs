@@ -271,14 +271,21 @@ impl Cache {
     /// cache misses is most of the model's speed.
     #[inline]
     pub fn prefetch(&self, line: u64) {
+        self.prefetch_set(self.set_of(line) as usize);
+    }
+
+    /// [`Cache::prefetch`] of a set already hashed.
+    #[inline(always)]
+    pub fn prefetch_set(&self, s: usize) {
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: `s` indexes `self.set` (callers pass a `set_of` result);
+        // a prefetch never faults anyway.
         unsafe {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let p = self.set.as_ptr().add(self.set_of(line) as usize) as *const i8;
-            _mm_prefetch(p, _MM_HINT_T0);
+            _mm_prefetch(self.set.as_ptr().add(s) as *const i8, _MM_HINT_T0);
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = line;
+        let _ = s;
     }
 
     /// Slot index of `line` if cached.
@@ -291,7 +298,13 @@ impl Cache {
     /// [`Cache::insert_at`] of it takes, so a miss hashes the line once.
     #[inline(always)]
     pub fn lookup(&self, line: u64) -> Result<usize, usize> {
-        let s = self.set_of(line) as usize;
+        self.lookup_in(self.set_of(line) as usize, line)
+    }
+
+    /// [`Cache::lookup`] in `s`, the set of `line` hashed beforehand.
+    #[inline(always)]
+    pub fn lookup_in(&self, s: usize, line: u64) -> Result<usize, usize> {
+        debug_assert_eq!(s, self.set_of(line) as usize);
         let tag = self.tag_of(line);
         let hits = ways_where(&self.set[s].tag, self.ways, |t| t & !FLAGS == tag);
         if hits != 0 {

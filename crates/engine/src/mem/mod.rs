@@ -99,6 +99,22 @@ impl Default for AddressMap {
     }
 }
 
+/// Lines of a DMA hashed and prefetched together (a 4 KiB page; most DMAs
+/// are one batch).
+const BATCH: usize = 64;
+/// `Memory::llc_sets` of a line set sampling does not model.
+const UNSAMPLED: u32 = u32::MAX;
+
+/// The lines `len` bytes at `addr` cover, as (first line, count) batches of
+/// at most BATCH lines.
+fn batches(addr: u64, len: u64) -> impl Iterator<Item = (u64, usize)> {
+    let first = addr / LINE;
+    let end = (addr + len.max(1) - 1) / LINE + 1;
+    (first..end)
+        .step_by(BATCH)
+        .map(move |f| (f, (end - f).min(BATCH as u64) as usize))
+}
+
 pub struct Memory {
     pub llc: Cache,
     l2: Vec<Cache>,
@@ -397,56 +413,78 @@ impl Memory {
         lat
     }
 
+    /// The LLC sets of lines `first..first + n` (n <= BATCH), each
+    /// prefetched into the host cache; UNSAMPLED for lines set sampling
+    /// leaves out. A DMA hashes each line once, and the sets of its lines
+    /// load in parallel.
+    #[inline(always)]
+    fn llc_sets(&self, first: u64, n: usize, sets: &mut [u32; BATCH]) {
+        for (i, line) in (first..first + n as u64).enumerate() {
+            sets[i] = if self.sampled(line) {
+                let s = self.llc.set_of(line) as usize;
+                self.llc.prefetch_set(s);
+                s as u32
+            } else {
+                UNSAMPLED
+            };
+        }
+    }
+
     /// A DMA write of `len` bytes at `addr`, arriving at the root complex at `now`.
     pub fn dma_write(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) {
-        let first = addr / LINE;
-        let last = (addr + len.max(1) - 1) / LINE;
         let allocating = mode == DmaMode::Ddio && self.ddio_mask != 0;
-        for line in first..=last {
-            if self.sampled(line) {
-                self.llc.prefetch(line);
+        let mut sets = [0u32; BATCH];
+        for (first, n) in batches(addr, len) {
+            self.llc_sets(first, n, &mut sets);
+            for (line, &s) in (first..).zip(&sets[..n]) {
+                if s == UNSAMPLED {
+                    self.dma_write_unsampled(line, allocating, now);
+                } else {
+                    self.dma_write_line(s as usize, line, allocating, now);
+                }
             }
         }
-        for line in first..=last {
-            if !self.sampled(line) {
-                self.dma_write_unsampled(line, allocating, now);
-                continue;
-            }
-            let before = self.side_effects();
-            let hits = self.stats.dma_write_hits;
-            match (self.llc.lookup(line), allocating) {
-                (Ok(s), true) => {
-                    self.stats.dma_write_hits += 1;
+    }
+
+    /// A DMA write of one modelled line of LLC set `set`.
+    #[inline(always)]
+    fn dma_write_line(&mut self, set: usize, line: u64, allocating: bool, now: Time) {
+        let before = self.side_effects();
+        let hits = self.stats.dma_write_hits;
+        match (self.llc.lookup_in(set, line), allocating) {
+            (Ok(s), true) => {
+                self.stats.dma_write_hits += 1;
+                if self.llc.sharers(s) != 0 {
                     self.invalidate_sharers(s, None);
-                    self.llc.touch(s);
-                    self.llc.set_dirty(s);
                 }
-                (Err(set), true) => {
-                    self.stats.dma_write_misses += 1;
-                    let (_, victim) = self.llc.insert_at(set, line, self.ddio_mask, true);
-                    if let Some(v) = victim {
-                        self.evict_llc(v, now);
-                    }
-                }
-                (found, false) => {
-                    // Non-allocating: cached copies are stale, data goes to DRAM.
-                    self.stats.dma_write_misses += 1;
-                    if let Ok(s) = found {
-                        self.invalidate_sharers(s, None);
-                        self.llc.invalidate(line);
-                    }
-                    self.dram.write(line, now);
-                    self.stats.dram_write_bytes += LINE;
+                self.llc.touch(s);
+                self.llc.set_dirty(s);
+            }
+            (Err(set), true) => {
+                self.stats.dma_write_misses += 1;
+                let (_, victim) = self.llc.insert_at(set, line, self.ddio_mask, true);
+                if let Some(v) = victim {
+                    self.evict_llc(v, now);
                 }
             }
-            if allocating && self.sampler.is_some() {
-                let served = if self.stats.dma_write_hits > hits {
-                    LLC_HIT
-                } else {
-                    MISS
-                };
-                self.record(sample::DMA_WRITE, served, before);
+            (found, false) => {
+                // Non-allocating: cached copies are stale, data goes to DRAM.
+                self.stats.dma_write_misses += 1;
+                if let Ok(s) = found {
+                    self.invalidate_sharers(s, None);
+                    self.llc.invalidate(line);
+                }
+                self.dram.write(line, now);
+                self.stats.dram_write_bytes += LINE;
             }
+        }
+        if allocating && self.sampler.is_some() {
+            let served = if self.stats.dma_write_hits > hits {
+                LLC_HIT
+            } else {
+                MISS
+            };
+            self.record(sample::DMA_WRITE, served, before);
         }
     }
 
@@ -471,36 +509,33 @@ impl Memory {
     /// A DMA read of `len` bytes at `addr` reaching the host at `now`.
     /// Returns the time until the last line is available to the root complex.
     pub fn dma_read(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) -> Time {
-        let first = addr / LINE;
-        let last = (addr + len.max(1) - 1) / LINE;
         let mut lat = 0;
-        for line in first..=last {
-            if self.sampled(line) {
-                self.llc.prefetch(line);
-            }
-        }
-        for line in first..=last {
-            let hit = if self.sampled(line) {
-                let hit = self.llc.find(line).map(|s| self.llc.touch(s)).is_some();
-                if let Some(s) = &mut self.sampler {
-                    s.record(sample::DMA_READ, if hit { LLC_HIT } else { MISS }, 0, 0);
-                }
-                hit
-            } else {
-                self.predict(sample::DMA_READ).served != MISS
-            };
-            if hit {
-                self.stats.dma_read_hits += 1;
-                lat = lat.max(self.llc_lat);
-            } else {
-                self.stats.dma_read_misses += 1;
-                self.stats.dram_read_bytes += LINE;
-                let extra = if mode == DmaMode::Remote {
-                    self.remote_lat
+        let mut sets = [0u32; BATCH];
+        for (first, n) in batches(addr, len) {
+            self.llc_sets(first, n, &mut sets);
+            for (line, &s) in (first..).zip(&sets[..n]) {
+                let hit = if s == UNSAMPLED {
+                    self.predict(sample::DMA_READ).served != MISS
                 } else {
-                    0
+                    let hit = self.llc.lookup_in(s as usize, line).map(|s| self.llc.touch(s)).is_ok();
+                    if let Some(s) = &mut self.sampler {
+                        s.record(sample::DMA_READ, if hit { LLC_HIT } else { MISS }, 0, 0);
+                    }
+                    hit
                 };
-                lat = lat.max(self.dram.read(line, now) + extra);
+                if hit {
+                    self.stats.dma_read_hits += 1;
+                    lat = lat.max(self.llc_lat);
+                } else {
+                    self.stats.dma_read_misses += 1;
+                    self.stats.dram_read_bytes += LINE;
+                    let extra = if mode == DmaMode::Remote {
+                        self.remote_lat
+                    } else {
+                        0
+                    };
+                    lat = lat.max(self.dram.read(line, now) + extra);
+                }
             }
         }
         lat
