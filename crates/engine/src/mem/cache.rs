@@ -173,6 +173,34 @@ fn ranks_where(ranks: &[u8; MAX_WAYS], ways: usize, f: impl Fn(u8) -> bool) -> u
     m & ((1u32 << ways) - 1)
 }
 
+/// LRU ranks below `r` age by one: the ways more recent than the one
+/// being touched. Over all MAX_WAYS: unused ways keep ranks >= ways, never
+/// below r, so they are left alone. On x86-64, two overlapping 16-byte SSE2
+/// operations (ranks 0-15 and 4-19, both computed from the old ranks).
+#[inline(always)]
+fn age_younger(rank: &mut [u8; MAX_WAYS], r: u8) {
+    if r == 0 {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64; both 16-byte accesses lie inside the
+    // 20-byte array (offsets 0 and 4).
+    unsafe {
+        use std::arch::x86_64::*;
+        let below = _mm_set1_epi8((r - 1) as i8);
+        // x < r as x == min(x, r - 1); subtracting the all-ones mask adds one.
+        let age = |x: __m128i| _mm_sub_epi8(x, _mm_cmpeq_epi8(_mm_min_epu8(x, below), x));
+        let p = rank.as_mut_ptr();
+        let (lo, hi) = (_mm_loadu_si128(p as *const __m128i), _mm_loadu_si128(p.add(4) as *const __m128i));
+        _mm_storeu_si128(p.add(4) as *mut __m128i, age(hi));
+        _mm_storeu_si128(p as *mut __m128i, age(lo));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for x in rank.iter_mut() {
+        *x += (*x < r) as u8;
+    }
+}
+
 /// Fast 64-bit mixer (from MurmurHash3's finaliser) standing in for Intel's
 /// undocumented slice hash: every address bit influences the slice.
 #[inline]
@@ -335,11 +363,7 @@ impl Cache {
         }
         let set = &mut self.set[s];
         let r = set.rank[w];
-        // Over all MAX_WAYS (vectorisable): unused ways keep ranks >= ways,
-        // never below r, so they are left alone.
-        for x in &mut set.rank {
-            *x += (*x < r) as u8;
-        }
+        age_younger(&mut set.rank, r);
         set.rank[w] = 0;
     }
 
