@@ -64,6 +64,11 @@ struct Class {
     writebacks: f64,
     invalidations: f64,
     total: f64,
+    /// `seen`, `writebacks` and `invalidations` over `total`, kept by
+    /// `record` so that the far more frequent `predict` divides nothing.
+    rate: [f64; OUTCOMES],
+    writeback_rate: f64,
+    invalidation_rate: f64,
     /// Error-diffusion balances of the unsampled accesses.
     owed: [f64; OUTCOMES],
     owed_writebacks: f64,
@@ -126,6 +131,11 @@ impl Sampler {
         c.writebacks = c.writebacks * keep + writebacks as f64;
         c.invalidations = c.invalidations * keep + invalidations as f64;
         c.total = c.total * keep + 1.0;
+        for (r, s) in c.rate.iter_mut().zip(c.seen) {
+            *r = s / c.total;
+        }
+        c.writeback_rate = c.writebacks / c.total;
+        c.invalidation_rate = c.invalidations / c.total;
     }
 
     /// The outcome of an unsampled access of `class`: a miss until the
@@ -139,8 +149,8 @@ impl Sampler {
                 invalidations: 0,
             };
         }
-        for (o, s) in c.owed.iter_mut().zip(c.seen) {
-            *o += s / c.total;
+        for (o, r) in c.owed.iter_mut().zip(c.rate) {
+            *o += r;
         }
         // The outcome owed most (ties: the nearer level, so it is stable).
         let mut served = 0;
@@ -150,8 +160,8 @@ impl Sampler {
             }
         }
         c.owed[served] -= 1.0;
-        c.owed_writebacks += c.writebacks / c.total;
-        c.owed_invalidations += c.invalidations / c.total;
+        c.owed_writebacks += c.writeback_rate;
+        c.owed_invalidations += c.invalidation_rate;
         // Whole units owed (the balances are never negative, so `as` floors
         // without a libm call).
         let writebacks = c.owed_writebacks as u64;
