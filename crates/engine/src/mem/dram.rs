@@ -42,8 +42,7 @@ impl Calendar {
                 return start;
             }
         }
-        // First interval that ends after t.
-        let mut i = self.busy.partition_point(|&(_, end)| end <= t);
+        let mut i = self.first_ending_after(t);
         let mut start = t;
         while i < self.busy.len() && self.busy[i].0 < start + len {
             start = start.max(self.busy[i].1);
@@ -64,6 +63,37 @@ impl Calendar {
         }
         self.prune();
         start
+    }
+
+    /// Index of the first interval that ends after `t`, for a `t` before
+    /// the last interval's start (or an empty calendar). Late requests are mostly dated shortly
+    /// before the newest bookings, so the search gallops back from the end
+    /// (1, 2, 4 ... intervals) and then bisects the last step: O(log d) for
+    /// an answer d intervals from the end, rather than O(log n) always.
+    fn first_ending_after(&self, t: u64) -> usize {
+        let Some(last) = self.busy.len().checked_sub(1) else {
+            return 0;
+        };
+        // busy[hi].1 > t holds throughout; busy[last] starts after t.
+        let (mut hi, mut step) = (last, 1);
+        let lo = loop {
+            match hi.checked_sub(step) {
+                Some(j) if self.busy[j].1 > t => (hi, step) = (j, step * 2),
+                Some(j) => break j + 1,
+                None => break 0,
+            }
+        };
+        // busy[lo - 1] ends at or before t (if lo > 0), busy[hi] after it.
+        let (mut lo, mut hi) = (lo, hi);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.busy[mid].1 > t {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
     }
 
     /// Drop intervals that ended a horizon before the newest one.
