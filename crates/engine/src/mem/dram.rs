@@ -216,6 +216,28 @@ mod tests {
         assert_eq!(d.read(3, 6400), 6400);
     }
 
+    /// The galloping search finds the interval a binary search over the
+    /// whole calendar finds, for calendars built by random late bookings.
+    #[test]
+    fn galloping_search_agrees_with_bisection() {
+        let mut r = rng(5, 0, 0);
+        for _ in 0..50 {
+            let mut cal = Calendar::default();
+            for _ in 0..r.gen_range(0..300) {
+                cal.book(r.gen_range(0..1_000_000), r.gen_range(1..5_000));
+            }
+            let sorted = cal.busy.iter().zip(cal.busy.iter().skip(1)).all(|(a, b)| a.1 < b.0);
+            assert!(sorted, "intervals overlap or touch: {:?}", cal.busy);
+            for _ in 0..200 {
+                let t = r.gen_range(0..1_200_000);
+                if cal.busy.back().is_some_and(|b| t >= b.0) {
+                    continue; // the fast path's case
+                }
+                assert_eq!(cal.first_ending_after(t), cal.busy.partition_point(|&(_, end)| end <= t));
+            }
+        }
+    }
+
     /// Poisson reads at utilisation rho: mean wait follows M/D/1.
     #[test]
     fn loaded_latency_follows_md1() {
