@@ -69,7 +69,8 @@ const REVERSE: u64 = 1 << 63;
 
 impl Nf {
     /// Touch what the NF touches for `pkt` whose data starts at `data`;
-    /// memory latencies go to `stall`.
+    /// memory latencies go to `stall`. `scratch` collects a flow-table
+    /// NF's touched lines (reused, so a packet allocates nothing).
     #[allow(clippy::too_many_arguments)]
     pub fn process(
         &mut self,
@@ -80,6 +81,7 @@ impl Nf {
         rng: &mut Rng,
         now: Time,
         stall: &mut Stall,
+        scratch: &mut Touched,
     ) {
         stall.add(mem.core_access(core, data, false, now));
         match self {
@@ -121,9 +123,9 @@ impl Nf {
             }
             Nf::Kvs(_) => unreachable!("the KVS serves requests through Kvs::serve"),
             Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. } => {
-                let mut t = Touched::default();
-                self.flow_state(core, pkt.flow, rng, &mut t, false);
-                touch(mem, core, &t, now, stall);
+                scratch.addrs.clear();
+                self.flow_state(core, pkt.flow, rng, scratch, false);
+                touch(mem, core, scratch, now, stall);
             }
         }
         // MAC swap / TTL and MAC rewrite: the header line is written.

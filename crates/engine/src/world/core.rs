@@ -106,7 +106,7 @@ impl World {
                 }
             } else {
                 self.nf
-                    .process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall);
+                    .process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall, &mut self.nf_scratch);
             }
             // Refill the slot (a host payload buffer too if the frame took
             // the slot's one); without a buffer the packet is dropped and

@@ -306,6 +306,8 @@ pub struct World {
     pub(crate) nics: Vec<NicState>,
     pub(crate) cores: Vec<Core>,
     pub(crate) core_rng: Vec<Rng>,
+    /// Lines a flow-table NF touched for the packet in hand.
+    pub(crate) nf_scratch: crate::nf::flowtable::Touched,
     pub(crate) nf: Nf,
     pub(crate) k: Knobs,
     pub(crate) corunner: Option<Corunner>,
@@ -779,6 +781,7 @@ impl World {
             nics: nic_states,
             cores,
             core_rng,
+            nf_scratch: Default::default(),
             nf,
             k,
             corunner,
