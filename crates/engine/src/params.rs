@@ -101,6 +101,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("nic.rx_buffer", Int, Bytes, "256KiB", 2048, 1e9, "on-NIC receive buffer per port; full = drop"),
     p!("nic.tx_buffer", Int, Bytes, "128KiB", 2048, 1e9, "on-NIC transmit buffer per port (fetched frames waiting for the wire)"),
     p!("nic.tx_desched", Bool, None, "false", 0, 0, "Tx scheduling as on ConnectX-5: a queue whose frame does not fit the Tx buffer is skipped for one PCIe read round trip"),
+    p!("nic.tx_queue_buffer", Int, Bytes, "0B", 0, 1e9, "with tx_desched: bytes of one Tx queue's frames the NIC holds (read or being read, until they leave the wire) before it deschedules that queue; 0 = only the port's tx_buffer limits a queue"),
     p!("nic.accel", Bool, None, "false", 0, 0, "accelNFV: the NIC counts bytes and packets per flow itself and sends frames back out (hairpin); no host core sees them"),
     p!("nic.ctx_cache_size", Int, Bytes, "2MiB", 64, 1e9, "accelNFV: on-NIC cache of 64 B flow contexts; misses fetch them from host memory over PCIe"),
     p!("nic.pipeline_mpps", Float, None, "150", 1, 10_000, "packets per microsecond x1000 the NIC's packet pipeline processes (Mpps)"),

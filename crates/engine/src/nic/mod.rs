@@ -266,6 +266,10 @@ pub struct TxQueue {
     /// Tx buffer), and the round trip of its last WQE read, which sets how long.
     pub desched_until: Time,
     pub read_rtt: Time,
+    /// Bytes of this queue's frames the NIC holds (`nic.tx_queue_buffer`),
+    /// and when each leaves the wire.
+    pub held: u64,
+    pub leaving: VecDeque<(Time, u32)>,
 }
 
 impl TxQueue {
@@ -285,6 +289,8 @@ impl TxQueue {
             freed: 0,
             desched_until: 0,
             read_rtt: 0,
+            held: 0,
+            leaving: VecDeque::new(),
         }
     }
     #[inline]
@@ -300,6 +306,10 @@ impl TxQueue {
     /// Free slots the driver may fill.
     pub fn room(&self) -> u64 {
         self.size - (self.produced - self.freed)
+    }
+    /// Frames that have left the wire by `now` no longer count as held.
+    pub fn drain(&mut self, now: Time) {
+        release(&mut self.leaving, &mut self.held, now);
     }
 }
 
