@@ -158,7 +158,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("app.rx_burst", Int, None, "32", 1, 1024, "packets taken per rx_burst call"),
     p!("app.tx_burst", Int, None, "32", 1, 1024, "packets handed per tx_burst call"),
     p!("app.sw_queue", Int, None, "1024", 0, 1_000_000, "packets the application buffers when the Tx ring is full (FastClick queue)"),
-    p!("app.nf", Choice(&["l2fwd", "l3fwd", "workpackage", "nat", "lb", "flowcount", "kvs"]), None, "l2fwd", 0, 0, "network function each core runs (kvs: a MICA-like key-value server; requests are the traffic's frames, keys its flows)"),
+    p!("app.nf", Choice(&["l2fwd", "l3fwd", "workpackage", "nat", "lb", "flowcount", "nat_lb", "kvs"]), None, "l2fwd", 0, 0, "network function each core runs (nat_lb: NAT then LB, a table each; kvs: a MICA-like key-value server; requests are the traffic's frames, keys its flows)"),
     p!("app.nf_cycles", Int, None, "20", 0, 10_000_000, "compute cycles per packet of the NF itself (beyond its memory accesses)"),
     p!("app.wp_reads", Int, None, "0", 0, 100_000, "WorkPackage: random reads per packet"),
     p!("app.wp_size", Int, Bytes, "8MiB", 64, 1e11, "WorkPackage: buffer the random reads fall into"),
@@ -842,11 +842,9 @@ fn cross_check(c: &Config) -> Result<(), String> {
         * c.u64("mempool.size")
         * c.u64("mempool.mbuf_size")
         * if c.bool("nic.header_split") { 2 } else { 1 };
-    let tables = if matches!(c.text("app.nf"), "nat" | "lb" | "flowcount") {
+    let tables = {
         let (b, k) = crate::nf::flowtable::FlowTable::footprint(c.u64("app.flow_table_size"));
-        c.u64("nic.count") * c.u64("cpu.cores") * (b + k)
-    } else {
-        0
+        flow_tables_per_core(c) * c.u64("nic.count") * c.u64("cpu.cores") * (b + k)
     };
     let host = pools + tables + c.u64("app.wp_size") + c.u64("corunner.buffer") + (64 << 20);
     if host > 60 << 30 {
@@ -997,16 +995,21 @@ fn cross_check_bf3(c: &Config) -> Result<(), String> {
     Ok(())
 }
 
+/// Flow tables each core's NF keeps (`app.flow_table_size` entries each).
+fn flow_tables_per_core(c: &Config) -> u64 {
+    match c.text("app.nf") {
+        "nat" | "lb" | "flowcount" => 1,
+        "nat_lb" => 2,
+        _ => 0,
+    }
+}
+
 /// The simulator's own memory for a scenario, by its big parts (bytes):
 /// flow tables, cache tag arrays, the traffic's flow records.
 pub fn memory_estimate(c: &Config) -> [(&'static str, &'static str, u64); 3] {
     let nics = c.u64("nic.count");
     let cores = nics * c.u64("cpu.cores");
-    let tables = if matches!(c.text("app.nf"), "nat" | "lb" | "flowcount") {
-        cores * crate::nf::flowtable::FlowTable::host_bytes(c.u64("app.flow_table_size"))
-    } else {
-        0
-    };
+    let tables = flow_tables_per_core(c) * cores * crate::nf::flowtable::FlowTable::host_bytes(c.u64("app.flow_table_size"));
     // Per cached line: tag, rank and sharer bits (~16 B with padding).
     let lines = c.u64("llc.size") / 64 + (cores + 1) * c.u64("l2.size") / 64;
     [

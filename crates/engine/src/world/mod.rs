@@ -663,25 +663,28 @@ impl World {
                 cores_per_nic,
                 mlp: c.u64("cpu.mlp") as u32,
             },
-            nf @ ("nat" | "lb" | "flowcount") => {
+            nf @ ("nat" | "lb" | "flowcount" | "nat_lb") => {
                 let entries = c.u64("app.flow_table_size");
                 let (b, k) = FlowTable::footprint(entries);
-                let tables = (0..cores.len())
-                    .map(|_| FlowTable::new(entries, map.alloc(b, 4096), map.alloc(k, 4096)))
-                    .collect();
-                if nf == "nat" {
-                    Nf::Nat {
-                        tables,
-                        next_port: vec![1024; cores.len()],
-                    }
-                } else if nf == "flowcount" {
-                    Nf::FlowCount { tables }
-                } else {
-                    Nf::Lb {
-                        tables,
-                        backends: c.u64("app.lb_backends") as u32,
-                        next: vec![0; cores.len()],
-                    }
+                let mut tables = || {
+                    (0..cores.len())
+                        .map(|_| FlowTable::new(entries, map.alloc(b, 4096), map.alloc(k, 4096)))
+                        .collect()
+                };
+                let nat = |tables| Nf::Nat {
+                    tables,
+                    next_port: vec![1024; cores.len()],
+                };
+                let lb = |tables| Nf::Lb {
+                    tables,
+                    backends: c.u64("app.lb_backends") as u32,
+                    next: vec![0; cores.len()],
+                };
+                match nf {
+                    "nat" => nat(tables()),
+                    "lb" => lb(tables()),
+                    "flowcount" => Nf::FlowCount { tables: tables() },
+                    _ => Nf::Chain(vec![nat(tables()), lb(tables())]),
                 }
             }
             "kvs" => {
@@ -707,7 +710,7 @@ impl World {
             _ => Nf::L2fwd,
         };
         if c.bool("app.preload_flows") {
-            let stateful = matches!(nf, Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. });
+            let stateful = nf.has_flow_tables();
             let mut r = rng(seed, stream::NF, u64::MAX);
             let mut scratch = crate::nf::flowtable::Touched::default();
             for (n, s) in nic_states.iter_mut().enumerate() {
