@@ -25,7 +25,7 @@ scenarios = st.fixed_dictionaries(
         "traffic.arrival": st.sampled_from(["constant", "poisson", "bursty"]),
         "traffic.size_dist": st.sampled_from(["fixed", "imix", "bimodal"]),
         "traffic.flows": st.integers(1, 100_000),
-        "app.nf": st.sampled_from(["l2fwd", "l3fwd", "workpackage", "nat", "lb", "flowcount", "kvs"]),
+        "app.nf": st.sampled_from(["l2fwd", "l3fwd", "workpackage", "nat", "lb", "flowcount", "nat_lb", "kvs"]),
         "kvs.hot_area": st.sampled_from([0, "16KiB", "256KiB"]),
         "traffic.flow_popularity": st.sampled_from(["uniform", "zipf", "hot"]),
         "traffic.hot_flows": st.integers(0, 64),
@@ -41,6 +41,7 @@ scenarios = st.fixed_dictionaries(
         "nic.rx_inline": st.sampled_from([False, False, True]),
         "llc.set_sample": st.sampled_from([1, 1, 8, 3]),  # 3: not a power of two  # needs split, offset <= 64, no CQE compression
         "nic.tx_desched": st.booleans(),
+        "nic.tx_queue_buffer": st.sampled_from(["0B", "0B", "4KiB", "24KiB"]),
         "nic.accel": st.sampled_from([False, False, False, False, True]),  # needs flowcount: rarely valid
         "app.wp_reads": st.integers(0, 8),
         "app.rx_burst": st.integers(1, 64),
