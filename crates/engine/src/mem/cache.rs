@@ -448,12 +448,10 @@ impl Cache {
         }
         self.sharers[i] |= 1 << core;
     }
-    pub fn remove_sharer(&mut self, line: u64, core: usize) {
-        if let Some(slot) = self.find(line) {
-            let (s, w) = Self::split(slot);
-            if self.set[s].tag[w] & SHARED != 0 {
-                self.sharers[s * self.ways + w] &= !(1 << core);
-            }
+    pub fn remove_sharer(&mut self, slot: usize, core: usize) {
+        let (s, w) = Self::split(slot);
+        if self.set[s].tag[w] & SHARED != 0 {
+            self.sharers[s * self.ways + w] &= !(1 << core);
         }
     }
     pub fn clear_sharers(&mut self, slot: usize) {

@@ -401,7 +401,7 @@ impl Memory {
         if let Some(v) = victim {
             // Inclusive LLC: the L2 victim is in the LLC; hand back its data.
             if let Some(ls) = self.llc.find(v.line) {
-                self.llc.remove_sharer(v.line, core);
+                self.llc.remove_sharer(ls, core);
                 if v.dirty {
                     self.llc.set_dirty(ls);
                 }

@@ -96,14 +96,14 @@ impl World {
                 pkt.size as u64
             };
             nic.port.drain(now);
-            tq.drain(now);
             // ConnectX-5 (nicmem-asplos22 Sec. 3.3): a queue whose frames
             // fill its share of the Tx buffer is descheduled too, while
             // other queues may still fill the rest.
-            let queue_full = self.k.tx_desched
-                && self.k.tx_queue_buffer > 0
-                && tq.held > 0
-                && tq.held + held > self.k.tx_queue_buffer;
+            let share = if self.k.tx_desched { self.k.tx_queue_buffer } else { 0 };
+            if share > 0 {
+                tq.drain(now);
+            }
+            let queue_full = share > 0 && tq.held > 0 && tq.held + held > share;
             if queue_full || nic.port.tx_buffer_used + held > nic.port.tx_buffer {
                 if self.k.tx_desched {
                     // ConnectX-5: the queue is descheduled for about the
@@ -130,7 +130,9 @@ impl World {
                 return self.tx_resume_at(n, tag_free);
             }
             nic.port.tx_buffer_used += held;
-            tq.held += held;
+            if share > 0 {
+                tq.held += held;
+            }
             tq.sent += 1;
             let t_data = self.tx_data_read(n, &pkt, now);
             let nic = &mut self.nics[n];
@@ -138,7 +140,9 @@ impl World {
             let end = start + ser_time(wire_bytes(pkt.size), self.k.line_rate);
             nic.port.wire_free = end;
             nic.port.tx_leaving.push_back((end, held as u32));
-            nic.txq[qi].leaving.push_back((end, held as u32));
+            if share > 0 {
+                nic.txq[qi].leaving.push_back((end, held as u32));
+            }
             nic.total_out += 1;
             request_done(&mut self.q, n, &mut nic.client, end);
             nic.out_bytes += pkt.size as u64;
