@@ -220,10 +220,17 @@ impl Nf {
 
     /// Prefetch the host memory installing `flow` in `core`'s table will
     /// read (bulk preloading runs a few flows ahead).
+    #[inline]
     pub fn prefetch_flow(&self, core: usize, flow: u32) {
-        if let Nf::Chain(nfs) = self {
-            nfs.iter().for_each(|nf| nf.prefetch_flow(core, flow));
+        match self {
+            Nf::Chain(nfs) => nfs.iter().for_each(|nf| nf.prefetch_tables(core, flow)),
+            nf => nf.prefetch_tables(core, flow),
         }
+    }
+
+    /// [`Nf::prefetch_flow`] for one NF (not recursive, so it inlines).
+    #[inline(always)]
+    fn prefetch_tables(&self, core: usize, flow: u32) {
         if let Nf::Nat { tables, .. } | Nf::Lb { tables, .. } | Nf::FlowCount { tables } = self {
             tables[core].prefetch(flow as u64);
             if matches!(self, Nf::Nat { .. }) {
