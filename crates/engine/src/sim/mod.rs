@@ -35,7 +35,9 @@ pub fn rng(seed: u64, stream: u64, index: u64) -> Rng {
 
 /// A time-ordered queue of events of type `E`.
 pub struct EventQueue<E: Copy> {
-    heap: BinaryHeap<Reverse<(Time, u64, Slot<E>)>>,
+    /// Keyed by time << 64 | sequence: one integer compare orders by
+    /// (time, insertion order).
+    heap: BinaryHeap<Reverse<(u128, Slot<E>)>>,
     seq: u64,
     now: Time,
     popped: u64,
@@ -80,12 +82,13 @@ impl<E: Copy> EventQueue<E> {
     /// Schedule `e` at `at`; an event in the past runs now (time never goes back).
     pub fn push(&mut self, at: Time, e: E) {
         let at = at.max(self.now);
-        self.heap.push(Reverse((at, self.seq, Slot(e))));
+        self.heap.push(Reverse(((at as u128) << 64 | self.seq as u128, Slot(e))));
         self.seq += 1;
     }
 
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let Reverse((t, _, Slot(e))) = self.heap.pop()?;
+        let Reverse((key, Slot(e))) = self.heap.pop()?;
+        let t = (key >> 64) as Time;
         debug_assert!(t >= self.now, "time went backwards");
         self.now = t;
         self.popped += 1;
