@@ -20,6 +20,34 @@ pub struct Touched {
     pub addrs: Vec<(u64, bool)>,
 }
 
+/// Where a table operation reports the host lines it read or wrote.
+pub trait Record {
+    fn note(&mut self, addr: u64, write: bool);
+    /// The last line noted, if any is kept.
+    fn last(&self) -> Option<(u64, bool)>;
+}
+
+impl Record for Touched {
+    #[inline]
+    fn note(&mut self, addr: u64, write: bool) {
+        self.addrs.push((addr, write));
+    }
+    fn last(&self) -> Option<(u64, bool)> {
+        self.addrs.last().copied()
+    }
+}
+
+/// Keeps nothing: bulk loading of a table, which is not priced.
+pub struct Unpriced;
+
+impl Record for Unpriced {
+    #[inline(always)]
+    fn note(&mut self, _: u64, _: bool) {}
+    fn last(&self) -> Option<(u64, bool)> {
+        None
+    }
+}
+
 pub struct FlowTable {
     mask: u32,
     /// Per bucket slot: signature and key index + 1 (0 = empty).
@@ -112,15 +140,13 @@ impl FlowTable {
         (bucket ^ (sig as u32).wrapping_mul(0x5bd1_e995)) & self.mask
     }
 
-    fn search(&self, bucket: u32, sig: u16, key: u64, t: &mut Touched) -> Option<usize> {
-        t.addrs
-            .push((self.bucket_addr + bucket as u64 * BUCKET_BYTES, false));
+    fn search(&self, bucket: u32, sig: u16, key: u64, t: &mut impl Record) -> Option<usize> {
+        t.note(self.bucket_addr + bucket as u64 * BUCKET_BYTES, false);
         let base = bucket as usize * BUCKET_ENTRIES;
         for s in base..base + BUCKET_ENTRIES {
             if self.idx[s] != 0 && self.sig[s] == sig {
                 let k = self.idx[s] as usize - 1;
-                t.addrs
-                    .push((self.key_addr + k as u64 * KEY_ENTRY_BYTES, false));
+                t.note(self.key_addr + k as u64 * KEY_ENTRY_BYTES, false);
                 if self.keys[k] == key {
                     return Some(k);
                 }
@@ -131,7 +157,7 @@ impl FlowTable {
 
     /// The value stored for `key`, reading the primary bucket, then the
     /// secondary one, and the key entries whose signatures match.
-    pub fn lookup(&self, key: u64, t: &mut Touched) -> Option<u32> {
+    pub fn lookup(&self, key: u64, t: &mut impl Record) -> Option<u32> {
         let (prim, alt, sig) = self.buckets_of(key);
         self.search(prim, sig, key, t)
             .or_else(|| self.search(alt, sig, key, t))
@@ -141,15 +167,14 @@ impl FlowTable {
     /// Insert a key known to be absent. Cuckoo displacement moves entries
     /// to their alternate buckets when both candidates are full; returns
     /// false when the table is full (the key is not stored).
-    pub fn insert(&mut self, key: u64, value: u32, rng: &mut Rng, t: &mut Touched) -> bool {
+    pub fn insert(&mut self, key: u64, value: u32, rng: &mut Rng, t: &mut impl Record) -> bool {
         let Some(k) = self.free.pop() else {
             return false;
         };
         let (prim, alt, sig) = self.buckets_of(key);
         self.keys[k as usize] = key;
         self.values[k as usize] = value;
-        t.addrs
-            .push((self.key_addr + k as u64 * KEY_ENTRY_BYTES, true));
+        t.note(self.key_addr + k as u64 * KEY_ENTRY_BYTES, true);
         let (mut bucket, mut sig, mut idx) = (prim, sig, k + 1);
         let mut path = vec![];
         for kick in 0..=MAX_KICKS {
@@ -158,15 +183,13 @@ impl FlowTable {
                 if let Some(s) = (base..base + BUCKET_ENTRIES).find(|&s| self.idx[s] == 0) {
                     self.idx[s] = idx;
                     self.sig[s] = sig;
-                    t.addrs
-                        .push((self.bucket_addr + b as u64 * BUCKET_BYTES, true));
+                    t.note(self.bucket_addr + b as u64 * BUCKET_BYTES, true);
                     return true;
                 }
             }
             // Both full: evict a random entry of this bucket to its other bucket.
             let s = bucket as usize * BUCKET_ENTRIES + rng.gen_range(0..BUCKET_ENTRIES);
-            t.addrs
-                .push((self.bucket_addr + bucket as u64 * BUCKET_BYTES, true));
+            t.note(self.bucket_addr + bucket as u64 * BUCKET_BYTES, true);
             std::mem::swap(&mut self.idx[s], &mut idx);
             std::mem::swap(&mut self.sig[s], &mut sig);
             path.push(s);

@@ -28,7 +28,7 @@ use crate::mem::Memory;
 use crate::nic::PktRef;
 use crate::sim::Rng;
 use crate::units::Time;
-use flowtable::{FlowTable, Touched};
+use flowtable::{FlowTable, Record, Touched, Unpriced};
 use lpm::Lpm;
 use rand::Rng as _;
 
@@ -168,7 +168,7 @@ impl Nf {
         core: usize,
         flow: u32,
         rng: &mut Rng,
-        t: &mut Touched,
+        t: &mut impl Record,
         known_new: bool,
     ) {
         let key = flow as u64;
@@ -198,8 +198,8 @@ impl Nf {
                     tables[core].insert(key, 0, rng, t);
                 }
                 // The counters live in the flow's key entry: written back.
-                if let Some(&(line, _)) = t.addrs.last() {
-                    t.addrs.push((line, true));
+                if let Some((line, _)) = t.last() {
+                    t.note(line, true);
                 }
             }
             _ => {}
@@ -229,12 +229,11 @@ impl Nf {
 
     /// Install `flow`, new to `core`'s table, without pricing memory: the
     /// state of an NF that has run long enough to have seen every flow.
-    pub fn preload(&mut self, core: usize, flow: u32, rng: &mut Rng, scratch: &mut Touched) {
+    pub fn preload(&mut self, core: usize, flow: u32, rng: &mut Rng) {
         if let Nf::Chain(nfs) = self {
-            return nfs.iter_mut().for_each(|nf| nf.preload(core, flow, rng, scratch));
+            return nfs.iter_mut().for_each(|nf| nf.preload(core, flow, rng));
         }
-        scratch.addrs.clear();
-        self.flow_state(core, flow, rng, scratch, true);
+        self.flow_state(core, flow, rng, &mut Unpriced, true);
     }
 }
 
@@ -269,7 +268,7 @@ mod tests {
             let mut mem = Memory::new(&c, vec![0x7ff]);
             let (mut r, mut scratch) = (crate::sim::rng(1, 0, 0), Touched::default());
             for f in 0..100 {
-                nf.preload(0, f, &mut r, &mut scratch);
+                nf.preload(0, f, &mut r);
             }
             let pkt = PktRef { flow: 7, ..Default::default() };
             nf.process(0, &pkt, 1 << 30, &mut mem, &mut r, 0, &mut Stall::default(), &mut scratch);
@@ -286,7 +285,6 @@ mod tests {
         let (b, k) = FlowTable::footprint(1024);
         let table = || FlowTable::new(1024, 0, b + k);
         let mut r = crate::sim::rng(1, 0, 0);
-        let mut scratch = Touched::default();
         let mut nat = Nf::Nat {
             tables: vec![table()],
             next_port: vec![1024],
@@ -297,8 +295,8 @@ mod tests {
             next: vec![0],
         };
         for f in 0..100 {
-            nat.preload(0, f, &mut r, &mut scratch);
-            lb.preload(0, f, &mut r, &mut scratch);
+            nat.preload(0, f, &mut r);
+            lb.preload(0, f, &mut r);
         }
         let (
             Nf::Nat {

@@ -712,7 +712,6 @@ impl World {
         if c.bool("app.preload_flows") {
             let stateful = nf.has_flow_tables();
             let mut r = rng(seed, stream::NF, u64::MAX);
-            let mut scratch = crate::nf::flowtable::Touched::default();
             for (n, s) in nic_states.iter_mut().enumerate() {
                 let flows = s.src.flow_count() as u32;
                 if let Some(a) = &mut s.accel {
@@ -732,7 +731,7 @@ impl World {
                             cores.push_back(c);
                         }
                         let core = cores.pop_front().expect("one core per flow");
-                        nf.preload(core, f, &mut r, &mut scratch);
+                        nf.preload(core, f, &mut r);
                     }
                 }
             }
