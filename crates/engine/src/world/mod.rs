@@ -139,7 +139,7 @@ pub(crate) struct Knobs {
     pub copy_cycles_per_line: u64,
     pub nicmem_ps: Time,
     pub tx_desched: bool,
-    /// `nic.tx_queue_buffer` (0 = no per-queue limit).
+    /// `nic.tx_queue_buffer` with `nic.tx_desched` (0 = no per-queue limit).
     pub tx_queue_buffer: u64,
     pub atomic_cycles: u64,
 }
@@ -773,7 +773,7 @@ impl World {
             copy_cycles_per_line: c.u64("cpu.copy_cycles_per_line"),
             nicmem_ps: c.u64("nic.nicmem_latency"),
             tx_desched: c.bool("nic.tx_desched"),
-            tx_queue_buffer: c.u64("nic.tx_queue_buffer"),
+            tx_queue_buffer: if c.bool("nic.tx_desched") { c.u64("nic.tx_queue_buffer") } else { 0 },
             atomic_cycles: c.u64("cpu.atomic_cycles"),
         };
         let core_rng = (0..cores.len())

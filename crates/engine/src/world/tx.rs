@@ -99,7 +99,7 @@ impl World {
             // ConnectX-5 (nicmem-asplos22 Sec. 3.3): a queue whose frames
             // fill its share of the Tx buffer is descheduled too, while
             // other queues may still fill the rest.
-            let share = if self.k.tx_desched { self.k.tx_queue_buffer } else { 0 };
+            let share = self.k.tx_queue_buffer;
             if share > 0 {
                 tq.drain(now);
             }
