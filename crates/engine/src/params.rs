@@ -302,7 +302,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("cpu.atomic_cycles", Int, None, "18", 0, 10_000, "cycles of a locked read-modify-write (lock or / xchg / cmpxchg) beyond its cache access"),
     p!("app.wp_payload", Choice(&["none", "read", "write"]), None, "none", 0, 0, "WorkPackage: also read or overwrite every payload line of the packet (shRing Sec. 5.2)"),
     p!("traffic.target_share", Float, None, "0", 0, 1, "share of frames steered at the first core of each NIC (RSS hash 0), the shRing paper's overloaded target core (Fig 12)"),
-    p!("traffic.target_size", Int, Bytes, "64", 64, 9216, "frame size of the frames steered at the target core"),
+    p!("traffic.target_size", Int, Bytes, "64", 0, 9216, "frame size of the frames steered at the target core; 0 = they keep their own size (load imbalance without a size change)"),
     p!("app.slow_core_reads", Int, None, "0", 0, 1_000_000, "WorkPackage: extra random reads per packet on the first core of each NIC (shRing Fig 11's slowed target core)"),
     // --- nicmem paper: key-value store with hot items in nicmem (issue 4) ---
     p!("traffic.hot_flows", Int, None, "0", 0, 16_777_216, "flow_popularity = hot: the hot flows (KVS keys), the first ones"),
@@ -805,6 +805,12 @@ fn cross_check(c: &Config) -> Result<(), String> {
     }
     let targeted = c.f64("traffic.target_share") > 0.0
         || c.floats("traffic.phase_target_share").iter().any(|&s| s > 0.0);
+    if (1..64).contains(&c.u64("traffic.target_size")) {
+        return Err(format!(
+            "traffic.target_size = {} B: give 0 (frames keep their size) or a frame of 64 .. 9216 B",
+            c.u64("traffic.target_size")
+        ));
+    }
     let max_frame = if targeted {
         max_frame.max(c.u64("traffic.target_size"))
     } else {
@@ -1289,6 +1295,7 @@ mod tests {
             err(json!({"nic.host_queues": 3, "cpu.cores": 2})).starts_with("nic.host_queues = 3")
         );
         assert!(err(json!({"nic.accel": true, "app.nf": "nat"})).starts_with("nic.accel"));
+        assert!(err(json!({"traffic.target_size": 40})).starts_with("traffic.target_size = 40 B"));
         assert!(err(json!({"nic.nicmem_size": "1MiB"}))
             .starts_with("nic.nicmem_size = 1048576 B: more than"));
         assert!(err(

@@ -231,8 +231,9 @@ pub struct Phase {
     pub target_share: Option<f64>,
 }
 
-/// A share of frames, of their own size, steered at RSS queue 0 (their
-/// headers hash to RETA entry 0): the shRing paper's overloaded target core.
+/// A share of frames, resized to `size` (0: kept as they are), steered at
+/// RSS queue 0 (their headers hash to RETA entry 0): the shRing paper's
+/// overloaded target core, or the DDIO paper's load imbalance.
 #[derive(Clone)]
 struct Target {
     share: f64,
@@ -580,15 +581,17 @@ impl Source {
         }
         if let Some(t) = &mut self.target {
             if t.rng.gen::<f64>() < t.share {
-                self.next.size = t.size;
+                if t.size > 0 {
+                    self.next.size = t.size;
+                }
                 self.next.rss_hash = 0;
             }
         }
         cur
     }
 
-    /// Steer `share` of the frames after the first, resized to `size`, at
-    /// RSS queue 0 (hash 0).
+    /// Steer `share` of the frames after the first, resized to `size` (0:
+    /// not resized), at RSS queue 0 (hash 0).
     pub fn aim_at_queue0(&mut self, share: f64, size: u32, seed: u64, port: u16) {
         self.target = (share > 0.0).then(|| Target {
             share,

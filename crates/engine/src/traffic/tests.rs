@@ -973,3 +973,23 @@ fn phases_change_rate_and_target_share_at_their_times() {
     let unordered = [phases[1], phases[0]];
     assert!(bad.schedule(&unordered, 64, 1, 0).unwrap_err().starts_with("traffic.phase_at"));
 }
+
+#[test]
+fn a_target_size_of_zero_steers_frames_without_resizing_them() {
+    // Load imbalance as the DDIO paper's Fig 12: a share of the frames goes
+    // to queue 0 with the traffic's own size mix.
+    let sizes = SizeDist::Imix;
+    let (mut aimed, mut plain) = (
+        Source::new(&spec(sizes.clone(), Arrival::Constant)).unwrap(),
+        Source::new(&spec(sizes, Arrival::Constant)).unwrap(),
+    );
+    aimed.aim_at_queue0(0.3, 0, 7, 0);
+    let (mut hashed0, n) = (0, 20_000);
+    for _ in 0..n {
+        let (a, p) = (aimed.next(), plain.next());
+        assert_eq!((a.size, a.arrival), (p.size, p.arrival), "sizes and times as without a target");
+        hashed0 += (a.rss_hash == 0) as usize;
+    }
+    let share = hashed0 as f64 / n as f64;
+    assert!((share - 0.3).abs() < 0.02, "{share}");
+}
