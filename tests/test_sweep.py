@@ -206,7 +206,7 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     assert p.returncode == 0, p.stderr[-2000:]
     dom = p.stdout
     figures = json.loads(text.split('<script type="application/json" id="data">')[1].split("</script>")[0])["papers"][0]["figures"]
-    assert len(figures) == 8
+    assert len(figures) == 9  # Figs 2, 5, 6, 8, 9, 10, 11, 12, 14
     assert f'data-rendered="{len(figures)}"' in dom and 'data-errors="0"' in dom, dom[-3000:]
     assert dom.count('<svg class="chart-svg"') == len(figures) and dom.count("<circle") > 50
     assert "PASS" in dom and "Every claim" in dom and "nic.rx_ring_size" in dom
