@@ -646,9 +646,10 @@ impl World {
             "l3fwd" => {
                 let routes = l3fwd_routes(c, nics);
                 let tbl24 = map.alloc((1 << 24) * 4, 1 << 21);
-                let probe = Lpm::new(&routes, 0, tbl24, 0);
-                let tbl8 = map.alloc(probe.tbl8_bytes(), 4096);
-                Nf::L3fwd(Lpm::new(&routes, 0, tbl24, tbl8))
+                // tbl8's size is known once the routes are in.
+                let mut lpm = Lpm::new(&routes, 0, tbl24, 0);
+                lpm.tbl8_addr = map.alloc(lpm.tbl8_bytes(), 4096);
+                Nf::L3fwd(lpm)
             }
             "workpackage" => Nf::WorkPackage {
                 base: map.alloc(c.u64("app.wp_size"), 4096),
