@@ -48,11 +48,35 @@ impl Record for Unpriced {
     }
 }
 
+/// One bucket as the simulator holds it: key index + 1 (0 = empty) and
+/// signature of each slot, in one host cache line.
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct Bucket {
+    idx: [u32; BUCKET_ENTRIES],
+    sig: [u16; BUCKET_ENTRIES],
+}
+
+/// `n` empty buckets from zeroed memory, so untouched pages cost nothing.
+fn zeroed_buckets(n: usize) -> Vec<Bucket> {
+    let layout = std::alloc::Layout::array::<Bucket>(n).expect("bucket array fits the address space");
+    if layout.size() == 0 {
+        return Vec::new();
+    }
+    // SAFETY: the layout is non-zero and Bucket's; all-zero bytes are a
+    // valid (empty) Bucket; the Vec takes ownership with the same layout.
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout) as *mut Bucket;
+        if p.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Vec::from_raw_parts(p, n, n)
+    }
+}
+
 pub struct FlowTable {
     mask: u32,
-    /// Per bucket slot: signature and key index + 1 (0 = empty).
-    sig: Vec<u16>,
-    idx: Vec<u32>,
+    buckets: Vec<Bucket>,
     keys: Vec<u64>,
     values: Vec<u32>,
     free: Vec<u32>,
@@ -77,11 +101,9 @@ impl FlowTable {
         let buckets = (entries.div_ceil(BUCKET_ENTRIES as u64))
             .next_power_of_two()
             .max(2);
-        let slots = (buckets as usize) * BUCKET_ENTRIES;
         FlowTable {
             mask: (buckets - 1) as u32,
-            sig: vec![0; slots],
-            idx: vec![0; slots],
+            buckets: zeroed_buckets(buckets as usize),
             keys: vec![0; entries as usize],
             values: vec![0; entries as usize],
             free: (0..entries as u32).rev().collect(),
@@ -96,7 +118,7 @@ impl FlowTable {
         let buckets = (entries.div_ceil(BUCKET_ENTRIES as u64))
             .next_power_of_two()
             .max(2);
-        buckets * BUCKET_ENTRIES as u64 * 6 + entries * 16
+        buckets * std::mem::size_of::<Bucket>() as u64 + entries * 16
     }
 
     /// Bytes of (bucket array, key store) for the address map.
@@ -124,12 +146,8 @@ impl FlowTable {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             let (prim, alt, _) = self.buckets_of(key);
             for b in [prim, alt] {
-                let s = b as usize * BUCKET_ENTRIES;
-                // SAFETY: in-bounds addresses; a prefetch never faults.
-                unsafe {
-                    _mm_prefetch(self.idx.as_ptr().add(s) as *const i8, _MM_HINT_T0);
-                    _mm_prefetch(self.sig.as_ptr().add(s) as *const i8, _MM_HINT_T0);
-                }
+                // SAFETY: an in-bounds address; a prefetch never faults.
+                unsafe { _mm_prefetch(self.buckets.as_ptr().add(b as usize) as *const i8, _MM_HINT_T0) };
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -142,10 +160,10 @@ impl FlowTable {
 
     fn search(&self, bucket: u32, sig: u16, key: u64, t: &mut impl Record) -> Option<usize> {
         t.note(self.bucket_addr + bucket as u64 * BUCKET_BYTES, false);
-        let base = bucket as usize * BUCKET_ENTRIES;
-        for s in base..base + BUCKET_ENTRIES {
-            if self.idx[s] != 0 && self.sig[s] == sig {
-                let k = self.idx[s] as usize - 1;
+        let b = &self.buckets[bucket as usize];
+        for (&idx, &s) in b.idx.iter().zip(&b.sig) {
+            if idx != 0 && s == sig {
+                let k = idx as usize - 1;
                 t.note(self.key_addr + k as u64 * KEY_ENTRY_BYTES, false);
                 if self.keys[k] == key {
                     return Some(k);
@@ -179,28 +197,29 @@ impl FlowTable {
         let mut path = vec![];
         for kick in 0..=MAX_KICKS {
             for b in [bucket, if kick == 0 { alt } else { bucket }] {
-                let base = b as usize * BUCKET_ENTRIES;
-                if let Some(s) = (base..base + BUCKET_ENTRIES).find(|&s| self.idx[s] == 0) {
-                    self.idx[s] = idx;
-                    self.sig[s] = sig;
+                let slots = &mut self.buckets[b as usize];
+                if let Some(j) = slots.idx.iter().position(|&i| i == 0) {
+                    (slots.idx[j], slots.sig[j]) = (idx, sig);
                     t.note(self.bucket_addr + b as u64 * BUCKET_BYTES, true);
                     return true;
                 }
             }
             // Both full: evict a random entry of this bucket to its other bucket.
-            let s = bucket as usize * BUCKET_ENTRIES + rng.gen_range(0..BUCKET_ENTRIES);
+            let j = rng.gen_range(0..BUCKET_ENTRIES);
             t.note(self.bucket_addr + bucket as u64 * BUCKET_BYTES, true);
-            std::mem::swap(&mut self.idx[s], &mut idx);
-            std::mem::swap(&mut self.sig[s], &mut sig);
-            path.push(s);
+            let slots = &mut self.buckets[bucket as usize];
+            std::mem::swap(&mut slots.idx[j], &mut idx);
+            std::mem::swap(&mut slots.sig[j], &mut sig);
+            path.push((bucket, j));
             bucket = self.alt_of(bucket, sig);
         }
         // No room: undo the displacements (each swap is its own inverse), so
         // the table is as before and only the new key is refused, as
         // rte_hash's -ENOSPC.
-        for &s in path.iter().rev() {
-            std::mem::swap(&mut self.idx[s], &mut idx);
-            std::mem::swap(&mut self.sig[s], &mut sig);
+        for &(b, j) in path.iter().rev() {
+            let slots = &mut self.buckets[b as usize];
+            std::mem::swap(&mut slots.idx[j], &mut idx);
+            std::mem::swap(&mut slots.sig[j], &mut sig);
         }
         debug_assert_eq!(idx, k + 1);
         self.free.push(k);
