@@ -547,9 +547,14 @@ impl Cache {
             dirty: self.is_dirty(slot),
             sharers: self.sharers(slot),
         };
+        self.clear(slot);
+        Some(v)
+    }
+
+    /// Empty a slot (its line is dropped without a victim record).
+    pub fn clear(&mut self, slot: usize) {
         let (s, w) = Self::split(slot);
         self.set[s].tag[w] = 0;
-        Some(v)
     }
 
     /// Valid lines (for occupancy invariants and tests).

@@ -66,10 +66,11 @@ impl Calendar {
     }
 
     /// Index of the first interval that ends after `t`, for a `t` before
-    /// the last interval's start (or an empty calendar). Late requests are mostly dated shortly
-    /// before the newest bookings, so the search gallops back from the end
-    /// (1, 2, 4 ... intervals) and then bisects the last step: O(log d) for
-    /// an answer d intervals from the end, rather than O(log n) always.
+    /// the last interval's start (or an empty calendar). Late requests are
+    /// mostly dated shortly before the newest bookings, so the search
+    /// gallops back from the end (1, 2, 4 ... intervals) and then bisects
+    /// the last step: O(log d) for an answer d intervals from the end,
+    /// rather than O(log n) always.
     fn first_ending_after(&self, t: u64) -> usize {
         let Some(last) = self.busy.len().checked_sub(1) else {
             return 0;

@@ -472,7 +472,7 @@ impl Memory {
                 self.stats.dma_write_misses += 1;
                 if let Ok(s) = found {
                     self.invalidate_sharers(s, None);
-                    self.llc.invalidate(line);
+                    self.llc.clear(s);
                 }
                 self.dram.write(line, now);
                 self.stats.dram_write_bytes += LINE;
@@ -547,7 +547,7 @@ impl Memory {
         let line = addr / LINE;
         if let Some(s) = self.sampled(line).then(|| self.llc.find(line)).flatten() {
             self.invalidate_sharers(s, None);
-            self.llc.invalidate(line);
+            self.llc.clear(s);
         }
         self.dram.write(line, now);
         self.stats.dram_write_bytes += LINE;
