@@ -105,6 +105,16 @@ const BATCH: usize = 64;
 /// `Memory::llc_sets` of a line set sampling does not model.
 const UNSAMPLED: u32 = u32::MAX;
 
+/// The `i`th of `k` lines picked evenly from the `n` lines from `first`:
+/// the DRAM channel of a predicted miss or write-back of an unsampled line
+/// (any line of its DMA serves, as the channel hash is all DRAM reads).
+fn spread(first: u64, n: usize, i: u64, k: u64) -> u64 {
+    // (rotated by a hash of `first`, so that aligned buffers do not put
+    // every lone miss on their first line's channel)
+    let rotate = first.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+    first + (i * n as u64 / k + rotate) % n as u64
+}
+
 /// The lines `len` bytes at `addr` cover, as (first line, count) batches of
 /// at most BATCH lines.
 fn batches(addr: u64, len: u64) -> impl Iterator<Item = (u64, usize)> {
@@ -241,6 +251,11 @@ impl Memory {
     /// The outcome of an unsampled access of `class` (set sampling only).
     fn predict(&mut self, class: usize) -> sample::Outcome {
         self.sampler.as_mut().expect("set sampling is on").predict(class)
+    }
+
+    /// The outcomes of `n` unsampled accesses of `class` (set sampling only).
+    fn predict_many(&mut self, class: usize, n: u64) -> sample::Outcomes {
+        self.sampler.as_mut().expect("set sampling is on").predict_many(class, n)
     }
 
     /// A core access to an unsampled line, priced by the sampled mix.
@@ -436,12 +451,19 @@ impl Memory {
         let mut sets = [0u32; BATCH];
         for (first, n) in batches(addr, len) {
             self.llc_sets(first, n, &mut sets);
+            let mut skipped = 0;
             for (line, &s) in (first..).zip(&sets[..n]) {
                 if s == UNSAMPLED {
-                    self.dma_write_unsampled(line, allocating, now);
+                    if !allocating {
+                        self.dma_write_dram(line, now);
+                    }
+                    skipped += 1;
                 } else {
                     self.dma_write_line(s as usize, line, allocating, now);
                 }
+            }
+            if skipped > 0 && allocating {
+                self.dma_write_unsampled(first, n, skipped, now);
             }
         }
     }
@@ -488,57 +510,78 @@ impl Memory {
         }
     }
 
-    /// A DMA write of an unsampled line: a DDIO write hits or allocates as
-    /// sampled DDIO writes recently did; a non-allocating one goes to DRAM.
-    fn dma_write_unsampled(&mut self, line: u64, allocating: bool, now: Time) {
-        if !allocating {
-            self.stats.dma_write_misses += 1;
-            self.dram.write(line, now);
+    /// DDIO writes of `skipped` unsampled lines among the `n` from `first`:
+    /// they hit or allocate as sampled DDIO writes recently did.
+    #[cold]
+    fn dma_write_unsampled(&mut self, first: u64, n: usize, skipped: u64, now: Time) {
+        let o = self.predict_many(sample::DMA_WRITE, skipped);
+        self.stats.dma_write_misses += o.served[MISS];
+        self.stats.dma_write_hits += skipped - o.served[MISS];
+        for i in 0..o.writebacks {
+            self.dram.write(spread(first, n, i, o.writebacks), now);
             self.stats.dram_write_bytes += LINE;
-            return;
         }
-        let o = self.predict(sample::DMA_WRITE);
-        self.owe(o, line, now);
-        if o.served == MISS {
-            self.stats.dma_write_misses += 1;
-        } else {
-            self.stats.dma_write_hits += 1;
-        }
+        self.stats.coherence_invalidations += o.invalidations;
+    }
+
+    /// A non-allocating DMA write of a line the caches do not hold.
+    fn dma_write_dram(&mut self, line: u64, now: Time) {
+        self.stats.dma_write_misses += 1;
+        self.dram.write(line, now);
+        self.stats.dram_write_bytes += LINE;
     }
 
     /// A DMA read of `len` bytes at `addr` reaching the host at `now`.
     /// Returns the time until the last line is available to the root complex.
     pub fn dma_read(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) -> Time {
+        let extra = if mode == DmaMode::Remote { self.remote_lat } else { 0 };
         let mut lat = 0;
         let mut sets = [0u32; BATCH];
         for (first, n) in batches(addr, len) {
             self.llc_sets(first, n, &mut sets);
+            let mut skipped = 0;
             for (line, &s) in (first..).zip(&sets[..n]) {
-                let hit = if s == UNSAMPLED {
-                    self.predict(sample::DMA_READ).served != MISS
-                } else {
-                    let hit = self.llc.lookup_in(s as usize, line).map(|s| self.llc.touch(s)).is_ok();
-                    if let Some(s) = &mut self.sampler {
-                        s.record(sample::DMA_READ, if hit { LLC_HIT } else { MISS }, 0, 0);
-                    }
-                    hit
-                };
+                if s == UNSAMPLED {
+                    skipped += 1;
+                    continue;
+                }
+                let hit = self.llc.lookup_in(s as usize, line).map(|s| self.llc.touch(s)).is_ok();
+                if let Some(s) = &mut self.sampler {
+                    s.record(sample::DMA_READ, if hit { LLC_HIT } else { MISS }, 0, 0);
+                }
                 if hit {
                     self.stats.dma_read_hits += 1;
                     lat = lat.max(self.llc_lat);
                 } else {
-                    self.stats.dma_read_misses += 1;
-                    self.stats.dram_read_bytes += LINE;
-                    let extra = if mode == DmaMode::Remote {
-                        self.remote_lat
-                    } else {
-                        0
-                    };
-                    lat = lat.max(self.dram.read(line, now) + extra);
+                    lat = lat.max(self.dma_read_miss(line, now) + extra);
                 }
+            }
+            if skipped > 0 {
+                lat = lat.max(self.dma_read_unsampled(first, n, skipped, extra, now));
             }
         }
         lat
+    }
+
+    /// DMA reads of `skipped` unsampled lines among the `n` from `first`:
+    /// the sampled mix of DMA reads; returns the latency of the slowest.
+    #[cold]
+    fn dma_read_unsampled(&mut self, first: u64, n: usize, skipped: u64, extra: Time, now: Time) -> Time {
+        let o = self.predict_many(sample::DMA_READ, skipped);
+        let misses = o.served[MISS];
+        self.stats.dma_read_hits += skipped - misses;
+        let mut lat = if misses < skipped { self.llc_lat } else { 0 };
+        for i in 0..misses {
+            lat = lat.max(self.dma_read_miss(spread(first, n, i, misses), now) + extra);
+        }
+        lat
+    }
+
+    /// A DMA read of `line` from DRAM; returns its latency.
+    fn dma_read_miss(&mut self, line: u64, now: Time) -> Time {
+        self.stats.dma_read_misses += 1;
+        self.stats.dram_read_bytes += LINE;
+        self.dram.read(line, now)
     }
 
     /// A non-temporal (streaming) store of a whole line: no read for

@@ -174,6 +174,61 @@ impl Sampler {
             invalidations,
         }
     }
+
+    /// The outcomes of `n` unsampled accesses of `class` at once (the
+    /// unsampled lines of one DMA): how many were served at each level and
+    /// the write-backs and invalidations they owe. Each level gets the whole
+    /// units its balance reaches, the rest go to the largest remainders, so
+    /// the balances stay within one access as in [`Sampler::predict`] and a
+    /// DMA costs O(levels), not O(lines).
+    pub fn predict_many(&mut self, class: usize, n: u64) -> Outcomes {
+        let c = &mut self.classes[class];
+        let mut served = [0u64; OUTCOMES];
+        if c.total == 0.0 {
+            served[MISS] = n;
+            return Outcomes { served, writebacks: 0, invalidations: 0 };
+        }
+        let mut given = 0;
+        for k in 0..OUTCOMES {
+            c.owed[k] += n as f64 * c.rate[k];
+            let whole = c.owed[k].max(0.0) as u64;
+            served[k] = whole;
+            c.owed[k] -= whole as f64;
+            given += whole;
+        }
+        // Rounding left some accesses over (or, by float drift, one too
+        // many): settle them on the levels owed most (least).
+        while given < n {
+            let k = (0..OUTCOMES).fold(0, |m, k| if c.owed[k] > c.owed[m] { k } else { m });
+            served[k] += 1;
+            c.owed[k] -= 1.0;
+            given += 1;
+        }
+        while given > n {
+            let k = (0..OUTCOMES)
+                .filter(|&k| served[k] > 0)
+                .fold(MISS, |m, k| if served[m] == 0 || c.owed[k] < c.owed[m] { k } else { m });
+            served[k] -= 1;
+            c.owed[k] += 1.0;
+            given -= 1;
+        }
+        c.owed_writebacks += n as f64 * c.writeback_rate;
+        c.owed_invalidations += n as f64 * c.invalidation_rate;
+        let writebacks = c.owed_writebacks as u64;
+        let invalidations = c.owed_invalidations as u64;
+        c.owed_writebacks -= writebacks as f64;
+        c.owed_invalidations -= invalidations as f64;
+        Outcomes { served, writebacks, invalidations }
+    }
+}
+
+/// What `n` unsampled accesses are to do: how many were served at each
+/// level (indexed by L2_HIT, LLC_HIT, MISS, SNOOP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcomes {
+    pub served: [u64; OUTCOMES],
+    pub writebacks: u64,
+    pub invalidations: u64,
 }
 
 #[cfg(test)]
@@ -225,5 +280,35 @@ mod tests {
             "{n:?}"
         );
         assert!(wb.abs_diff(100) <= 5, "{wb}");
+    }
+
+    /// A DMA's unsampled lines predicted together get the same mix as one
+    /// at a time: every batch is whole (the counts sum to its size) and the
+    /// running totals never stray more than a few accesses from the rates.
+    #[test]
+    fn bulk_outcomes_follow_the_sampled_mix_batch_by_batch() {
+        let mut s = Sampler::new(8, 10, 1);
+        assert_eq!(s.predict_many(DMA_WRITE, 5).served, [0, 0, 5, 0], "cold class: misses");
+        for i in 0..10_000 {
+            let served = [LLC_HIT, LLC_HIT, MISS][i % 3];
+            s.record(DMA_WRITE, served, (i % 4 == 0) as u64, (i % 10 == 0) as u64);
+        }
+        let (mut total, mut n) = ([0u64; OUTCOMES], 0u64);
+        let (mut wb, mut inv) = (0u64, 0u64);
+        for k in 0..2_000u64 {
+            let size = 1 + k * 7 % 23;
+            let o = s.predict_many(DMA_WRITE, size);
+            assert_eq!(o.served.iter().sum::<u64>(), size);
+            n += size;
+            for (t, c) in total.iter_mut().zip(o.served) {
+                *t += c;
+            }
+            (wb, inv) = (wb + o.writebacks, inv + o.invalidations);
+            let hit = s.classes[DMA_WRITE].rate[LLC_HIT];
+            assert!((total[LLC_HIT] as f64 - n as f64 * hit).abs() < 2.0, "{total:?} of {n}");
+        }
+        let wb_rate = s.classes[DMA_WRITE].writeback_rate;
+        assert!((wb as f64 - n as f64 * wb_rate).abs() < 2.0, "{wb} of {n}");
+        assert!(inv > 0 && total[L2_HIT] == 0 && total[SNOOP] == 0);
     }
 }
