@@ -1001,13 +1001,9 @@ fn cross_check_bf3(c: &Config) -> Result<(), String> {
     Ok(())
 }
 
-/// Flow tables each core's NF keeps (`app.flow_table_size` entries each).
+/// Flow tables each core's NF keeps.
 fn flow_tables_per_core(c: &Config) -> u64 {
-    match c.text("app.nf") {
-        "nat" | "lb" | "flowcount" => 1,
-        "nat_lb" => 2,
-        _ => 0,
-    }
+    crate::nf::flow_tables_per_core(c.text("app.nf"))
 }
 
 /// The simulator's own memory for a scenario, by its big parts (bytes):

@@ -146,15 +146,17 @@ impl Nf {
         // MAC swap / TTL and MAC rewrite: the header line is written.
         stall.add(mem.core_access(core, data, true, now));
     }
+}
 
-    /// Whether the NF keeps per-flow state in flow tables (preloaded with
-    /// the traffic's flows).
-    pub fn has_flow_tables(&self) -> bool {
-        match self {
-            Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. } => true,
-            Nf::Chain(nfs) => nfs.iter().any(Nf::has_flow_tables),
-            _ => false,
-        }
+/// Flow tables (`app.flow_table_size` entries each) every core keeps for
+/// the NF named `nf` (`app.nf`): NAT, LB and the flow counter one, the
+/// NAT + LB chain two. The parameter checks size host memory by it before
+/// the NF exists.
+pub fn flow_tables_per_core(nf: &str) -> u64 {
+    match nf {
+        "nat" | "lb" | "flowcount" => 1,
+        "nat_lb" => 2,
+        _ => 0,
     }
 }
 

@@ -711,7 +711,7 @@ impl World {
             _ => Nf::L2fwd,
         };
         if c.bool("app.preload_flows") {
-            let stateful = nf.has_flow_tables();
+            let stateful = crate::nf::flow_tables_per_core(c.text("app.nf")) > 0;
             let mut r = rng(seed, stream::NF, u64::MAX);
             for (n, s) in nic_states.iter_mut().enumerate() {
                 let flows = s.src.flow_count() as u32;
