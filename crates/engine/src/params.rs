@@ -1263,12 +1263,12 @@ mod tests {
     #[test]
     fn a_scenario_too_big_to_simulate_is_refused_with_the_estimate() {
         // 32 cores' tables of 16 Mi entries: 2 Mi buckets of 64 B
-        // + 16 Mi x 16 B = 384 MiB each, 12.0 GiB in all.
+        // + 16 Mi x 12 B = 320 MiB each, 10.0 GiB in all.
         let c = validate(&json!({"app.nf": "nat", "app.flow_table_size": 16_777_216, "cpu.cores": 16, "nic.count": 2, "cpu.max_cores": 32})).unwrap();
         let e = check_resources(&c, Some(8 << 30)).unwrap_err();
         assert!(
-            e.starts_with("app.flow_table_size = 16777216: the scenario needs about 12.3 GiB")
-                && e.contains("(flow tables 12.0 GiB, cache tags ")
+            e.starts_with("app.flow_table_size = 16777216: the scenario needs about 10.3 GiB")
+                && e.contains("(flow tables 10.0 GiB, cache tags ")
                 && e.ends_with("more than the 8.0 GiB available"),
             "{e}"
         );

@@ -79,6 +79,9 @@ pub struct FlowTable {
     buckets: Vec<Bucket>,
     keys: Vec<u64>,
     values: Vec<u32>,
+    /// Key entries never used are `fresh..`; `free` holds entries given
+    /// back (a refused insert's), taken first.
+    fresh: u32,
     free: Vec<u32>,
     bucket_addr: u64,
     key_addr: u64,
@@ -106,19 +109,20 @@ impl FlowTable {
             buckets: zeroed_buckets(buckets as usize),
             keys: vec![0; entries as usize],
             values: vec![0; entries as usize],
-            free: (0..entries as u32).rev().collect(),
+            fresh: 0,
+            free: Vec::new(),
             bucket_addr,
             key_addr,
         }
     }
 
     /// Bytes the simulator itself holds for a table of `entries` (the
-    /// vectors above), for the resource guard.
+    /// buckets, and a key and a value per entry), for the resource guard.
     pub fn host_bytes(entries: u64) -> u64 {
         let buckets = (entries.div_ceil(BUCKET_ENTRIES as u64))
             .next_power_of_two()
             .max(2);
-        buckets * std::mem::size_of::<Bucket>() as u64 + entries * 16
+        buckets * std::mem::size_of::<Bucket>() as u64 + entries * 12
     }
 
     /// Bytes of (bucket array, key store) for the address map.
@@ -186,7 +190,12 @@ impl FlowTable {
     /// to their alternate buckets when both candidates are full; returns
     /// false when the table is full (the key is not stored).
     pub fn insert(&mut self, key: u64, value: u32, rng: &mut Rng, t: &mut impl Record) -> bool {
-        let Some(k) = self.free.pop() else {
+        let Some(k) = self.free.pop().or_else(|| {
+            (self.fresh < self.keys.len() as u32).then(|| {
+                self.fresh += 1;
+                self.fresh - 1
+            })
+        }) else {
             return false;
         };
         let (prim, alt, sig) = self.buckets_of(key);
@@ -227,7 +236,7 @@ impl FlowTable {
     }
 
     pub fn len(&self) -> usize {
-        self.keys.len() - self.free.len()
+        self.fresh as usize - self.free.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
