@@ -258,7 +258,7 @@ def bench_cmd(
         return
     table = Table()
     table.add_column("scenario", no_wrap=True)
-    columns = ["packets / wall s", "sim time / wall", "events / wall s", "peak RSS MiB", "wall s (median)", "build s", "packets / s after build"]
+    columns = ["packets / wall s", "sim time / wall", "× gem5/SimBricks", "events / wall s", "peak RSS MiB", "wall s (median)", "build s", "packets / s after build"]
     if set_sample > 1:
         columns += [f"1/{set_sample} sets: speed-up", "hit-rate error (pp)", "throughput error %", "p99 error %"]
     for column in columns:
@@ -267,6 +267,7 @@ def bench_cmd(
         cells = [
             _number(r["simulated_packets_per_wall_s"]),
             f"{r['real_time_ratio']:.3g}",
+            f"{r['vs_full_system_sims']:.0f}",
             _number(r["events_per_wall_s"]),
             f"{r['peak_rss_mib']:.1f}",
             f"{r['wall_s_median']:.3f}",
