@@ -106,8 +106,9 @@ const BATCH: usize = 64;
 const UNSAMPLED: u32 = u32::MAX;
 
 /// The `i`th of `k` lines picked evenly from the `n` lines from `first`:
-/// the DRAM channel of a predicted miss or write-back of an unsampled line
-/// (any line of its DMA serves, as the channel hash is all DRAM reads).
+/// the line whose DRAM channel a predicted miss or write-back of an
+/// unsampled line takes (any line of the DMA will do: DRAM uses a line
+/// only to pick its channel).
 fn spread(first: u64, n: usize, i: u64, k: u64) -> u64 {
     // (rotated by a hash of `first`, so that aligned buffers do not put
     // every lone miss on their first line's channel)
@@ -491,13 +492,11 @@ impl Memory {
             }
             (found, false) => {
                 // Non-allocating: cached copies are stale, data goes to DRAM.
-                self.stats.dma_write_misses += 1;
                 if let Ok(s) = found {
                     self.invalidate_sharers(s, None);
                     self.llc.clear(s);
                 }
-                self.dram.write(line, now);
-                self.stats.dram_write_bytes += LINE;
+                self.dma_write_dram(line, now);
             }
         }
         if allocating && self.sampler.is_some() {
@@ -524,7 +523,7 @@ impl Memory {
         self.stats.coherence_invalidations += o.invalidations;
     }
 
-    /// A non-allocating DMA write of a line the caches do not hold.
+    /// A non-allocating DMA write of a line (its cached copies dropped).
     fn dma_write_dram(&mut self, line: u64, now: Time) {
         self.stats.dma_write_misses += 1;
         self.dram.write(line, now);

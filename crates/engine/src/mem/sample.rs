@@ -17,6 +17,8 @@
 //! caused. Outcomes are issued by error diffusion (deterministic, no random
 //! draw), so over any stretch the unsampled accesses reproduce the sampled
 //! mix; their DRAM reads and write-backs still go through the DRAM model.
+//! A DMA's unsampled lines are priced together ([`Sampler::predict_many`]),
+//! a core's accesses one at a time.
 //!
 //! Left out: correlation between one packet's accesses (a header read that
 //! always hits after its DDIO write is priced at the class's hit rate), so
@@ -189,12 +191,11 @@ impl Sampler {
             return Outcomes { served, writebacks: 0, invalidations: 0 };
         }
         let mut given = 0;
-        for k in 0..OUTCOMES {
-            c.owed[k] += n as f64 * c.rate[k];
-            let whole = c.owed[k].max(0.0) as u64;
-            served[k] = whole;
-            c.owed[k] -= whole as f64;
-            given += whole;
+        for ((owed, rate), out) in c.owed.iter_mut().zip(c.rate).zip(served.iter_mut()) {
+            *owed += n as f64 * rate;
+            *out = owed.max(0.0) as u64;
+            *owed -= *out as f64;
+            given += *out;
         }
         // Rounding left some accesses over (or, by float drift, one too
         // many): settle them on the levels owed most (least).
