@@ -728,6 +728,30 @@ mod tests {
         assert_eq!(m.llc_occupancy(), 0);
     }
 
+    /// With set sampling, every line of a DMA is counted once, modelled or
+    /// predicted; without DDIO every line still goes to DRAM.
+    #[test]
+    fn sampled_dmas_account_for_every_line() {
+        for ddio in [2, 0] {
+            let llc = json!({"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false, "ddio_ways": ddio, "set_sample": 8});
+            let mut m = mem(json!({ "llc": llc }));
+            let lines = 3 * 11 * 1024u64; // 3x the LLC: evictions
+            for i in 0..lines / 32 {
+                m.dma_write((1 << 30) + i * 2048, 2048, DmaMode::Ddio, i * 1000);
+            }
+            let s = m.stats;
+            assert_eq!(s.dma_write_hits + s.dma_write_misses, lines, "ddio {ddio}");
+            if ddio == 0 {
+                assert_eq!(s.dram_write_bytes, lines * 64);
+            } else {
+                assert!(s.dma_write_misses > 0 && s.dram_write_bytes > 0, "{s:?}");
+            }
+            let lat = m.dma_read(1 << 30, 4096, DmaMode::Ddio, lines * 1000);
+            assert_eq!(m.stats.dma_read_hits + m.stats.dma_read_misses, 64);
+            assert!(lat >= m.llc_lat, "{lat}");
+        }
+    }
+
     #[test]
     fn dma_read_hits_after_ddio_write_and_misses_after_eviction() {
         let mut m = mem(json!({}));
