@@ -162,6 +162,7 @@ def test_bench_reports_set_sampling_speed_and_error():
     warm = {"sim.warmup": "1ms", "sim.duration": "1ms"}  # the sampler learns during the warm-up
     (r,) = bench.bench(repeat=1, suite={"l2fwd": ("l2fwd", warm)}, set_sample=8)
     assert r["sampled_speedup"] > 0 and r["sampled_simulated_packets_per_wall_s"] > 0
+    assert r["sampled_speedup_after_build"] > 0
     # The bounds: hit rates within 2 points, throughput within 5 %.
     assert r["sampled_hit_rate_error_pp"] <= 2.0 and r["sampled_throughput_error_pct"] <= 5.0, r
 
