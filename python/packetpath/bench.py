@@ -36,10 +36,10 @@ def bench(repeat: int = 3, suite: dict[str, tuple[str, dict[str, Any]]] = SUITE,
     real_time_ratio (simulated time / wall time), events_per_wall_s,
     peak_rss_mib, wall_s_median, build_s_median (building the world alone:
     caches, rings, flow tables filled) and packets_per_run_s (simulated
-    packets over the wall time after the build). With ``set_sample`` > 1 each entry also
-    runs with ``llc.set_sample`` and reports its speed-up over the full
-    model (whole runs, and after the build) and its error: hit rates (percentage points), throughput and p99
-    latency (%)."""
+    packets over the wall time after the build). With ``set_sample`` > 1
+    each entry also runs with ``llc.set_sample`` and reports its speed-up
+    over the full model (whole runs, and after the build) and its error:
+    hit rates (percentage points), throughput and p99 latency (%)."""
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
     results = []
