@@ -664,7 +664,7 @@ impl World {
                 cores_per_nic,
                 mlp: c.u64("cpu.mlp") as u32,
             },
-            nf @ ("nat" | "lb" | "flowcount" | "nat_lb") => {
+            nf if crate::nf::flow_tables_per_core(nf) > 0 => {
                 let entries = c.u64("app.flow_table_size");
                 let (b, k) = FlowTable::footprint(entries);
                 let mut tables = || {
