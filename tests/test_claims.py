@@ -9,6 +9,7 @@ import pytest
 from packetpath.reproduce import (
     Claim,
     comparable,
+    count,
     cores_needed,
     crossover,
     latency,
@@ -159,3 +160,8 @@ def test_claim_json_shape():
     assert list(c.to_json()) == ["paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "pass"]
     assert c.to_json()["pass"] is True
     assert c.tolerance == "±15 pp (0.25 to 0.55)"
+
+
+@pytest.mark.parametrize(("simulated", "ok"), [(0.0011, True), (0.0044, True), (0.00099, False), (0.0046, False)])
+def test_count_within_factor_two(simulated, ok):
+    assert count("p", "Sec 3.1", "PAUSE frames per packet", "m", 0.0022, simulated).passed is ok

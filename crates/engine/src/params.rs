@@ -99,6 +99,8 @@ pub static PARAMS: &[ParamDef] = &[
     p!("nic.tx_inline", Bool, None, "false", 0, 0, "header inlining: the core copies a split frame's header into the Tx WQE, so the NIC reads no header buffer"),
     p!("nic.max_wqe_size", Int, Bytes, "1KiB", 64, 65536, "largest Tx WQE the NIC accepts (bounds inlined bytes)"),
     p!("nic.rx_buffer", Int, Bytes, "256KiB", 2048, 1e9, "on-NIC receive buffer per port; full = drop"),
+    p!("nic.flow_control", Bool, None, "false", 0, 0, "IEEE 802.3x PAUSE: the port sends XOFF when its Rx buffer fills to within mlx5's headroom of full and XON 9216 B below that; the source holds its frames meanwhile instead of the NIC dropping them, and latency counts from when the source made a frame"),
+    p!("nic.cable_len", Int, None, "7", 0, 10000, "metres of cable to the link partner (PAUSE headroom and reaction; mlx5's default assumption is 7 m)"),
     p!("nic.tx_buffer", Int, Bytes, "128KiB", 2048, 1e9, "on-NIC transmit buffer per port (fetched frames waiting for the wire)"),
     p!("nic.tx_desched", Bool, None, "false", 0, 0, "Tx scheduling as on ConnectX-5: a queue whose frame does not fit the Tx buffer is skipped for one PCIe read round trip"),
     p!("nic.tx_queue_buffer", Int, Bytes, "0B", 0, 1e9, "with tx_desched: bytes of one Tx queue's frames the NIC holds (read or being read, until they leave the wire) before it deschedules that queue; 0 = only the port's tx_buffer limits a queue"),
@@ -321,6 +323,7 @@ pub static PARAMS: &[ParamDef] = &[
     p!("nic.rx_inline", Bool, None, "false", 0, 0, "Rx header inlining (mlx5 scatter-to-CQE with 128 B CQEs, which the nicmem paper's NIC lacked): a split frame's header (at most 64 B) arrives inside its completion entry, the descriptor has one scatter entry, and the driver copies the header into the mbuf; needs header_split and rx_cqe_comp = false"),
     // --- closed-loop client (nicmem Sec. 6.6's unloaded KVS latency) -------------
     p!("traffic.closed_loop", Int, None, "0", 0, 1_048_576, "requests each port's client keeps outstanding: the next arrives when a response leaves or a request is dropped, back to back while the window is open (traffic.rate and arrival are then unused); 0 = open loop"),
+    p!("traffic.source_queue", Int, None, "1024", 1, 1_048_576, "with nic.flow_control: frames the source queues while PAUSE holds it before it blocks (a software generator's Tx ring) and its schedule slips"),
     p!("traffic.client_turnaround", Int, Time, "1us", 0, 1e9, "closed loop: from a response's last bit leaving to the next request's first bit arriving (both wires and the client's stack; an assumption, it only spaces requests)"),
     p!("traffic.hot_share_small", Float, None, "-1", -1, 1, "flow_popularity = hot with size_dist = bimodal: share of the small frames (a KVS client's GETs) aimed at the hot flows, the large ones following traffic.hot_share; -1 = traffic.hot_share for all"),
     // --- speed (issue 9) ----------------------------------------------------
@@ -827,6 +830,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
         ));
     }
     check_nicmem(c, max_frame)?;
+    check_flow_control(c, max_frame)?;
     check_rings(c)?;
     check_kvs(c)?;
     let mut rings = c.u64("cpu.cores") / c.u64("rings.sharing");
@@ -1100,6 +1104,26 @@ fn check_rings(c: &Config) -> Result<(), String> {
         if c.text("nic.payload_mem") == "nicmem" {
             return Err("rings.dynamic = true: not supported with nic.payload_mem = nicmem".into());
         }
+    }
+    Ok(())
+}
+
+/// PAUSE needs an open-loop source and room above the XOFF threshold.
+fn check_flow_control(c: &Config, max_frame: u64) -> Result<(), String> {
+    if !c.bool("nic.flow_control") {
+        return Ok(());
+    }
+    if c.u64("traffic.closed_loop") > 0 {
+        return Err("nic.flow_control = true: not supported with traffic.closed_loop (the client's window already paces it)".into());
+    }
+    let headroom =
+        crate::wire::pause::mlx5_headroom(c.u64("nic.line_rate") / 1000, c.u64("nic.cable_len"));
+    let need = headroom + crate::wire::pause::XON_GAP + max_frame;
+    if c.u64("nic.rx_buffer") < need {
+        return Err(format!(
+            "nic.rx_buffer = {} B: with nic.flow_control it must hold the PAUSE headroom ({headroom} B for this line rate and cable) plus XON hysteresis and a frame, at least {need} B",
+            c.u64("nic.rx_buffer")
+        ));
     }
     Ok(())
 }

@@ -23,6 +23,8 @@ pub struct NicCounters {
     /// Frames given a descriptor, and their summed wait in the NIC for it.
     pub rx_desc_given: u64,
     pub rx_desc_wait_ps: u64,
+    /// PAUSE frames (XOFF and XON) the port sent.
+    pub pause_frames: u64,
 }
 
 #[derive(Serialize, Debug, Clone, Default)]
@@ -66,6 +68,8 @@ pub struct PacketMetrics {
     pub nicmem_rx_share: f64,
     /// LLC misses of the packet-processing cores per received packet.
     pub llc_misses_per_packet: f64,
+    /// PAUSE frames (XOFF and XON) the ports sent (`nic.flow_control`).
+    pub pause_frames: u64,
 }
 
 #[derive(Serialize, Debug, Clone, Default)]
@@ -270,6 +274,7 @@ impl NicCounters {
         self.pay_host += o.pay_host;
         self.rx_desc_given += o.rx_desc_given;
         self.rx_desc_wait_ps += o.rx_desc_wait_ps;
+        self.pause_frames += o.pause_frames;
     }
 
     fn metrics(
@@ -301,6 +306,7 @@ impl NicCounters {
             ring_occupancy_mean,
             nicmem_rx_share: ratio(c.pay_nicmem, c.pay_nicmem + c.pay_host),
             llc_misses_per_packet: ratio(llc_misses, c.rx_pkts),
+            pause_frames: c.pause_frames,
         }
     }
 }

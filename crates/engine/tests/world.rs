@@ -179,6 +179,54 @@ fn bad_scenarios_are_refused_with_the_key() {
     assert!(e.starts_with("llc.ddio_ways = 20"), "{e}");
     let e = run_json(r#"{"nic": {"count": 1, "ddio": [true, false]}}"#).unwrap_err();
     assert!(e.starts_with("nic.ddio"), "{e}");
+    let e = run_json(r#"{"nic": {"flow_control": true, "rx_buffer": "32KiB"}}"#).unwrap_err();
+    assert!(e.starts_with("nic.rx_buffer = 32768 B"), "{e}");
+    let e =
+        run_json(r#"{"nic": {"flow_control": true}, "traffic": {"closed_loop": 8}}"#).unwrap_err();
+    assert!(e.starts_with("nic.flow_control"), "{e}");
+}
+
+#[test]
+fn flow_control_turns_drops_into_backpressure() {
+    // One bottleneck after the port (a core at 64 B) and one before the
+    // Rx rings (PCIe upstream at 1500 B): with PAUSE nothing is dropped,
+    // the source sends what the bottleneck takes, and that is as much as
+    // without PAUSE.
+    for v in [
+        json!({"cpu": {"cores": 1}, "traffic": {"size": 64}}),
+        json!({"cpu": {"cores": 2}, "traffic": {"size": 1500}}),
+    ] {
+        let off = go(short(v.clone()));
+        let mut on = v.clone();
+        on["nic"] = json!({"flow_control": true});
+        let on = go(short(on));
+        let (a, b) = (&off.packets, &on.packets);
+        assert!(a.drop_rate > 0.005 && a.pause_frames == 0, "{v}: {a:?}");
+        assert_eq!(b.drop_rate, 0.0, "{v}");
+        assert!(b.pause_frames > 0, "{v}");
+        assert!(
+            (b.throughput_gbps - a.throughput_gbps).abs() < 0.01 * a.throughput_gbps,
+            "{v}: {} vs {}",
+            b.throughput_gbps,
+            a.throughput_gbps
+        );
+        assert!(
+            (b.offered_gbps - b.throughput_gbps).abs() < 0.01 * b.throughput_gbps,
+            "{v}: {b:?}"
+        );
+    }
+    // Core-bound, the source's queue of 1024 frames fills at once: every
+    // frame waits at least 1024 of the core's packet times before its
+    // first bit goes out.
+    let r = go(short(
+        json!({"cpu": {"cores": 1}, "traffic": {"size": 64}, "nic": {"flow_control": true}}),
+    ));
+    let queue_ns = 1024.0 / r.packets.rx_pps * 1e9;
+    assert!(
+        r.packets.latency_ns.p50 > queue_ns,
+        "{} <= {queue_ns}",
+        r.packets.latency_ns.p50
+    );
 }
 
 #[test]

@@ -14,6 +14,7 @@ simulated.
 | `latency`         | absolute latency                      | within a factor of 2                                  |
 | `share`           | hit rate, share, utilisation (0..1)   | within ±15 percentage points                          |
 | `comparable`      | "A comparable to B" (no number given) | A / B within a factor of 2                            |
+| `count`           | a count or rate of events             | within a factor of 2 (the latency rule)               |
 | `monotone`        | trend over a grid                     | non-increasing / non-decreasing, up to a slack        |
 | `ordering`        | "A > B > C"                           | the same order                                        |
 | `crossover`       | a knee or crossover on a grid         | within one grid step                                  |
@@ -96,6 +97,13 @@ def comparable(paper: str, figure: str, claim: str, metric: str, simulated_ratio
     within a factor of 2 (the policy's rule for absolute latency, the
     loosest it has)."""
     return _within(paper, figure, claim, metric, 1.0, simulated_ratio, 0.5, 2.0, "within 2x")
+
+
+def count(paper: str, figure: str, claim: str, metric: str, paper_value: float, simulated: float) -> Claim:
+    """A count or rate of events (e.g. PAUSE frames per packet), which the
+    policy does not list: passes within a factor of 2, its loosest rule."""
+    lo, hi = paper_value / 2, paper_value * 2
+    return _within(paper, figure, claim, metric, paper_value, simulated, lo, hi, "within 2x")
 
 
 def monotone(

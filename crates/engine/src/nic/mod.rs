@@ -31,6 +31,9 @@ pub struct PktRef {
     pub size: u32,
     /// First bit at the NIC's Rx port.
     pub arrival: Time,
+    /// Nanoseconds PAUSE held the frame at its source before that (its
+    /// latency counts from when the source made it).
+    pub held: u32,
     pub dst_ip: u32,
     /// Flow index within its port (the key of per-flow NF state).
     pub flow: u32,

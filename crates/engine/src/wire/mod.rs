@@ -13,6 +13,7 @@
 //! only averages out to 12 B anyway. No header bytes are built or parsed
 //! here; packets carry typed records, not buffers.
 
+pub mod pause;
 pub mod rss;
 
 pub use rss::{rss_queue, Reta, Toeplitz, DEFAULT_RETA_SIZE, MS_RSS_KEY};

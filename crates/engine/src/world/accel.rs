@@ -99,11 +99,16 @@ impl World {
         if end >= self.warmup && end <= self.end {
             nic.c.tx_bytes += pkt.size as u64;
             if pkt.arrival >= self.warmup {
-                let _ = nic.hist.record(((end - pkt.arrival) / 1000).max(1));
+                let _ = nic
+                    .hist
+                    .record(((end - pkt.arrival) / 1000 + pkt.held as u64).max(1));
             }
         }
         if self.measuring {
             nic.c.rx_pkts += 1;
+        }
+        if nic.fc.is_some() {
+            self.pause_check(n, now);
         }
     }
 }

@@ -29,6 +29,7 @@ use crate::report::{NicCounters, Report};
 use crate::sim::{rng, stream, EventQueue, Rng};
 use crate::traffic::{Arrival, Packet, Popularity, SizeDist, Source, TrafficSpec};
 use crate::units::{ser_time, Time};
+use crate::wire::pause::FlowControl;
 use hdrhistogram::Histogram;
 use rand::Rng as _;
 
@@ -36,6 +37,13 @@ use rand::Rng as _;
 pub enum Ev {
     /// The next frame of NIC `nic` has been fully received.
     Arrive {
+        nic: u16,
+        /// With flow control: the frame's schedule this event belongs to
+        /// (PAUSE moves frames; an event of an older epoch is ignored).
+        epoch: u32,
+    },
+    /// With flow control: NIC `nic`'s Rx buffer may have drained below XON.
+    PauseCheck {
         nic: u16,
     },
     /// The frame DMA of Rx index `idx` of ring `q` reached host memory.
@@ -198,6 +206,8 @@ pub(crate) struct NicState {
     pub total_drop: u64,
     /// `traffic.closed_loop`: the client's window instead of the source's times.
     pub client: Option<ClosedLoop>,
+    /// `nic.flow_control`: PAUSE between the port and the source.
+    pub fc: Option<FlowControl>,
 }
 
 /// A request of NIC `n` ended at `at` (its response left, or it was
@@ -205,7 +215,13 @@ pub(crate) struct NicState {
 #[inline]
 pub(crate) fn request_done(q: &mut EventQueue<Ev>, n: usize, client: &mut Option<ClosedLoop>, at: Time) {
     if let Some(t) = client.as_mut().and_then(|cl| cl.done(at)) {
-        q.push(t, Ev::Arrive { nic: n as u16 });
+        q.push(
+            t,
+            Ev::Arrive {
+                nic: n as u16,
+                epoch: 0,
+            },
+        );
     }
 }
 
@@ -257,6 +273,11 @@ impl NicState {
     pub fn advance(&mut self, now: Time, line_rate: u64) -> Option<Time> {
         self.next = self.src.next();
         let wire = ser_time(crate::wire::wire_bytes(self.next.size), line_rate);
+        if let Some(fc) = &mut self.fc {
+            let due = fc.next_frame(self.next.arrival, wire);
+            self.next.arrival = due - wire;
+            return Some(due);
+        }
         match &mut self.client {
             None => Some(self.next.arrival + wire),
             Some(cl) => cl.sent(now, wire),
@@ -640,6 +661,14 @@ impl World {
                     outstanding: 0,
                     waiting: None,
                 }),
+                fc: c.bool("nic.flow_control").then(|| {
+                    FlowControl::new(
+                        c.u64("nic.rx_buffer"),
+                        c.u64("nic.line_rate"),
+                        c.u64("nic.cable_len"),
+                        c.u64("traffic.source_queue") as usize,
+                    )
+                }),
             });
         }
         let mut nf = match c.text("app.nf") {
@@ -807,10 +836,19 @@ impl World {
             }),
         };
         for n in 0..w.nics.len() {
-            let p = w.nics[n].next;
+            let nic = &mut w.nics[n];
+            let wire = ser_time(crate::wire::wire_bytes(nic.next.size), line_rate);
+            let mut due = nic.next.arrival + wire;
+            if let Some(fc) = &mut nic.fc {
+                due = fc.next_frame(nic.next.arrival, wire);
+                nic.next.arrival = due - wire;
+            }
             w.q.push(
-                p.arrival + ser_time(crate::wire::wire_bytes(p.size), line_rate),
-                Ev::Arrive { nic: n as u16 },
+                due,
+                Ev::Arrive {
+                    nic: n as u16,
+                    epoch: 0,
+                },
             );
             for q in 0..w.nics[n].rxq.len() {
                 w.rx_fetch(n, q, 0);
@@ -836,7 +874,8 @@ impl World {
                 break;
             }
             match e {
-                Ev::Arrive { nic } => self.on_arrive(nic as usize, now),
+                Ev::Arrive { nic, epoch } => self.on_arrive(nic as usize, epoch, now),
+                Ev::PauseCheck { nic } => self.on_pause_check(nic as usize, now),
                 Ev::RxDma { nic, q, idx } => self.on_rx_dma(nic as usize, q as usize, idx, now),
                 Ev::RxCqe { nic, q, upto } => self.on_rx_cqe(nic as usize, q as usize, upto, now),
                 Ev::RxDescFetched { nic, q, from, n } => {

@@ -3,25 +3,55 @@
 //! frame and then a completion entry. With no descriptor posted the frame
 //! is dropped (mlx5's `rx_out_of_buffer`); with descriptors posted but not
 //! yet fetched it waits in the Rx buffer, which overflows when PCIe or the
-//! descriptor fetches cannot keep up.
+//! descriptor fetches cannot keep up. With flow control (802.3x PAUSE, see
+//! [`crate::wire::pause`]) frames wait for descriptors too, and a filling
+//! Rx buffer holds the source back instead of dropping.
 
 use super::{request_done, Ev, World};
 use crate::nic::{Discipline, PktRef, NO_BUF};
-use crate::units::Time;
-use crate::wire::wire_bytes;
+use crate::units::{ser_time, Time};
+use crate::wire::pause::Signal;
+use crate::wire::{wire_bytes, MIN_FRAME};
 
 impl World {
-    pub(super) fn on_arrive(&mut self, n: usize, now: Time) {
+    pub(super) fn on_arrive(&mut self, n: usize, epoch: u32, now: Time) {
         let line_rate = self.k.line_rate;
         let measuring = self.measuring;
         let nic = &mut self.nics[n];
         let mut p = nic.next;
+        let mut held = 0;
         if nic.client.is_some() {
             // A closed-loop request's first bit: its wire time before now.
             p.arrival = now - crate::units::ser_time(wire_bytes(p.size), line_rate);
         }
+        if let Some(fc) = &mut nic.fc {
+            if epoch != fc.epoch {
+                return; // superseded: PAUSE moved this frame
+            }
+            if !fc.arrived(now) {
+                // A PAUSE that came after it was scheduled holds it.
+                fc.epoch += 1;
+                nic.next.arrival = fc.due - (now - p.arrival);
+                self.q.push(
+                    fc.due,
+                    Ev::Arrive {
+                        nic: n as u16,
+                        epoch: fc.epoch,
+                    },
+                );
+                return;
+            }
+            held = ((p.arrival - fc.created) / 1000).min(u32::MAX as u64) as u32;
+        }
         if let Some(t_next) = nic.advance(now, line_rate) {
-            self.q.push(t_next, Ev::Arrive { nic: n as u16 });
+            let epoch = nic.fc.as_ref().map_or(0, |fc| fc.epoch);
+            self.q.push(
+                t_next,
+                Ev::Arrive {
+                    nic: n as u16,
+                    epoch,
+                },
+            );
         }
         nic.total_in += 1;
         if measuring {
@@ -29,6 +59,13 @@ impl World {
             nic.c.arrived_bytes += p.size as u64;
         }
         nic.port.drain(now);
+        if let Some(fc) = &mut nic.fc {
+            let fill = (nic.port.rx_buffer_used + p.size as u64).min(nic.port.rx_buffer);
+            if let Some(s) = fc.on_fill(fill, now) {
+                self.send_pause(n, s, now);
+            }
+        }
+        let nic = &mut self.nics[n];
         if nic.port.rx_buffer_used + p.size as u64 > nic.port.rx_buffer {
             nic.total_drop += 1;
             request_done(&mut self.q, n, &mut nic.client, now);
@@ -43,6 +80,7 @@ impl World {
             pay_nic: false,
             size: p.size,
             arrival: p.arrival,
+            held,
             dst_ip: p.dst_ip,
             flow: p.flow,
             kvs: NO_BUF,
@@ -57,8 +95,10 @@ impl World {
         if rq.wait.is_empty() && rq.desc_ready() {
             nic.port.rx_buffer_used += p.size as u64;
             self.rx_dma(n, qi, cq, pkt, now);
-        } else if rq.can_wait() {
+        } else if rq.can_wait() || nic.fc.is_some() {
             // A descriptor is posted for it but not yet in the NIC: wait.
+            // With flow control the port is lossless: a frame waits for
+            // the driver to post one, and the Rx buffer filling sends XOFF.
             nic.port.rx_buffer_used += p.size as u64;
             rq.wait.push_back((pkt, cq as u16));
             self.rx_fetch(n, qi, now);
@@ -128,7 +168,7 @@ impl World {
                     nic.port.rx_pump_pending = true;
                     self.q.push(free, Ev::RxPump { nic: n as u16 });
                 }
-                return;
+                break;
             }
             nic.port.rx_ready.pop_front();
             let c = &mut nic.cqs[cq as usize];
@@ -175,6 +215,78 @@ impl World {
             nic.port
                 .rx_draining
                 .push_back((t_end.saturating_sub(nic.pcie.latency()), pkt.size));
+        }
+        if nic.fc.is_some() {
+            self.pause_check(n, now);
+        }
+    }
+
+    /// Send PAUSE signal `s` from NIC `n`'s port to its source at `now`.
+    /// The 64 B MAC Control frame goes out between Tx frames, ahead of
+    /// the queued ones.
+    pub(super) fn send_pause(&mut self, n: usize, s: Signal, now: Time) {
+        let line_rate = self.k.line_rate;
+        let measuring = self.measuring;
+        let nic = &mut self.nics[n];
+        nic.port.wire_free =
+            nic.port.wire_free.max(now) + ser_time(wire_bytes(MIN_FRAME), line_rate);
+        if measuring {
+            nic.c.pause_frames += 1;
+        }
+        let Some(fc) = &mut nic.fc else { return };
+        if let Some(due) = fc.send(s, now) {
+            // XON let the held frame go earlier.
+            fc.epoch += 1;
+            nic.next.arrival = due - ser_time(wire_bytes(nic.next.size), line_rate);
+            self.q.push(
+                due,
+                Ev::Arrive {
+                    nic: n as u16,
+                    epoch: fc.epoch,
+                },
+            );
+        }
+        if s == Signal::Xoff {
+            self.pause_check(n, now);
+        }
+    }
+
+    /// While NIC `n`'s port holds its source, queue a check for when its
+    /// Rx buffer, draining as the DMAs already issued finish, falls below
+    /// XON. Frames still waiting for a DMA are not counted as leaving:
+    /// issuing their DMAs calls this again.
+    pub(super) fn pause_check(&mut self, n: usize, now: Time) {
+        let nic = &mut self.nics[n];
+        let Some(fc) = &mut nic.fc else { return };
+        if fc.check_pending || now >= fc.xoff_until {
+            return;
+        }
+        let mut fill = nic.port.rx_buffer_used;
+        let mut at = (fill < fc.xon).then_some(now);
+        for &(t, b) in &nic.port.rx_draining {
+            if at.is_some() {
+                break;
+            }
+            fill -= b as u64;
+            if fill < fc.xon {
+                at = Some(t.max(now));
+            }
+        }
+        if let Some(t) = at {
+            fc.check_pending = true;
+            self.q.push(t, Ev::PauseCheck { nic: n as u16 });
+        }
+    }
+
+    pub(super) fn on_pause_check(&mut self, n: usize, now: Time) {
+        let nic = &mut self.nics[n];
+        nic.port.drain(now);
+        let fill = nic.port.rx_buffer_used;
+        let Some(fc) = &mut nic.fc else { return };
+        fc.check_pending = false;
+        match fc.on_fill(fill, now) {
+            Some(s) => self.send_pause(n, s, now),
+            None => self.pause_check(n, now),
         }
     }
 

@@ -149,7 +149,7 @@ impl World {
             if end >= self.warmup && end <= self.end {
                 nic.c.tx_bytes += pkt.size as u64;
                 if pkt.arrival >= self.warmup {
-                    let ns = (end - pkt.arrival) / 1000;
+                    let ns = (end - pkt.arrival) / 1000 + pkt.held as u64;
                     let _ = nic.hist.record(ns.max(1));
                 }
             }
