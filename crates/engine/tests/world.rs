@@ -51,17 +51,19 @@ fn under_capacity_everything_offered_is_forwarded() {
 fn many_configurations_keep_their_invariants() {
     // run() checks packet conservation, ring index order and LLC capacity at
     // the end of every run and fails if any is broken.
-    for (i, (cores, ring, size, nf, ways, remote)) in [
-        (1, 64, 64, "l2fwd", 2, false),
-        (2, 512, 1500, "l3fwd", 0, false),
-        (3, 128, 800, "workpackage", 4, true),
-        (4, 2048, 64, "l2fwd", 11, false),
+    for (i, (cores, ring, size, nf, ways, remote, pause)) in [
+        (1, 64, 64, "l2fwd", 2, false, false),
+        (2, 512, 1500, "l3fwd", 0, false, false),
+        (3, 128, 800, "workpackage", 4, true, false),
+        (4, 2048, 64, "l2fwd", 11, false, false),
+        (1, 64, 64, "l2fwd", 2, false, true),
+        (2, 512, 1500, "workpackage", 2, false, true),
     ]
     .into_iter()
     .enumerate()
     {
         let r = go(json!({
-            "cpu": {"cores": cores}, "nic": {"rx_ring_size": ring, "remote_socket": [remote]},
+            "cpu": {"cores": cores}, "nic": {"rx_ring_size": ring, "remote_socket": [remote], "flow_control": pause},
             "traffic": {"size": size, "arrival": if i % 2 == 0 { "bursty" } else { "poisson" }, "rate": "90Gbps"},
             "app": {"nf": nf, "wp_reads": 2}, "llc": {"ddio_ways": ways}, "sim": {"warmup": "0.2ms", "duration": "0.5ms"}
         }));
