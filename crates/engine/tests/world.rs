@@ -73,13 +73,13 @@ fn many_configurations_keep_their_invariants() {
 
 #[test]
 fn pcie_bounds_forwarding_throughput_at_line_rate() {
-    // Upstream bytes per forwarded 1500 B frame: the frame's MWr TLPs, an
-    // eighth of a compressed CQE line, the Tx data MRds, and the amortised
-    // descriptor fetches and Tx completions.
+    // Upstream bytes per forwarded 1500 B frame: the frame's MWr TLPs (its
+    // 1496 B without the FCS), an eighth of a compressed CQE line, the Tx
+    // data MRds, and the amortised descriptor fetches and Tx completions.
     let p = PcieConfig::default();
-    let per_pkt = mwr_wire_bytes(&p, 1500) as f64
+    let per_pkt = mwr_wire_bytes(&p, 1496) as f64
         + mwr_wire_bytes(&p, 64) as f64 / 8.0
-        + mrd_request_wire_bytes(&p, 1500) as f64
+        + mrd_request_wire_bytes(&p, 1496) as f64
         + mrd_request_wire_bytes(&p, 32 * 16) as f64 / 32.0
         + mrd_request_wire_bytes(&p, 32 * 64) as f64 / 32.0
         + mwr_wire_bytes(&p, 64) as f64 / 32.0;

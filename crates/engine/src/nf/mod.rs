@@ -130,7 +130,7 @@ impl Nf {
                     }
                 }
                 if let Some(write) = *payload {
-                    for off in (64..pkt.size as u64).step_by(64) {
+                    for off in (64..crate::world::mem_len(pkt.size)).step_by(64) {
                         stall.add(mem.core_access(core, data + off, write, now));
                     }
                 }

@@ -157,18 +157,26 @@ impl Knobs {
     /// split frame) rather than in its header buffer.
     #[inline]
     pub fn hdr_in_cqe(&self, size: u32) -> bool {
-        self.rx_inline && size as u64 > self.split
+        self.rx_inline && mem_len(size) > self.split
     }
 
     /// Bytes of a frame that go to its (header) buffer in host memory.
     #[inline]
     pub fn hdr_len(&self, size: u32) -> u64 {
         if self.split == 0 {
-            size as u64
+            mem_len(size)
         } else {
-            self.split.min(size as u64)
+            self.split.min(mem_len(size))
         }
     }
+}
+
+/// Bytes of a frame of `size` (FCS included) in memory: the NIC checks and
+/// strips the FCS on receive (DPDK's default, without `KEEP_CRC`) and
+/// appends it on transmit, so DMAs carry the frame less its 4 B FCS.
+#[inline]
+pub fn mem_len(size: u32) -> u64 {
+    (size - crate::wire::FCS) as u64
 }
 
 pub(crate) struct NicState {

@@ -7,7 +7,7 @@
 //! [`crate::wire::pause`]) frames wait for descriptors too, and a filling
 //! Rx buffer holds the source back instead of dropping.
 
-use super::{request_done, Ev, World};
+use super::{mem_len, request_done, Ev, World};
 use crate::nic::{Discipline, PktRef, NO_BUF};
 use crate::units::{ser_time, Time};
 use crate::wire::pause::Signal;
@@ -123,7 +123,7 @@ impl World {
             mbuf: rq.slot_mbuf[slot],
             ..pkt
         };
-        if self.k.split > 0 && pkt.size as u64 > self.k.split {
+        if self.k.split > 0 && mem_len(pkt.size) > self.k.split {
             // Split rings: a nicmem buffer from the primary ring if it has
             // one, else the host buffer of the secondary ring.
             match rq.primary.pop_front() {
@@ -188,7 +188,7 @@ impl World {
                 t_end = nic.pcie.dma_write(start, nic.pool.data_addr(pkt.mbuf), hdr);
             }
             if let Some(pay) = pay {
-                t_end = nic.pcie.dma_write(start, pay, pkt.size as u64 - hdr);
+                t_end = nic.pcie.dma_write(start, pay, mem_len(pkt.size) - hdr);
             }
             self.q.push(
                 t_end,
@@ -427,7 +427,7 @@ impl World {
         }
         if let Some(pay) = nic.host_payload(&pkt) {
             self.mem
-                .dma_write(pay, pkt.size as u64 - hdr, nic.mode, now);
+                .dma_write(pay, mem_len(pkt.size) - hdr, nic.mode, now);
         }
     }
 

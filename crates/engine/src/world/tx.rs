@@ -3,7 +3,7 @@
 //! never reads far ahead of the wire), serialises the frame at line rate and
 //! writes a completion every `tx_cqe_every` frames or when the queue drains.
 
-use super::{request_done, Ev, World};
+use super::{mem_len, request_done, Ev, World};
 use crate::nic::NO_BUF;
 use crate::units::{ser_time, Time};
 use crate::wire::wire_bytes;
@@ -93,7 +93,7 @@ impl World {
             let held = if pkt.pay_nic {
                 self.k.hdr_len(pkt.size)
             } else {
-                pkt.size as u64
+                mem_len(pkt.size)
             };
             nic.port.drain(now);
             // ConnectX-5 (nicmem-asplos22 Sec. 3.3): a queue whose frames
@@ -179,7 +179,7 @@ impl World {
         if pkt.kvs != NO_BUF {
             // nmKVS zero copy: the header from host memory, the value from nicmem.
             let addr = self.nics[n].pool.data_addr(pkt.mbuf);
-            let t = self.dma_read(n, now, addr, crate::nf::kvs::RESP_HDR);
+            let t = self.dma_read(n, now, addr, mem_len(crate::nf::kvs::RESP_HDR as u32));
             return t.max(now + self.k.nicmem_ps);
         }
         let hdr = self.k.hdr_len(pkt.size);
@@ -189,7 +189,7 @@ impl World {
             t = self.dma_read(n, now, addr, hdr);
         }
         if let Some(addr) = self.nics[n].host_payload(pkt) {
-            t = t.max(self.dma_read(n, now, addr, pkt.size as u64 - hdr));
+            t = t.max(self.dma_read(n, now, addr, mem_len(pkt.size) - hdr));
         } else if pkt.pay_nic {
             t = t.max(now + self.k.nicmem_ps);
         }
