@@ -83,9 +83,6 @@ pub struct FlowControl {
     /// Bumped whenever the pending frame's `Arrive` event is replaced, so
     /// the superseded event can be told apart and ignored.
     pub epoch: u32,
-    /// Frames sent, and time the source spent held, for the report.
-    pub xoff_sent: u64,
-    pub xon_sent: u64,
 }
 
 impl FlowControl {
@@ -111,14 +108,12 @@ impl FlowControl {
             wire: 0,
             due: 0,
             epoch: 0,
-            xoff_sent: 0,
-            xon_sent: 0,
         }
     }
 
     /// The port's Rx buffer holds `fill` bytes at `now`: whether it sends
     /// a PAUSE frame. An XOFF is repeated once the last one has run out.
-    pub fn on_fill(&mut self, fill: u64, now: Time) -> Option<Signal> {
+    pub fn on_fill(&self, fill: u64, now: Time) -> Option<Signal> {
         let paused = now < self.xoff_until;
         if fill >= self.xoff && !paused {
             Some(Signal::Xoff)
@@ -129,23 +124,21 @@ impl FlowControl {
         }
     }
 
-    /// The port sends `s` at `now`; returns when the source may next start
-    /// a frame if that moved (the pending frame must be rescheduled).
-    pub fn send(&mut self, s: Signal, now: Time) -> Option<Time> {
+    /// The port sends `s` at `now`; true if that moved the pending frame
+    /// (an XON released it early: its arrival is now at `self.due`).
+    pub fn send(&mut self, s: Signal, now: Time) -> bool {
         let effect = now + self.reaction;
         match s {
             Signal::Xoff => {
-                self.xoff_sent += 1;
                 self.xoff_until = effect + self.quanta;
                 self.pause_from = effect;
                 self.resume_at = self.xoff_until;
-                None
+                false
             }
             Signal::Xon => {
-                self.xon_sent += 1;
                 self.xoff_until = 0;
                 self.resume_at = self.resume_at.min(effect.max(self.pause_from));
-                self.reschedule().then_some(self.due)
+                self.reschedule()
             }
         }
     }
@@ -255,8 +248,8 @@ mod tests {
         let due = fc.next_frame(20_000, wire);
         assert_eq!(due, 12_000 + reaction + fc.quanta + wire);
         // XON at 1 us: the held frame starts when it takes effect.
-        let moved = fc.send(Signal::Xon, 1_000_000);
-        assert_eq!(moved, Some(1_000_000 + reaction + wire));
+        assert!(fc.send(Signal::Xon, 1_000_000));
+        assert_eq!(fc.due, 1_000_000 + reaction + wire);
         assert!(fc.arrived(1_000_000 + reaction + wire));
         // it was made at 20 ns: latency counts from there
         assert_eq!(fc.created, 20_000);

@@ -30,16 +30,7 @@ impl World {
             }
             if !fc.arrived(now) {
                 // A PAUSE that came after it was scheduled holds it.
-                fc.epoch += 1;
-                nic.next.arrival = fc.due - (now - p.arrival);
-                self.q.push(
-                    fc.due,
-                    Ev::Arrive {
-                        nic: n as u16,
-                        epoch: fc.epoch,
-                    },
-                );
-                return;
+                return self.rearm_arrival(n);
             }
             held = ((p.arrival - fc.created) / 1000).min(u32::MAX as u64) as u32;
         }
@@ -234,21 +225,28 @@ impl World {
             nic.c.pause_frames += 1;
         }
         let Some(fc) = &mut nic.fc else { return };
-        if let Some(due) = fc.send(s, now) {
+        if fc.send(s, now) {
             // XON let the held frame go earlier.
-            fc.epoch += 1;
-            nic.next.arrival = due - ser_time(wire_bytes(nic.next.size), line_rate);
-            self.q.push(
-                due,
-                Ev::Arrive {
-                    nic: n as u16,
-                    epoch: fc.epoch,
-                },
-            );
+            self.rearm_arrival(n);
         }
         if s == Signal::Xoff {
             self.pause_check(n, now);
         }
+    }
+
+    /// PAUSE moved NIC `n`'s pending frame to `fc.due`: queue its arrival
+    /// there; the event queued before becomes stale (an older epoch).
+    fn rearm_arrival(&mut self, n: usize) {
+        let line_rate = self.k.line_rate;
+        let nic = &mut self.nics[n];
+        let Some(fc) = &mut nic.fc else { return };
+        fc.epoch += 1;
+        nic.next.arrival = fc.due - ser_time(wire_bytes(nic.next.size), line_rate);
+        let ev = Ev::Arrive {
+            nic: n as u16,
+            epoch: fc.epoch,
+        };
+        self.q.push(fc.due, ev);
     }
 
     /// While NIC `n`'s port holds its source, queue a check for when its
