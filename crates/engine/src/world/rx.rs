@@ -213,8 +213,10 @@ impl World {
     }
 
     /// Send PAUSE signal `s` from NIC `n`'s port to its source at `now`.
-    /// The 64 B MAC Control frame goes out between Tx frames, ahead of
-    /// the queued ones.
+    /// The 64 B MAC Control frame takes its wire time from the port's Tx
+    /// (charged after the frames already scheduled); the source sees it a
+    /// frame time and a cable after `now`, as if it went out at once (a
+    /// MAC sends it after the frame on the wire, at most one frame later).
     pub(super) fn send_pause(&mut self, n: usize, s: Signal, now: Time) {
         let line_rate = self.k.line_rate;
         let measuring = self.measuring;
