@@ -223,13 +223,7 @@ pub(crate) struct NicState {
 #[inline]
 pub(crate) fn request_done(q: &mut EventQueue<Ev>, n: usize, client: &mut Option<ClosedLoop>, at: Time) {
     if let Some(t) = client.as_mut().and_then(|cl| cl.done(at)) {
-        q.push(
-            t,
-            Ev::Arrive {
-                nic: n as u16,
-                epoch: 0,
-            },
-        );
+        q.push(t, Ev::Arrive { nic: n as u16, epoch: 0 });
     }
 }
 
@@ -281,14 +275,23 @@ impl NicState {
     pub fn advance(&mut self, now: Time, line_rate: u64) -> Option<Time> {
         self.next = self.src.next();
         let wire = ser_time(crate::wire::wire_bytes(self.next.size), line_rate);
-        if let Some(fc) = &mut self.fc {
-            let due = fc.next_frame(self.next.arrival, wire);
-            self.next.arrival = due - wire;
-            return Some(due);
-        }
         match &mut self.client {
-            None => Some(self.next.arrival + wire),
+            None => Some(self.sent(wire)),
             Some(cl) => cl.sent(now, wire),
+        }
+    }
+
+    /// When the last bit of the open-loop source's next frame (`wire`
+    /// long) reaches the port; with flow control PAUSE may hold it, and
+    /// `next.arrival` moves with it.
+    fn sent(&mut self, wire: Time) -> Time {
+        match &mut self.fc {
+            Some(fc) => {
+                let due = fc.next_frame(self.next.arrival, wire);
+                self.next.arrival = due - wire;
+                due
+            }
+            None => self.next.arrival + wire,
         }
     }
 
@@ -845,19 +848,8 @@ impl World {
         };
         for n in 0..w.nics.len() {
             let nic = &mut w.nics[n];
-            let wire = ser_time(crate::wire::wire_bytes(nic.next.size), line_rate);
-            let mut due = nic.next.arrival + wire;
-            if let Some(fc) = &mut nic.fc {
-                due = fc.next_frame(nic.next.arrival, wire);
-                nic.next.arrival = due - wire;
-            }
-            w.q.push(
-                due,
-                Ev::Arrive {
-                    nic: n as u16,
-                    epoch: 0,
-                },
-            );
+            let due = nic.sent(ser_time(crate::wire::wire_bytes(nic.next.size), line_rate));
+            w.q.push(due, Ev::Arrive { nic: n as u16, epoch: 0 });
             for q in 0..w.nics[n].rxq.len() {
                 w.rx_fetch(n, q, 0);
             }

@@ -36,13 +36,7 @@ impl World {
         }
         if let Some(t_next) = nic.advance(now, line_rate) {
             let epoch = nic.fc.as_ref().map_or(0, |fc| fc.epoch);
-            self.q.push(
-                t_next,
-                Ev::Arrive {
-                    nic: n as u16,
-                    epoch,
-                },
-            );
+            self.q.push(t_next, Ev::Arrive { nic: n as u16, epoch });
         }
         nic.total_in += 1;
         if measuring {
@@ -244,11 +238,7 @@ impl World {
         let Some(fc) = &mut nic.fc else { return };
         fc.epoch += 1;
         nic.next.arrival = fc.due - ser_time(wire_bytes(nic.next.size), line_rate);
-        let ev = Ev::Arrive {
-            nic: n as u16,
-            epoch: fc.epoch,
-        };
-        self.q.push(fc.due, ev);
+        self.q.push(fc.due, Ev::Arrive { nic: n as u16, epoch: fc.epoch });
     }
 
     /// While NIC `n`'s port holds its source, queue a check for when its
