@@ -8,6 +8,10 @@ import pytest
 
 from packetpath.reproduce import (
     Claim,
+    all_of,
+    external_cap,
+    like,
+    score,
     comparable,
     count,
     cores_needed,
@@ -102,36 +106,125 @@ def test_share_within_fifteen_points(simulated, ok):
     assert passes(share, 0.40, simulated) is ok
 
 
+def seeds(*means: float, sd: float = 0.0) -> list[list[float]]:
+    """Three seeds per point around each mean, with standard deviation ``sd``."""
+    return [[m - sd, m, m + sd] for m in means]
+
+
 @pytest.mark.parametrize(
-    ("direction", "values", "slack", "ok"),
+    ("direction", "values", "slack", "verdict"),
     [
-        ("non-increasing", [0.9, 0.8, 0.8, 0.4], 0, True),
-        ("non-increasing", [0.9, 0.8, 0.81, 0.4], 0, False),
-        ("non-increasing", [0.9, 0.8, 0.81, 0.4], 0.02, True),
-        ("non-decreasing", [1, 2, 2, 3], 0, True),
-        ("non-decreasing", [1, 2, 1.5, 3], 0, False),
-        ("non-decreasing", [1, 2, 1.5, 3], 0.5, True),
-        ("non-decreasing", [1], 0, False),  # one point is no trend
-        ("non-decreasing", [1, math.nan], 0, False),
+        ("non-increasing", seeds(0.9, 0.8, 0.8, 0.4), 0, "pass"),
+        ("non-increasing", seeds(0.9, 0.8, 0.85, 0.4), 0, "fail"),  # a step the wrong way beyond noise
+        ("non-increasing", seeds(0.9, 0.8, 0.85, 0.4), 0.06, "pass"),  # ... within the stated slack
+        ("non-increasing", seeds(0.9, 0.8, 0.85, 0.4, sd=0.03), 0, "pass"),  # ... within 2 sd of the seeds
+        ("non-decreasing", seeds(1, 2, 2, 3), 0, "pass"),
+        ("non-decreasing", seeds(1.0, 1.0, 1.0, 1.0), 0, "inconclusive"),  # flat: trivially "no decrease"
+        ("non-decreasing", seeds(1.0, 1.002, 1.004), 0, "inconclusive"),  # net change under 1 %
+        ("non-decreasing", seeds(1.0, 1.1, 1.2, sd=0.1), 0, "inconclusive"),  # net change under 2 sd
+        ("non-decreasing", seeds(1), 0, "fail"),  # one point is no trend
+        ("non-decreasing", [[1, 1, 1], [1, math.nan, 2]], 0, "fail"),  # a seed without samples
     ],
 )
-def test_monotone(direction, values, slack, ok):
-    assert passes(monotone, direction, values, slack=slack) is ok
+def test_monotone(direction, values, slack, verdict):
+    assert monotone(*HEAD, direction, values, slack=slack).verdict == verdict
 
 
 def test_monotone_rejects_unknown_direction():
     with pytest.raises(ValueError):
-        monotone(*HEAD, "up", [1, 2])
+        monotone(*HEAD, "up", seeds(1, 2))
+
+
+def test_noise_judged_claims_need_three_seeds():
+    with pytest.raises(ValueError, match="at least 3 seeds"):
+        monotone(*HEAD, "non-decreasing", [1.0, 2.0])
+    with pytest.raises(ValueError, match="at least 3 seeds"):
+        ordering(*HEAD, ["a", "b"], {"a": [2.0, 2.0], "b": [1.0, 1.0]})
 
 
 def test_ordering():
-    assert passes(ordering, ["host", "dpa", "arm"], {"arm": 1.0, "dpa": 2.0, "host": 3.0})
-    assert not passes(ordering, ["host", "dpa", "arm"], {"arm": 1.0, "dpa": 3.0, "host": 2.0})
-    assert not passes(ordering, ["host", "dpa"], {"dpa": 2.0, "host": 2.0})  # a tie is no order
+    v = lambda a, d, h: {"arm": [a] * 3, "dpa": [d] * 3, "host": [h] * 3}  # noqa: E731
+    assert ordering(*HEAD, ["host", "dpa", "arm"], v(1.0, 2.0, 3.0)).verdict == "pass"
+    assert ordering(*HEAD, ["host", "dpa", "arm"], v(1.0, 3.0, 2.0)).verdict == "fail"
+    assert ordering(*HEAD, ["host", "dpa"], v(1.0, 2.0, 2.0)).verdict == "inconclusive"  # a tie decides nothing
+
+
+def test_two_identical_configurations_give_an_inconclusive_ordering():
+    """The same configuration run twice differs only by its seeds: no order."""
+    same = [78.7, 78.5, 78.6]
+    c = ordering(*HEAD, ["2 ways", "4 ways"], {"2 ways": same, "4 ways": list(reversed(same))})
+    assert c.verdict == "inconclusive" and not c.passed and "noise" in c.why
+    # differences smaller than 2 sd of the seeds decide nothing either way ...
+    assert ordering(*HEAD, ["a", "b"], {"a": [10.0, 11.0, 12.0], "b": [9.5, 10.5, 11.5]}).verdict == "inconclusive"
+    assert ordering(*HEAD, ["b", "a"], {"a": [10.0, 11.0, 12.0], "b": [9.5, 10.5, 11.5]}).verdict == "inconclusive"
+    # ... nor do differences under 1 % of the value, however steady the seeds
+    assert ordering(*HEAD, ["a", "b"], {"a": [100.5] * 3, "b": [100.0] * 3}).verdict == "inconclusive"
+    assert ordering(*HEAD, ["a", "b"], {"a": [102.0] * 3, "b": [100.0] * 3}).verdict == "pass"
+
+
+def test_ordering_prints_the_seeds_spread():
+    c = ordering(*HEAD, ["a", "b"], {"a": [3.0, 4.0, 5.0], "b": [1.0, 1.0, 1.0]})
+    assert c.simulated == {"a": 4.0, "b": 1.0} and c.spread == {"a": 1.0, "b": 0.0}
+    from packetpath.reproduce._report import simulated_text
+
+    assert simulated_text(c) == "a: 4 ± 1, b: 1 ± 0"
+
+
+def test_like_is_inconclusive_at_a_shared_cap():
+    capped = {"offered_gbps": 197.4, "drop_rate": 0.02, "pcie_util": {"upstream": 0.99, "downstream": 0.3}}
+    free = {"offered_gbps": 197.4, "drop_rate": 0.02, "pcie_util": {"upstream": 0.80, "downstream": 0.3}}
+    assert like(*HEAD, 186.0, 187.0, reports=[capped, capped]).verdict == "inconclusive"
+    assert like(*HEAD, 186.0, 187.0, reports=[capped, free]).verdict == "pass"
+    assert like(*HEAD, 150.0, 187.0, reports=[capped, capped]).verdict == "fail"  # not alike: the cap does not excuse it
+    lossless = {"offered_gbps": 100.0, "drop_rate": 0.0, "pcie_util": {"upstream": 0.5, "downstream": 0.2}}
+    assert external_cap(lossless) == "the offered load" and external_cap(free) is None
+
+
+def test_as_fast_as_uses_the_throughput_rule():
+    with pytest.raises(ValueError, match="empty"):
+        ratio(*HEAD, 1.0, 1.0)
+    assert throughput(*HEAD, 1.0, 1.08).passed and not throughput(*HEAD, 1.0, 1.12).passed
 
 
 @pytest.mark.parametrize(
-    ("simulated", "ok"), [(75, True), (70, True), (80, True), (85, False), (60, False), (None, False)]
+    ("bound", "paper", "simulated", "ok"),
+    [
+        ("at least", 0.46, 0.90, True),  # one-sided: far above is fine
+        ("at least", 0.46, 0.32, True),
+        ("at least", 0.46, 0.30, False),
+        ("at most", 0.16, 0.0, True),
+        ("at most", 0.16, 0.32, False),
+    ],
+)
+def test_one_sided_share(bound, paper, simulated, ok):
+    assert share(*HEAD, paper, simulated, bound=bound).passed is ok
+
+
+def test_one_sided_relative_change():
+    # "never more than 5 % worse": anything better passes; -7.5 % is the far edge of the band
+    assert relative_change(*HEAD, -5.0, 20.0, bound="at least").passed
+    assert relative_change(*HEAD, -5.0, -7.5, bound="at least").passed
+    assert not relative_change(*HEAD, -5.0, -8.0, bound="at least").passed
+
+
+def test_all_of_combines_parts():
+    p, f = share(*HEAD, 0.4, 0.42), share(*HEAD, 0.4, 0.9)
+    i = ordering(*HEAD, ["a", "b"], {"a": [1.0] * 3, "b": [1.0] * 3})
+    assert all_of(*HEAD, [p, p]).verdict == "pass"
+    assert all_of(*HEAD, [p, i]).verdict == "inconclusive"
+    assert all_of(*HEAD, [p, i, f]).verdict == "fail"
+
+
+def test_score_line():
+    p, f = share(*HEAD, 0.4, 0.42), share(*HEAD, 0.4, 0.9)
+    i = ordering(*HEAD, ["a", "b"], {"a": [1.0] * 3, "b": [1.0] * 3})
+    a = p.as_anchor("calibrated")
+    assert score([p, p, f, i, a]) == "2 pass of 4 scored (1 inconclusive, 1 anchors, 1 fail)"
+    assert not a.passed and a.to_json()["verdict"] == "anchor" and a.to_json()["pass"] is False
+
+
+@pytest.mark.parametrize(
+    ("simulated", "ok"), [(75, True), (70, True), (80, True), (85, False), (60, False), (None, False)]  # None: no knee is no pass
 )
 def test_crossover_within_one_grid_step(simulated, ok):
     grid = [50, 60, 65, 70, 75, 80, 85, 90, 95, 100]
@@ -157,8 +250,8 @@ def test_cores_needed_within_two(paper, simulated, ok):
 
 def test_claim_json_shape():
     c = share(*HEAD, 0.4, 0.42)
-    assert list(c.to_json()) == ["paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "pass"]
-    assert c.to_json()["pass"] is True
+    assert list(c.to_json()) == ["paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "verdict", "spread", "why", "pass"]
+    assert c.to_json()["pass"] is True and c.to_json()["verdict"] == "pass"
     assert c.tolerance == "±15 pp (0.25 to 0.55)"
 
 

@@ -36,7 +36,7 @@ def test_writes_the_report_folder(fake_paper, tmp_path):
     assert runs["large"]["scenario"]["llc.ways"] == 11 and runs["large"]["scenario"]["traffic.size"] == 1500
     assert runs["small"]["report"] == fake_run({"traffic.size": 64})
     md = (out / "claims.md").read_text()
-    assert "| Fig 1 | large forwards at size/15 |" in md and "1 passed, 1 failed" in md
+    assert "| Fig 1 | large forwards at size/15 |" in md and "1 pass of 2 scored (0 inconclusive, 0 anchors, 1 fail)" in md
     assert (out / "fig1.png").read_bytes().startswith(b"\x89PNG")
 
 
@@ -66,15 +66,15 @@ def test_cli_prints_the_claim_table_and_json(fake_paper, cli, monkeypatch, tmp_p
     fake_paper()
     table = cli("reproduce", PAPER, "--jobs", "1", env={"COLUMNS": "200"})
     assert table.code == 0, table.stderr
-    assert "PASS" in table.stdout and "FAIL" in table.stdout and "1 passed, 1 failed" in table.stdout
+    assert "PASS" in table.stdout and "FAIL" in table.stdout and "1 pass of 2 scored (0 inconclusive, 0 anchors, 1 fail)" in table.stdout
     out = cli("reproduce", PAPER, "--jobs", "1", "--json", "--out", str(tmp_path / "r"))
     assert out.code == 0, out.stderr
     claims = json.loads(out.stdout)
     assert [c["pass"] for c in claims] == [True, False]
-    assert set(claims[0]) == {"paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "pass"}
+    assert set(claims[0]) == {"paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "verdict", "spread", "why", "pass"}
     assert (tmp_path / "r" / "claims.md").exists()
     strict = cli("reproduce", PAPER, "--jobs", "1", "--strict")
-    assert strict.code == 1 and "1 passed, 1 failed" in strict.stdout.replace("\n", " ")
+    assert strict.code == 1 and "1 pass of 2 scored (0 inconclusive, 0 anchors, 1 fail)" in strict.stdout.replace("\n", " ")
 
 
 @pytest.mark.parametrize("paper", papers())
@@ -85,3 +85,61 @@ def test_every_scenario_of_every_paper_validates(paper):
     assert runs
     for name, scenario in runs.items():
         make_task(name, scenario)  # resolves the profile and validates in the engine; raises ConfigError naming the key
+
+
+def test_a_profile_anchor_turns_its_claims_into_anchors(fake_paper, monkeypatch):
+    from packetpath.profiles import Profile
+
+    profile = Profile.from_table("toy", {
+        "description": "a toy machine",
+        "values": {"nic": {"line_rate": "100Gbps"}, "llc": {"ways": 11}},
+        "sources": {"nic.line_rate": "calibrated against fakepaper Fig 1: the throughput it shows", "llc.ways": "a datasheet"},
+    })
+    assert [(a.key, a.paper, a.figures) for a in profile.anchors] == [("nic.line_rate", "fakepaper", ("Fig 1",))]
+    monkeypatch.setattr("packetpath.profiles.anchors", lambda: list(profile.anchors))
+    claims = reproduce(fake_paper(), jobs=1, run=fake_run, progress=False)
+    assert [c.verdict for c in claims] == ["anchor", "anchor"] and not any(c.passed for c in claims)
+    assert "nic.line_rate calibrated against fakepaper Fig 1" in claims[0].why
+    from packetpath.reproduce import score
+
+    assert score(claims) == "0 pass of 0 scored (0 inconclusive, 2 anchors, 0 fail)"
+
+
+@pytest.mark.parametrize(("figure", "touched"), [("Fig 14", True), ("Fig 14c", True), ("Fig 1", False), ("Fig 14 / Sec. 6", True),
+                                                 ("Fig 13c/d", False), ("Table 14", False)])
+def test_an_anchor_touches_its_figure_and_its_panels(figure, touched):
+    from packetpath.profiles import Anchor
+
+    assert Anchor("p", "k", "dpa", ("Fig 14",), "s").touches("dpa", figure) is touched
+    assert not Anchor("p", "k", "dpa", ("Fig 14",), "s").touches("ddio", "Fig 14")
+    assert Anchor("p", "k", "nicmem", ("Fig 14",), "s").touches("nicmem-nfv", "Fig 14")
+
+
+def test_a_garbled_anchor_is_refused():
+    from packetpath.profiles import Profile
+
+    with pytest.raises(ConfigError, match="source of 'llc.ways' is calibrated against a paper but not in the form"):
+        Profile.from_table("toy", {"description": "x", "values": {"llc": {"ways": 11}},
+                                   "sources": {"llc.ways": "calibrated against the paper's Fig 3"}})
+
+
+def test_every_shipped_anchor_names_a_paper_module():
+    from packetpath import profiles
+
+    for a in profiles.anchors():
+        assert any(p == a.paper or p.startswith(a.paper + "-") for p in papers()), a
+
+
+def test_seeded_runs_run_over_three_seeds(fake_paper):
+    seen = []
+
+    def run(scenario):
+        seen.append(scenario.get("sim.seed"))
+        return fake_run(scenario)
+
+    module = fake_paper()
+    import sys
+
+    sys.modules[f"packetpath.reproduce.{module}"].SEEDED = ("large",)
+    reproduce(module, jobs=1, run=run, progress=False)
+    assert sorted(s for s in seen if s is not None) == [2, 3] and len(seen) == 4

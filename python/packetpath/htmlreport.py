@@ -25,7 +25,8 @@ from packetpath.tables import value_text
 def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
     """One paper's section of the report, from a ``reproduce --out`` folder."""
     from packetpath.reproduce import load_paper
-    from packetpath.reproduce._report import fmt
+    from packetpath.reproduce import Claim, score
+    from packetpath.reproduce._report import fmt, simulated_text, verdict_text
 
     folder = Path(folder)
     try:
@@ -40,6 +41,7 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
         raise ConfigError(f"{folder}/claims.json: expected the claims of one paper, found {len(papers)}")
     paper = papers.pop()
     module = load_paper(paper)
+    runs = {name: r for name, r in runs.items() if "#seed" not in name}  # a replicated run's other seeds
     results = {name: r["report"] for name, r in runs.items()}
     figures = module.figures(results) if hasattr(module, "figures") else []
 
@@ -49,10 +51,16 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
     common = {k: scenarios[next(iter(scenarios))].get(k) for k in keys}
     common = {k: v for k, v in common.items() if all(s.get(k) == v for s in scenarios.values())}
     changed = {name: {k: value_text(v) for k, v in s.items() if k not in common} for name, s in scenarios.items()}
+    judged = []
     for c in claims:
-        c["paper_text"], c["simulated_text"] = fmt(c["paper_value"]), fmt(c["simulated"])
+        c.setdefault("verdict", "pass" if c.get("pass") else "fail")  # a folder written before verdicts
+        claim = Claim(**{k: c.get(k) for k in ("paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "verdict", "spread")},
+                      why=c.get("why") or "")
+        c["paper_text"], c["simulated_text"], c["verdict_text"] = fmt(c["paper_value"]), simulated_text(claim), verdict_text(claim)
+        judged.append(claim)
     return {
         "paper": paper,
+        "score": score(judged),
         "title": getattr(module, "TITLE", None) or (module.__doc__ or paper).strip().splitlines()[0],
         "claims": claims,
         "figures": figures,
@@ -129,6 +137,7 @@ svg .legend text { cursor: pointer; } svg .legend .off { opacity: .35; }
 .tooltip { position: fixed; pointer-events: none; background: #222; color: #fff; padding: 3px 7px; border-radius: 3px; font-size: 12px; display: none; }
 table { border-collapse: collapse; margin: .5em 0; } td, th { border: 1px solid #ddd; padding: 2px 7px; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; } .pass { color: #0a7d20; font-weight: 600; } .fail { color: #c0161e; font-weight: 600; }
+.inconclusive { color: #8a6d00; font-weight: 600; } .anchor { color: #1f5f8b; font-weight: 600; }
 details { margin: .4em 0; } summary { cursor: pointer; color: #225; }
 .muted { color: #777; } code { font-size: 12px; }
 </style>
@@ -184,7 +193,7 @@ function table(headers, rows) {
   });
   return t;
 }
-function verdict(c) { return el("span", {"class": c.pass ? "pass" : "fail"}, c.pass ? "PASS" : "FAIL"); }
+function verdict(c) { return el("span", {"class": c.verdict, title: c.why || ""}, c.verdict_text); }
 
 // One interactive chart: hover a point for its run and values, click a legend entry to hide a series.
 function chart(fig) {
@@ -272,9 +281,8 @@ function render(data) {
   var content = document.getElementById("content"), charts = 0;
   document.getElementById("meta").textContent = "packetpath " + data.version + " · generated " + data.generated + " · works offline: data and scripts are inside this file";
   data.papers.forEach(function (p) {
-    var passed = p.claims.filter(function (c) { return c.pass; }).length;
     content.appendChild(el("h2", {id: "paper-" + p.paper}, p.paper + ": " + p.title));
-    content.appendChild(el("p", {"class": "summary"}, passed + " of " + p.claims.length + " claims pass"));
+    content.appendChild(el("p", {"class": "summary"}, p.score));
     p.figures.forEach(function (fig) {
       var box = el("div", {"class": "figure", id: p.paper + "-" + fig.id});
       var left = el("div", {"class": "chart"});
@@ -293,7 +301,7 @@ function render(data) {
       box.appendChild(left); box.appendChild(right); content.appendChild(box);
     });
     content.appendChild(el("h3", {}, "Every claim"));
-    content.appendChild(table(["figure", "claim", "metric", "paper", "simulated", "tolerance", "result"], p.claims.map(function (c) {
+    content.appendChild(table(["figure", "claim", "metric", "paper", "simulated", "tolerance", "verdict"], p.claims.map(function (c) {
       return [c.figure, c.claim, c.metric, c.paper_text, c.simulated_text, c.tolerance, verdict(c)];
     })));
     var det = el("details"); det.appendChild(el("summary", {}, "parameters every run shares (" + Object.keys(p.common).length + ")"));

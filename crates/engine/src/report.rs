@@ -57,7 +57,9 @@ pub struct PacketMetrics {
     pub rx_pps: f64,
     pub drop_rate: f64,
     pub drops: Drops,
-    pub latency_ns: Latency,
+    /// None (JSON null) when no packet completed in the measured window:
+    /// missing data is missing, never zeros.
+    pub latency_ns: Option<Latency>,
     pub pcie_util: Dir,
     /// PCIe payload bytes (TLP data: packets, descriptors, completions,
     /// doorbells) per received packet, each direction.
@@ -100,7 +102,7 @@ pub struct PcieBenchReport {
     pub transfers_per_s: f64,
     /// Per-transfer latency from issue to last byte (reads) or arrival at
     /// the root complex (writes).
-    pub latency_ns: Latency,
+    pub latency_ns: Option<Latency>,
 }
 
 /// Result of the CPU copy microbenchmark.
@@ -175,7 +177,7 @@ pub struct NetDimmReport {
     /// Mean payload bytes per message.
     pub mean_size: f64,
     /// One-way latency per message, ns.
-    pub latency_ns: Latency,
+    pub latency_ns: Option<Latency>,
     pub breakdown_ns: NetDimmBreakdown,
     /// Mean ns per message spent crossing PCIe (Fig 4's pcie.overh).
     pub pcie_ns: f64,
@@ -319,17 +321,18 @@ pub(crate) fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-pub(crate) fn latency(h: &Histogram<u64>) -> Latency {
+/// The latency percentiles of a histogram; None when it holds no sample.
+pub(crate) fn latency(h: &Histogram<u64>) -> Option<Latency> {
     if h.is_empty() {
-        return Latency::default();
+        return None;
     }
-    Latency {
+    Some(Latency {
         p50: h.value_at_quantile(0.5) as f64,
         p99: h.value_at_quantile(0.99) as f64,
         p999: h.value_at_quantile(0.999) as f64,
         mean: (h.mean() * 10.0).round() / 10.0,
         max: h.max() as f64,
-    }
+    })
 }
 
 impl World {

@@ -137,7 +137,7 @@ fn a_descheduled_tx_queue_idles_the_wire_unless_other_queues_have_work() {
         let r = go(
             json!({"traffic": {"rate": "100Gbps", "size": 1500}, "pcie": {"gen": 4}, "nic": {"tx_desched": desched, "tx_buffer": "16KiB"}, "cpu": {"cores": cores}}),
         );
-        r.packets.latency_ns.mean
+        r.packets.latency_ns.as_ref().unwrap().mean
     };
     let (off1, on1, on4) = (lat(false, 1), lat(true, 1), lat(true, 4));
     assert!(on1 > 1.5 * off1, "desched {on1} ns vs {off1} ns");

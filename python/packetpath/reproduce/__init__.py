@@ -11,25 +11,43 @@ Paper modules build their claims with the constructors exported here.
 """
 
 from packetpath.reproduce._claims import (
+    SEEDS,
+    VERDICTS,
     Claim,
+    all_of,
     comparable,
     cores_needed,
     count,
     crossover,
+    external_cap,
+    judged,
     latency,
+    like,
     monotone,
     ordering,
     pct_change,
     ratio,
     relative_change,
+    score,
     share,
     throughput,
 )
 from packetpath.reproduce._report import markdown, rich_table, summary
-from packetpath.reproduce._runner import load_paper, papers, reproduce
+from packetpath.reproduce._runner import anchored, load_paper, papers, reproduce
+from packetpath.reproduce._runs import Runs, metric
 
 __all__ = [
+    "SEEDS",
+    "VERDICTS",
     "Claim",
+    "Runs",
+    "all_of",
+    "anchored",
+    "external_cap",
+    "judged",
+    "like",
+    "metric",
+    "score",
     "comparable",
     "cores_needed",
     "count",

@@ -1,22 +1,33 @@
-"""Claims and the tolerance policy of ``shared/validation/CLAIMS.md``.
+"""Claims, their verdicts and the tolerance policy of ``shared/validation/CLAIMS.md``.
 
 A paper's measured claim becomes a `Claim`: the paper's value beside the
-simulated one, the tolerance written out, and whether it passed. There is one
-constructor per kind of claim; each computes the pass/fail and the tolerance
-text, so a paper module only states what the paper says and what was
-simulated.
+simulated one, the tolerance written out, and a verdict:
+
+- ``pass``: within the tolerance, on an effect the simulation really shows;
+- ``inconclusive``: an ordering, trend or "no change" claim that the
+  simulation cannot decide: its differences are within run-to-run noise
+  (under 2 standard deviations of its seeds, or under 1 % of the value), or
+  every configuration sits at the same external cap;
+- ``anchor``: the paper's value set a profile parameter, or the simulated
+  value is arithmetic on profile inputs: shown, never scored;
+- ``fail``: everything else, including a metric with no samples.
+
+There is one constructor per kind of claim; each computes the verdict and the
+tolerance text, so a paper module only states what the paper says and what
+was simulated.
 
 | constructor       | kind of claim                         | passes when                                           |
 |-------------------|---------------------------------------|-------------------------------------------------------|
-| `relative_change` | "X % better/worse"                    | same sign, within [0.5·X, 1.5·X]                      |
+| `relative_change` | "X % better/worse"                    | same sign, within [0.5·X, 1.5·X] (one-sided: past the far edge) |
 | `ratio`           | "R× better"                           | within [1 + 0.5·(R−1), 1 + 1.5·(R−1)]                 |
-| `throughput`      | absolute throughput                   | within ±10 %                                          |
+| `throughput`      | absolute throughput, "as fast as"     | within ±10 %                                          |
 | `latency`         | absolute latency                      | within a factor of 2                                  |
-| `share`           | hit rate, share, utilisation (0..1)   | within ±15 percentage points                          |
+| `share`           | hit rate, share, utilisation (0..1)   | within ±15 percentage points (one-sided: on one side) |
 | `comparable`      | "A comparable to B" (no number given) | A / B within a factor of 2                            |
 | `count`           | a count or rate of events             | within a factor of 2 (the latency rule)               |
-| `monotone`        | trend over a grid                     | non-increasing / non-decreasing, up to a slack        |
-| `ordering`        | "A > B > C"                           | the same order                                        |
+| `monotone`        | trend over a grid (≥ 3 seeds a point) | no step the wrong way beyond noise, net change beyond noise |
+| `ordering`        | "A > B > C" (≥ 3 seeds a point)       | every neighbour pair in order beyond noise            |
+| `like`            | "A performs like B", "no change"      | A within ±10 % of B, not all at one external cap      |
 | `crossover`       | a knee or crossover on a grid         | within one grid step                                  |
 | `cores_needed`    | "A needs N cores for line rate"       | within ±2 cores (None = never, within the grid)       |
 
@@ -28,10 +39,19 @@ from __future__ import annotations
 
 import math
 import numbers
-from itertools import pairwise
+import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from itertools import pairwise
 from typing import Any, Literal
+
+Verdict = Literal["pass", "inconclusive", "anchor", "fail"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "inconclusive", "anchor", "fail")
+SEEDS = 3
+"""Seeds an ordering, trend or "no change" claim needs per point (CLAIMS.md)."""
+Bound = Literal["at least", "at most"] | None
+Values = float | Sequence[float]
+"""One simulated value, or one per seed."""
 
 
 @dataclass(frozen=True)
@@ -43,13 +63,43 @@ class Claim:
     paper_value: Any
     simulated: Any
     tolerance: str
-    passed: bool
+    verdict: Verdict
+    spread: Any = None
+    """Standard deviation over the seeds, beside `simulated` (noise-judged claims)."""
+    why: str = ""
+    """Why the verdict is not the tolerance's: the anchor, the cap, the noise."""
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}, not {self.verdict!r}")
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
 
     def to_json(self) -> dict[str, Any]:
-        """The claim as ``reproduce --json`` prints it (``passed`` is spelled ``pass``)."""
-        d = asdict(self)
-        d["pass"] = d.pop("passed")
-        return d
+        """The claim as ``reproduce --json`` prints it; ``pass`` is ``verdict == "pass"``."""
+        return asdict(self) | {"pass": self.passed}
+
+    def as_anchor(self, why: str) -> Claim:
+        """The same claim, shown but not scored: ``why`` names the profile value or arithmetic."""
+        return replace(self, verdict="anchor", why=why)
+
+    def undecided(self, why: str) -> Claim:
+        """The same claim, inconclusive: ``why`` says what keeps the simulation from deciding it."""
+        return replace(self, verdict="inconclusive", why=why)
+
+
+def judged(paper: str, figure: str, claim: str, metric: str, paper_value: Any, simulated: Any, tolerance: str, ok: bool) -> Claim:
+    """A claim a paper module judges itself (a set, a phase sequence): pass or fail."""
+    return Claim(paper, figure, claim, metric, paper_value, simulated, tolerance, _verdict(ok))
+
+
+def score(claims: Sequence[Claim]) -> str:
+    """``P pass of S scored (I inconclusive, A anchors, F fail)``; anchors are not scored."""
+    n = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
+    scored = len(claims) - n["anchor"]
+    return f"{n['pass']} pass of {scored} scored ({n['inconclusive']} inconclusive, {n['anchor']} anchors, {n['fail']} fail)"
 
 
 def pct_change(value: float, baseline: float) -> float:
@@ -57,39 +107,46 @@ def pct_change(value: float, baseline: float) -> float:
     return 100.0 * (value - baseline) / baseline
 
 
-def relative_change(paper: str, figure: str, claim: str, metric: str, paper_pct: float, simulated_pct: float) -> Claim:
+def relative_change(
+    paper: str, figure: str, claim: str, metric: str, paper_pct: float, simulated_pct: float, bound: Bound = None
+) -> Claim:
     """A claim "X % better/worse", as signed percent changes of the metric (e.g. −23 for
-    "23 % lower latency"). Passes with the same sign and within [0.5·X, 1.5·X]."""
+    "23 % lower latency"). Passes with the same sign and within [0.5·X, 1.5·X].
+    One-sided ("at least X %", "never more than X % worse") passes past the band's far edge."""
     if paper_pct == 0:
-        raise ValueError("relative_change needs a non-zero paper value; use another kind for 'no change'")
+        raise ValueError("relative_change needs a non-zero paper value; use `like` for 'no change'")
     lo, hi = sorted((0.5 * paper_pct, 1.5 * paper_pct))
-    ok = _finite(simulated_pct) and lo <= simulated_pct <= hi
-    return Claim(paper, figure, claim, metric, paper_pct, simulated_pct, f"same sign, {_n(lo)}% to {_n(hi)}%", ok)
+    if bound is None:
+        return _within(paper, figure, claim, metric, paper_pct, simulated_pct, lo, hi, "same sign,", unit="%")
+    return _one_sided(paper, figure, claim, metric, paper_pct, simulated_pct, bound, lo if bound == "at least" else hi, "%")
 
 
 def ratio(paper: str, figure: str, claim: str, metric: str, paper_ratio: float, simulated_ratio: float) -> Claim:
-    """A claim "R× better": passes within [1 + 0.5·(R−1), 1 + 1.5·(R−1)]."""
+    """A claim "R× better": passes within [1 + 0.5·(R−1), 1 + 1.5·(R−1)]. A
+    claim "as fast as" (R = 1) has an empty band: use `throughput` or `like`."""
+    if paper_ratio == 1:
+        raise ValueError("ratio needs R != 1: the band [1, 1] is empty; score 'as fast as' with throughput or like")
     lo, hi = sorted((1 + 0.5 * (paper_ratio - 1), 1 + 1.5 * (paper_ratio - 1)))
-    ok = _finite(simulated_ratio) and lo <= simulated_ratio <= hi
-    return Claim(paper, figure, claim, metric, paper_ratio, simulated_ratio, f"{_n(lo)}x to {_n(hi)}x", ok)
+    return _within(paper, figure, claim, metric, paper_ratio, simulated_ratio, lo, hi, "", unit="x")
 
 
 def throughput(paper: str, figure: str, claim: str, metric: str, paper_value: float, simulated: float) -> Claim:
-    """Absolute throughput: passes within ±10 % of the paper's value."""
-    lo, hi = 0.9 * paper_value, 1.1 * paper_value
-    return _within(paper, figure, claim, metric, paper_value, simulated, lo, hi, "±10%")
+    """Absolute throughput (and "as fast as"): passes within ±10 % of the paper's value."""
+    return _within(paper, figure, claim, metric, paper_value, simulated, 0.9 * paper_value, 1.1 * paper_value, "±10%")
 
 
 def latency(paper: str, figure: str, claim: str, metric: str, paper_value: float, simulated: float) -> Claim:
     """Absolute latency: passes within a factor of 2 of the paper's value."""
-    lo, hi = paper_value / 2, paper_value * 2
-    return _within(paper, figure, claim, metric, paper_value, simulated, lo, hi, "within 2x")
+    return _within(paper, figure, claim, metric, paper_value, simulated, paper_value / 2, paper_value * 2, "within 2x")
 
 
-def share(paper: str, figure: str, claim: str, metric: str, paper_value: float, simulated: float) -> Claim:
-    """Hit rate, share or utilisation as a fraction in [0, 1]: passes within ±15 percentage points."""
+def share(paper: str, figure: str, claim: str, metric: str, paper_value: float, simulated: float, bound: Bound = None) -> Claim:
+    """Hit rate, share or utilisation as a fraction in [0, 1]: passes within ±15
+    percentage points; one-sided ("at least 46 %") only the failing side counts."""
     lo, hi = paper_value - 0.15, paper_value + 0.15
-    return _within(paper, figure, claim, metric, paper_value, simulated, lo, hi, "±15 pp")
+    if bound is None:
+        return _within(paper, figure, claim, metric, paper_value, simulated, lo, hi, "±15 pp")
+    return _one_sided(paper, figure, claim, metric, paper_value, simulated, bound, lo if bound == "at least" else hi, "")
 
 
 def comparable(paper: str, figure: str, claim: str, metric: str, simulated_ratio: float) -> Claim:
@@ -102,8 +159,7 @@ def comparable(paper: str, figure: str, claim: str, metric: str, simulated_ratio
 def count(paper: str, figure: str, claim: str, metric: str, paper_value: float, simulated: float) -> Claim:
     """A count or rate of events (e.g. PAUSE frames per packet), which the
     policy does not list: passes within a factor of 2, its loosest rule."""
-    lo, hi = paper_value / 2, paper_value * 2
-    return _within(paper, figure, claim, metric, paper_value, simulated, lo, hi, "within 2x")
+    return _within(paper, figure, claim, metric, paper_value, simulated, paper_value / 2, paper_value * 2, "within 2x")
 
 
 def monotone(
@@ -112,28 +168,81 @@ def monotone(
     claim: str,
     metric: str,
     direction: Literal["non-increasing", "non-decreasing"],
-    simulated: Sequence[float],
+    simulated: Sequence[Values],
     slack: float = 0.0,
 ) -> Claim:
-    """A trend over a swept grid: every step goes the stated way, or the other
-    way by at most ``slack`` (in the metric's unit)."""
+    """A trend over a swept grid, each point over at least `SEEDS` seeds.
+    Fails when a step goes the wrong way by more than the noise (and more
+    than ``slack``, in the metric's unit); passes when, besides, the whole
+    grid moves the stated way beyond the noise; else inconclusive."""
     if direction not in ("non-increasing", "non-decreasing"):
         raise ValueError(f"direction must be 'non-increasing' or 'non-decreasing', not {direction!r}")
     sign = -1 if direction == "non-increasing" else 1
-    values = list(simulated)
-    ok = len(values) >= 2 and all(map(_finite, values)) and all(sign * (b - a) >= -slack for a, b in pairwise(values))
-    tolerance = f"each step {direction}" + (f", slack {_n(slack)}" if slack else "")
-    return Claim(paper, figure, claim, metric, direction, values, tolerance, ok)
+    points = [_sample(claim, v) for v in simulated]
+    tolerance = f"each step {direction} beyond noise" + (f" (slack {_n(slack)})" if slack else "")
+    means, sds = [p.mean for p in points], [p.sd for p in points]
+    if len(points) < 2 or not all(map(_finite, means)):
+        return Claim(paper, figure, claim, metric, direction, means, tolerance, "fail", sds, _missing(means) or "one point is no trend")
+    wrong = [(a, b) for a, b in pairwise(points) if sign * (b.mean - a.mean) < -slack and _decides(a, b)]
+    if wrong:
+        return Claim(paper, figure, claim, metric, direction, means, tolerance, "fail", sds, "a step goes the other way beyond noise")
+    first, last = points[0], points[-1]
+    if sign * (last.mean - first.mean) > 0 and _decides(first, last):
+        return Claim(paper, figure, claim, metric, direction, means, tolerance, "pass", sds)
+    return Claim(paper, figure, claim, metric, direction, means, tolerance, "inconclusive", sds, _NOISE)
 
 
 def ordering(
-    paper: str, figure: str, claim: str, metric: str, expected: Sequence[str], simulated: Mapping[str, float]
+    paper: str, figure: str, claim: str, metric: str, expected: Sequence[str], simulated: Mapping[str, Values]
 ) -> Claim:
     """A claim "A > B > C": ``expected`` names the cases from highest to lowest
-    metric; passes when the simulated values are strictly in that order."""
-    values = [simulated[name] for name in expected]
-    ok = all(map(_finite, values)) and all(a > b for a, b in pairwise(values))
-    return Claim(paper, figure, claim, metric, " > ".join(expected), dict(simulated), "same order", ok)
+    metric, each over at least `SEEDS` seeds. Fails when a neighbour pair is
+    out of order beyond the noise; passes when every pair is in order beyond
+    it; else inconclusive."""
+    points = {name: _sample(claim, simulated[name]) for name in expected}
+    means = {name: p.mean for name, p in points.items()}
+    sds = {name: p.sd for name, p in points.items()}
+    args = (paper, figure, claim, metric, " > ".join(expected), means, "same order beyond noise")
+    if not all(map(_finite, means.values())):
+        return Claim(*args, "fail", sds, _missing(list(means.values())))
+    pairs = list(pairwise(points[name] for name in expected))
+    if any(a.mean < b.mean and _decides(a, b) for a, b in pairs):
+        return Claim(*args, "fail", sds, "out of order beyond noise")
+    if all(a.mean > b.mean and _decides(a, b) for a, b in pairs):
+        return Claim(*args, "pass", sds)
+    return Claim(*args, "inconclusive", sds, _NOISE)
+
+
+def like(
+    paper: str,
+    figure: str,
+    claim: str,
+    metric: str,
+    simulated: Values,
+    reference: Values,
+    reports: Sequence[Mapping[str, Any]] = (),
+) -> Claim:
+    """A claim "A performs like B", "no change", "as fast as": the mean of A
+    within ±10 % of B's (the absolute-throughput rule). Inconclusive when
+    every configuration in ``reports`` sits at the same external cap (see
+    `external_cap`): then nothing the claim varies could have shown."""
+    a, b = _sample(claim, simulated, need=1).mean, _sample(claim, reference, need=1).mean
+    lo, hi = (0.9 * b, 1.1 * b) if _finite(b) else (math.nan, math.nan)
+    c = _within(paper, figure, claim, metric, b, a, lo, hi, "±10%")
+    caps = {external_cap(r) for r in reports}
+    if c.passed and len(caps) == 1 and None not in caps:
+        return c.undecided(f"every configuration at the same cap: {caps.pop()}")
+    return c
+
+
+def all_of(paper: str, figure: str, claim: str, metric: str, parts: Sequence[Claim]) -> Claim:
+    """One claim the paper states once over several points ("at every share below
+    15 %"): fails if a part fails, passes if every part passes, else inconclusive."""
+    verdicts = {c.verdict for c in parts}
+    verdict: Verdict = "fail" if "fail" in verdicts or not parts else "pass" if verdicts == {"pass"} else "inconclusive"
+    why = "; ".join(f"{c.paper_value}: {c.why}" for c in parts if c.why)
+    return Claim(paper, figure, claim, metric, [c.paper_value for c in parts], [c.simulated for c in parts],
+                 "every part: " + (parts[0].tolerance if parts else ""), verdict, [c.spread for c in parts], why)
 
 
 def crossover(
@@ -142,14 +251,16 @@ def crossover(
     """A knee or crossover at a point of a swept grid (e.g. the offered load
     where the hit rate starts to fall). Both values snap to the nearest grid
     point; passes when they are at most one grid step apart. ``simulated`` is
-    None when the simulation shows no crossover within the grid."""
+    None when the simulation shows no crossover within the grid: that fails
+    (a missing effect is not a knee at the grid's end)."""
     points = list(grid)
 
     def step(x: float) -> int:
         return min(range(len(points)), key=lambda i: abs(points[i] - x))
 
     ok = simulated is not None and _finite(simulated) and abs(step(simulated) - step(paper_value)) <= 1
-    return Claim(paper, figure, claim, metric, paper_value, simulated, "within one grid step", ok)
+    return Claim(paper, figure, claim, metric, paper_value, simulated, "within one grid step", _verdict(ok),
+                 why="" if simulated is not None else "no crossover on the grid")
 
 
 def cores_needed(
@@ -161,22 +272,75 @@ def cores_needed(
         ok = paper_cores is None and simulated_cores is None
     else:
         ok = abs(simulated_cores - paper_cores) <= 2
-    return Claim(paper, figure, claim, metric, paper_cores, simulated_cores, "±2 cores", ok)
+    return Claim(paper, figure, claim, metric, paper_cores, simulated_cores, "±2 cores", _verdict(ok))
+
+
+def external_cap(report: Mapping[str, Any], busy: float = 0.97) -> str | None:
+    """The cap outside the mechanism a packet run sits at, or None: a PCIe
+    direction at least ``busy`` utilised, or the whole offered load forwarded
+    (the source's rate is the cap)."""
+    util = report.get("pcie_util") or {}
+    for direction in ("upstream", "downstream"):
+        if (util.get(direction) or 0) >= busy:
+            return f"PCIe {direction}"
+    if report.get("offered_gbps") and report.get("drop_rate") is not None and report["drop_rate"] == 0:
+        return "the offered load"
+    return None
+
+
+# -- helpers ---------------------------------------------------------------------
+
+_NOISE = "differences within run-to-run noise (< 2 sd of the seeds or < 1 %)"
+
+
+@dataclass(frozen=True)
+class _Sample:
+    mean: float | None
+    sd: float
+
+
+def _sample(claim: str, value: Values, need: int = SEEDS) -> _Sample:
+    """Mean and standard deviation of one point's seeds; a non-finite seed makes it missing."""
+    values = [value] if value is None or isinstance(value, numbers.Real) else list(value)
+    if len(values) < need:
+        raise ValueError(f"claim '{claim}': a point needs at least {need} seeds (Runs.sample or Runs.per_seed), got {len(values)}")
+    if not all(map(_finite, values)):
+        return _Sample(None, math.nan)
+    return _Sample(statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0)
+
+
+def _decides(a: _Sample, b: _Sample) -> bool:
+    """The difference of two points is beyond run-to-run noise: at least 2
+    standard deviations of their seeds and at least 1 % of the value."""
+    d = abs(a.mean - b.mean)
+    return d > 0 and d >= 2 * max(a.sd, b.sd) and d >= 0.01 * max(abs(a.mean), abs(b.mean))
+
+
+def _verdict(ok: bool) -> Verdict:
+    return "pass" if ok else "fail"
+
+
+def _missing(values: Sequence[Any]) -> str:
+    return "no samples: a point's metric is absent" if not all(map(_finite, values)) else ""
 
 
 def _within(
-    paper: str,
-    figure: str,
-    claim: str,
-    metric: str,
-    paper_value: float,
-    simulated: float,
-    lo: float,
-    hi: float,
-    rule: str,
+    paper: str, figure: str, claim: str, metric: str, paper_value: Any, simulated: Any, lo: float, hi: float, rule: str, unit: str = ""
 ) -> Claim:
     ok = _finite(simulated) and lo <= simulated <= hi
-    return Claim(paper, figure, claim, metric, paper_value, simulated, f"{rule} ({_n(lo)} to {_n(hi)})", ok)
+    tolerance = f"{rule} {_n(lo)}{unit} to {_n(hi)}{unit}".strip() if unit else f"{rule} ({_n(lo)} to {_n(hi)})"
+    return Claim(paper, figure, claim, metric, paper_value, simulated, tolerance, _verdict(ok), why=_missing([simulated]))
+
+
+def _one_sided(
+    paper: str, figure: str, claim: str, metric: str, paper_value: float, simulated: float, bound: str, edge: float, unit: str
+) -> Claim:
+    if bound not in ("at least", "at most"):
+        raise ValueError(f"bound must be 'at least' or 'at most', not {bound!r}")
+    ok = _finite(simulated) and (simulated >= edge if bound == "at least" else simulated <= edge)
+    tolerance = f"one-sided: {'>=' if bound == 'at least' else '<='} {_n(edge)}{unit}"
+    return Claim(paper, figure, claim, metric, f"{bound} {_n(paper_value)}{unit}", simulated, tolerance, _verdict(ok),
+                 why=_missing([simulated]))
 
 
 def _finite(x: Any) -> bool:

@@ -15,32 +15,39 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from packetpath.reproduce._claims import Claim
+from packetpath.reproduce._claims import Claim, score
 
-COLUMNS = ("figure", "claim", "metric", "paper", "simulated", "tolerance", "result")
+COLUMNS = ("figure", "claim", "metric", "paper", "simulated", "tolerance", "verdict")
+COLOURS = {"pass": "green", "inconclusive": "yellow", "anchor": "cyan", "fail": "bold red"}
+
+
+def verdict_text(c: Claim) -> str:
+    """``PASS``, or the verdict with why it is not the tolerance's (``INCONCLUSIVE: ...``)."""
+    return c.verdict.upper() + (f": {c.why}" if c.why else "")
+
+
+def simulated_text(c: Claim) -> str:
+    """The simulated value, with the seeds' standard deviation beside it where there is one."""
+    return fmt(c.simulated) if c.spread is None else fmt(c.simulated, c.spread)
 
 
 def rows(claims: Sequence[Claim]) -> list[tuple[str, ...]]:
     """One row of text per claim, in `COLUMNS` order."""
-    return [
-        (c.figure, c.claim, c.metric, fmt(c.paper_value), fmt(c.simulated), c.tolerance, "PASS" if c.passed else "FAIL")
-        for c in claims
-    ]
+    return [(c.figure, c.claim, c.metric, fmt(c.paper_value), simulated_text(c), c.tolerance, verdict_text(c)) for c in claims]
 
 
 def summary(claims: Sequence[Claim]) -> str:
-    passed = sum(c.passed for c in claims)
-    return f"{passed} passed, {len(claims) - passed} failed"
+    """The score line: ``P pass of S scored (I inconclusive, A anchors, F fail)``."""
+    return score(claims)
 
 
 def rich_table(claims: Sequence[Claim], title: str = "") -> Table:
     table = Table(title=title or None, caption=summary(claims))
     for column in COLUMNS:
         table.add_column(column, overflow="fold")  # fold, never crop: nothing is hidden
-    for row in rows(claims):
-        colour = "green" if row[-1] == "PASS" else "bold red"
+    for c, row in zip(claims, rows(claims), strict=True):
         # Text, not markup: claim text may contain [brackets]
-        table.add_row(*map(Text, row[:-1]), Text(row[-1], style=colour))
+        table.add_row(*map(Text, row[:-1]), Text(row[-1], style=COLOURS[c.verdict]))
     return table
 
 
@@ -55,16 +62,19 @@ def markdown(claims: Sequence[Claim], title: str = "") -> str:
     return "\n".join(lines)
 
 
-def fmt(value: Any) -> str:
-    """Compact text for a claim value: numbers to 4 significant digits, lists and mappings item by item."""
+def fmt(value: Any, spread: Any = None) -> str:
+    """Compact text for a claim value: numbers to 4 significant digits, lists and
+    mappings item by item; with ``spread`` (same shape), each number ``± sd``."""
     if isinstance(value, bool) or value is None:
         return "none" if value is None else str(value).lower()
     if isinstance(value, (int, float)):
-        return f"{value:.4g}"
+        return f"{value:.4g}" + (f" ± {spread:.2g}" if isinstance(spread, (int, float)) else "")
     if isinstance(value, Mapping):
-        return ", ".join(f"{k}: {fmt(v)}" for k, v in value.items())
+        sd = spread if isinstance(spread, Mapping) else {}
+        return ", ".join(f"{k}: {fmt(v, sd.get(k))}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(fmt(v) for v in value) + "]"
+        sd = spread if isinstance(spread, (list, tuple)) else [None] * len(value)
+        return "[" + ", ".join(fmt(v, s) for v, s in zip(value, sd, strict=False)) + "]"
     return str(value)
 
 
@@ -83,6 +93,7 @@ def write_report(
     runs = {name: {"scenario": scenarios[name], "report": results[name]} for name in scenarios}
     (out / "runs.json").write_text(json.dumps(runs, indent=2) + "\n")
     (out / "claims.md").write_text(markdown(claims, title=f"{module.PAPER}: reproduced claims"))
+    results = {name: report for name, report in results.items() if "#seed" not in name}
     if hasattr(module, "figures"):
         from packetpath.plots import render_figure
 

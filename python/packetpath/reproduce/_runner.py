@@ -4,8 +4,14 @@ A paper module ``packetpath.reproduce.<paper>`` defines
 
     PAPER: str
     scenarios() -> dict[str, dict]          # run name -> scenario dict (may name a profile)
-    claims(results: dict[str, dict]) -> list[Claim]   # run name -> report
-    plots(results, out_dir) -> None         # optional: one PNG per figure
+    SEEDED: tuple[str, ...]                 # optional: runs (names or prefixes) rerun over SEEDS seeds
+    claims(results: Runs) -> list[Claim]    # run name -> report, and the seeds of SEEDED runs
+    figures(results) -> list[dict]          # optional: the figures as data (or plots(results, out_dir))
+
+A run in ``SEEDED`` runs at its own seed and at the SEEDS - 1 following ones,
+so its ordering, trend and "no change" claims can tell an effect from noise.
+After the module judges its claims, every claim on a figure that a profile
+value was calibrated against becomes an ``anchor`` (see `packetpath.profiles`).
 
 Every run is one whole simulation; the runs go through `packetpath.sweep.execute`,
 the one way to run many simulations (process pool or Dask, optional results
@@ -23,10 +29,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from packetpath import profiles
 from packetpath.errors import ConfigError
-from packetpath.reproduce._claims import Claim
+from packetpath.reproduce._claims import SEEDS, Claim
 from packetpath.reproduce._report import write_report
-from packetpath.sweep import RunFn, execute, make_task
+from packetpath.reproduce._runs import Runs
+from packetpath.sweep import RunFn, Task, execute, make_task
 
 
 def papers() -> list[str]:
@@ -67,15 +75,39 @@ def reproduce(
     (tests inject a fake; with ``jobs > 1`` it must be a module-level
     function so it can be sent to the workers)."""
     module = load_paper(paper)
-    tasks = []
+    seeded = tuple(getattr(module, "SEEDED", ()))
+    tasks: list[Task] = []
+    runs: dict[str, list[Task]] = {}
     for name, scenario in module.scenarios().items():
         try:
-            tasks.append(make_task(name, scenario))
+            runs[name] = _tasks(name, scenario, replicate=name.startswith(seeded))
         except ConfigError as e:
             raise ConfigError(f"{paper}/{name}: {e}") from None
+        tasks += runs[name]
     rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, title=paper)
-    results = {t.name: json.loads(row["report"]) for t, row in zip(tasks, rows, strict=True)}
-    claims = module.claims(results)
+    reports = {t.name: json.loads(row["report"]) for t, row in zip(tasks, rows, strict=True)}
+    results = Runs({name: [reports[t.name] for t in ts] for name, ts in runs.items()})
+    claims = anchored(module.claims(results), profiles.anchors())
     if out is not None:
-        write_report(Path(out), module, claims, {t.name: t.values for t in tasks}, results)
+        write_report(Path(out), module, claims, {t.name: t.values for t in tasks}, reports)
     return claims
+
+
+def _tasks(name: str, scenario: dict, replicate: bool) -> list[Task]:
+    """A run at its own seed, and (replicated) at the SEEDS - 1 seeds after it, named ``name#seedN``."""
+    first = make_task(name, scenario)
+    if not replicate:
+        return [first]
+    seed = int(first.config.get("sim.seed", 1))
+    return [first] + [make_task(f"{name}#seed{seed + k}", scenario, seed=seed + k) for k in range(1, SEEDS)]
+
+
+def anchored(claims: list[Claim], anchors: list[profiles.Anchor]) -> list[Claim]:
+    """Every claim on a figure some profile value was calibrated against, shown as ``anchor``."""
+    out = []
+    for c in claims:
+        mine = [a for a in anchors if a.touches(c.paper, c.figure)]
+        if mine and c.verdict != "anchor":
+            c = c.as_anchor("; ".join(f"profile {a.profile}: {a.key} calibrated against {a.paper} {', '.join(a.figures)}" for a in mine))
+        out.append(c)
+    return out

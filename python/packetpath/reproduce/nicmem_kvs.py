@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from packetpath.plots import figure, series
-from packetpath.reproduce import Claim, pct_change, relative_change
+from packetpath.reproduce import Claim, judged, pct_change, relative_change
 
 PAPER = "nicmem-kvs"
 PROFILE = "nicmem-cascadelake"
@@ -68,8 +68,9 @@ def scenarios() -> dict[str, dict]:
 
 def _gain(r: dict[str, dict], fig: str, cfg: str, x: float, metric: str = "throughput_gbps") -> float | None:
     base, nm = r[f"{fig}/{cfg}/MICA/{x}"], r[f"{fig}/{cfg}/nmKVS/{x}"]
-    get = (lambda d: d["latency_ns"][metric]) if metric in ("mean", "p99") else (lambda d: d[metric])
-    return None if get(base) == 0 or get(nm) == 0 else pct_change(get(nm), get(base))
+    # no request completed in the window: the latency is absent (None), and so is the gain
+    get = (lambda d: (d["latency_ns"] or {}).get(metric)) if metric in ("mean", "p99") else (lambda d: d[metric])
+    return None if not get(base) or not get(nm) else pct_change(get(nm), get(base))
 
 
 def _best(values: list[float | None], sign: int) -> float | None:
@@ -79,7 +80,7 @@ def _best(values: list[float | None], sign: int) -> float | None:
 
 def _claim(figure: str, claim: str, metric: str, paper: float, simulated: float | None) -> Claim:
     if simulated is None:
-        return Claim(PAPER, figure, claim, metric, paper, None, "not measurable: no request of the window completed", False)
+        return judged(PAPER, figure, claim, metric, paper, None, "not measurable: no request of the window completed", False)
     return relative_change(PAPER, figure, claim, metric, paper, simulated)
 
 
@@ -99,8 +100,9 @@ def claims(r: dict[str, dict]) -> list[Claim]:
         for fig, name in (("fig16", "all hits"), ("fig16nohit", "every GET misses the hot area (nohit)")):
             gains = [_gain(r, fig, cfg, s) for s in FIG16_SETS]
             worst = _best(gains, -1)
-            out.append(Claim(PAPER, "Fig 16", f"GET/SET mixes, {name}, {cfg}: never more than 5% worse", "throughput_gbps, worst change (%)",
-                             ">= -5", worst, "worst change >= -5%", worst is not None and worst >= -5.0))
+            claim = f"GET/SET mixes, {name}, {cfg}: never more than 5% worse"
+            out.append(relative_change(PAPER, "Fig 16", claim, "throughput_gbps, worst change (%)", -5.0, worst, bound="at least")
+                       if worst is not None else _claim("Fig 16", claim, "throughput_gbps, worst change (%)", -5.0, None))
         out.append(_claim("Fig 16", f"GET/SET mixes, all hits, {cfg}: best case +{best:g}%", "throughput_gbps",
                           best, _best([_gain(r, "fig16", cfg, s) for s in FIG16_SETS], +1)))
     return out

@@ -136,21 +136,21 @@ mod tests {
         let cold = bench("latency", 64, "cold");
         let c = validate(&json!({})).unwrap();
         let extra = (c.u64("dram.latency") as f64) / 1000.0;
-        let diff = cold.latency_ns.mean - warm.latency_ns.mean;
+        let diff = cold.latency_ns.as_ref().unwrap().mean - warm.latency_ns.as_ref().unwrap().mean;
         // Cold: DRAM instead of LLC (plus the channel's service time).
         assert!(
             diff > extra * 0.8 && diff < extra * 1.5,
             "warm {} cold {}",
-            warm.latency_ns.mean,
-            cold.latency_ns.mean
+            warm.latency_ns.as_ref().unwrap().mean,
+            cold.latency_ns.as_ref().unwrap().mean
         );
         // Warm 64 B read: two link traversals + LLC.
         let rtt =
             2.0 * c.u64("pcie.latency") as f64 / 1000.0 + c.u64("llc.latency") as f64 / 1000.0;
         assert!(
-            warm.latency_ns.mean > rtt && warm.latency_ns.mean < rtt + 30.0,
+            warm.latency_ns.as_ref().unwrap().mean > rtt && warm.latency_ns.as_ref().unwrap().mean < rtt + 30.0,
             "{} vs {rtt}",
-            warm.latency_ns.mean
+            warm.latency_ns.as_ref().unwrap().mean
         );
     }
 }
