@@ -59,7 +59,7 @@ $(VENV)/.engine-built: $(VENV)/.venv-created $(RUST_SRC) pyproject.toml
 
 # The README's metric and parameter tables are derived from the code.
 readme: build
-	$(BIN)/python -m packetpath._readme README.md
+	$(BIN)/python -m packetpath._readme README.md $(if $(CLAIMS),--claims $(CLAIMS))
 
 clean:
 	rm -rf $(VENV) out python/packetpath/_engine*.so

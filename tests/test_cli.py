@@ -100,10 +100,14 @@ def test_scenarios_lists_every_builtin(cli):
 def test_profiles_lists_every_profile(cli):
     out = cli("profiles")
     assert out.code == 0
-    assert out.stdout.splitlines() == [f"{p.name} — {p.description}" for p in profiles.load_all()]
+    lines = out.stdout.splitlines()
+    assert [x for x in lines if not x.startswith(" ")] == [f"{p.name} — {p.description}" for p in profiles.load_all()]
+    assert "    anchor nic.pipeline_mpps: dpa Fig 14a, Fig 14b (those claims are shown, not scored)" in lines
     listed = json.loads(cli("profiles", "--json").stdout)
     assert [p["name"] for p in listed] == profiles.names()
     assert all(set(p["sources"]) == set(p["values"]) for p in listed)
+    bf3 = next(p for p in listed if p["name"] == "bf3")
+    assert {"key": "host.ipc", "paper": "dpa", "figures": ["Fig 3"]}.items() <= bf3["anchors"][0].items()
 
 
 def test_params_lists_every_parameter_with_unit_and_doc(cli):
