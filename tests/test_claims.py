@@ -172,12 +172,15 @@ def test_ordering_prints_the_seeds_spread():
 
 def test_like_is_inconclusive_at_a_shared_cap():
     capped = {"offered_gbps": 197.4, "drop_rate": 0.02, "pcie_util": {"upstream": 0.99, "downstream": 0.3}}
-    free = {"offered_gbps": 197.4, "drop_rate": 0.02, "pcie_util": {"upstream": 0.80, "downstream": 0.3}}
+    free = {"offered_gbps": 197.4, "drop_rate": 0.02, "pcie_util": {"upstream": 0.80, "downstream": 0.3},
+            "drops": {"rx_buffer": 10, "no_descriptor": 90, "software": 0}}
     assert like(*HEAD, 186.0, 187.0, reports=[capped, capped]).verdict == "inconclusive"
     assert like(*HEAD, 186.0, 187.0, reports=[capped, free]).verdict == "pass"
     assert like(*HEAD, 150.0, 187.0, reports=[capped, capped]).verdict == "fail"  # not alike: the cap does not excuse it
     lossless = {"offered_gbps": 100.0, "drop_rate": 0.0, "pcie_util": {"upstream": 0.5, "downstream": 0.2}}
     assert external_cap(lossless) == "the offered load" and external_cap(free) is None
+    in_front = free | {"drops": {"rx_buffer": 100, "no_descriptor": 0, "software": 0}}
+    assert external_cap(in_front).startswith("the NIC's Rx buffer")
 
 
 def test_as_fast_as_uses_the_throughput_rule():

@@ -202,3 +202,22 @@ def test_pcap_replay_runs_at_the_offered_rate():
     # Frame bits offered at 10 Gbps on the wire: a little under 10 Gbps.
     assert 5 < r["offered_gbps"] < 10
     assert r["drop_rate"] == 0
+
+
+def test_two_identical_configurations_give_an_inconclusive_ordering(monkeypatch):
+    """End to end: one configuration under two names, each over three seeds, is no order."""
+    import sys
+    import types
+
+    from packetpath.reproduce import ordering
+
+    same = {"profile": "ddio-skylake", "traffic": {"arrival": "poisson", "rate": "60Gbps"}, "cpu": {"cores": 2}, **SHORT}
+    paper = types.ModuleType("packetpath.reproduce.twins")
+    paper.PAPER, paper.SEEDED = "twins", ("a", "b")
+    paper.scenarios = lambda: {"a": same, "b": same}
+    paper.claims = lambda r: [ordering("twins", "Fig 1", "a beats b", "latency_ns.p99", ["a", "b"],
+                                       {n: r.sample(n, "latency_ns.p99") for n in ("a", "b")})]
+    monkeypatch.setitem(sys.modules, "packetpath.reproduce.twins", paper)
+    (claim,) = reproduce("twins", jobs=2, progress=False)
+    assert claim.verdict == "inconclusive", claim
+    assert claim.spread["a"] > 0  # the seeds really differ: the noise is measured, not assumed

@@ -31,6 +31,7 @@ from packetpath.reproduce._claims import (
     score,
     share,
     throughput,
+    up_to,
 )
 from packetpath.reproduce._report import markdown, rich_table, summary
 from packetpath.reproduce._runner import anchored, load_paper, papers, reproduce
@@ -66,4 +67,5 @@ __all__ = [
     "share",
     "summary",
     "throughput",
+    "up_to",
 ]

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 import numbers
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from itertools import pairwise
 from typing import Any, Literal
@@ -100,6 +100,13 @@ def score(claims: Sequence[Claim]) -> str:
     n = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
     scored = len(claims) - n["anchor"]
     return f"{n['pass']} pass of {scored} scored ({n['inconclusive']} inconclusive, {n['anchor']} anchors, {n['fail']} fail)"
+
+
+def up_to(values: Iterable[float], best: Callable[[list[float]], float] = max) -> float:
+    """An "up to" claim's value: the best over the grid (``max`` or ``min``);
+    NaN if any point has no samples, so the claim fails (missing is missing)."""
+    vals = list(values)
+    return best(vals) if vals and all(map(_finite, vals)) else math.nan
 
 
 def pct_change(value: float, baseline: float) -> float:
@@ -275,15 +282,20 @@ def cores_needed(
     return Claim(paper, figure, claim, metric, paper_cores, simulated_cores, "±2 cores", _verdict(ok))
 
 
-def external_cap(report: Mapping[str, Any], busy: float = 0.97) -> str | None:
+def external_cap(report: Mapping[str, Any], busy: float = 0.95) -> str | None:
     """The cap outside the mechanism a packet run sits at, or None: a PCIe
-    direction at least ``busy`` utilised, or the whole offered load forwarded
-    (the source's rate is the cap)."""
+    direction at least ``busy`` utilised; every drop in the NIC's Rx buffer,
+    before the rings (the I/O path in front of the rings is the bottleneck,
+    so nothing behind it can show); or the whole offered load forwarded (the
+    source's rate is the cap)."""
     util = report.get("pcie_util") or {}
     for direction in ("upstream", "downstream"):
         if (util.get(direction) or 0) >= busy:
             return f"PCIe {direction}"
-    if report.get("offered_gbps") and report.get("drop_rate") is not None and report["drop_rate"] == 0:
+    drops = report.get("drops") or {}
+    if drops.get("rx_buffer") and not drops.get("no_descriptor") and not drops.get("software"):
+        return "the NIC's Rx buffer (every drop before the rings)"
+    if report.get("offered_gbps") and report.get("drop_rate") == 0:
         return "the offered load"
     return None
 

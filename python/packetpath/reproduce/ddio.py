@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from packetpath.plots import figure, series
-from packetpath.reproduce import Claim, Runs, count, crossover, latency, monotone, ordering, pct_change, ratio, relative_change, share, throughput
+from packetpath.reproduce import Claim, Runs, count, crossover, latency, metric, monotone, ordering, pct_change, ratio, relative_change, share, throughput
 
 PAPER = "ddio"
 PROFILE = "ddio-skylake"
@@ -195,7 +195,7 @@ def claims(r: Runs) -> list[Claim]:
     # Fig 12 -- stateful chain on 18 cores: more DDIO ways cut the p99 when
     # the load is imbalanced ("up to": the best of 4, 6 and 8 ways vs 2).
     def p99(level: str, ways: int) -> float:
-        return r[f"fig12/{level}/{ways}w"]["latency_ns"]["p99"]
+        return metric(r[f"fig12/{level}/{ways}w"], "latency_ns.p99")
 
     cut = {level: min(pct_change(p99(level, w), p99(level, 2)) for w in FIG12_WAYS[1:]) for level in FIG12_IMBALANCE}
     out.append(relative_change(P, "Fig 12", "2.78x imbalance: more DDIO ways cut the chain's p99 by up to ~21%", "latency_ns.p99",
@@ -212,8 +212,8 @@ def claims(r: Runs) -> list[Claim]:
     out.append(relative_change(P, "Table 2", "disabling DDIO lowers L2 forwarding throughput (98.01 -> 87.02 Gbps)",
                                "throughput_gbps", pct_change(87.02, 98.01), pct_change(off["throughput_gbps"], on["throughput_gbps"])))
     out.append(relative_change(P, "Table 2", "disabling DDIO raises median latency (500.82 -> 1058.15 us)", "latency_ns.p50",
-                               pct_change(1058.15, 500.82), pct_change(off["latency_ns"]["p50"], on["latency_ns"]["p50"])))
-    out.append(latency(P, "Table 2", "median latency with DDIO 500.82 us", "latency_ns.p50", 500_820, on["latency_ns"]["p50"]))
+                               pct_change(1058.15, 500.82), pct_change(metric(off, "latency_ns.p50"), metric(on, "latency_ns.p50"))))
+    out.append(latency(P, "Table 2", "median latency with DDIO 500.82 us", "latency_ns.p50", 500_820, metric(on, "latency_ns.p50")))
 
     # Fig 14 -- 200 Gbps over two NICs; the high-priority application's p99.
     hp = {k.split("/")[1]: r.sample(k, "per_nic.0.latency_ns.p99") for k in r if k.startswith("fig14/")}
@@ -261,7 +261,7 @@ def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
         for c in FIG11_CORES
     ]))
     figs.append(figure("fig2", "Fig 2", "Fig 2", "Rx descriptors (2 cores)", "p99 latency (us)", [
-        series(f"{w}W", runs := [f"fig2/{w}w/{n}" for n in FIG2_RINGS], [2 * n for n in FIG2_RINGS], [r[n]["latency_ns"]["p99"] / 1e3 for n in runs])
+        series(f"{w}W", runs := [f"fig2/{w}w/{n}" for n in FIG2_RINGS], [2 * n for n in FIG2_RINGS], [metric(r[n], "latency_ns.p99") / 1e3 for n in runs])
         for w in FIG2_WAYS
     ], xscale="log2"))
     runs = [f"fig9/{c}calls" for c in FIG9_CALLS]
@@ -275,11 +275,11 @@ def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
     ]))
     figs.append(figure("fig12", "Fig 12", "Fig 12: stateful chain, 18 cores", "DDIO ways", "p99 latency (us)", [
         series(f"{ratio}x imbalance", runs := [f"fig12/{level}/{w}w" for w in FIG12_WAYS], FIG12_WAYS,
-               [r[n]["latency_ns"]["p99"] / 1e3 for n in runs])
+               [metric(r[n], "latency_ns.p99") / 1e3 for n in runs])
         for level, ratio in FIG12_IMBALANCE.items()
     ]))
     cases = [k for k in r if k.startswith("fig14/")]
     figs.append(figure("fig14", "Fig 14", "Fig 14: 200 Gbps over two NICs", "", "high-priority p99 (us)", [
-        series("p99", cases, [c.split("/")[1] for c in cases], [r[c]["per_nic"][0]["latency_ns"]["p99"] / 1e3 for c in cases])
+        series("p99", cases, [c.split("/")[1] for c in cases], [metric(r[c]["per_nic"][0], "latency_ns.p99") / 1e3 for c in cases])
     ], kind="bar"))
     return figs

@@ -18,7 +18,7 @@ from typing import Any
 from packetpath.plots import figure, series
 from statistics import mean
 
-from packetpath.reproduce import SEEDS, Claim, Runs, monotone, ordering, pct_change, relative_change, share, throughput
+from packetpath.reproduce import SEEDS, Claim, Runs, metric, monotone, ordering, pct_change, relative_change, share, throughput
 from packetpath.reproduce import latency as latency_claim
 
 PAPER = "netdimm"
@@ -98,7 +98,7 @@ def _cut(r: dict, nic: str, base: str, size: int, runs: str = "size") -> float:
 
 
 def _fig12(r: dict, cluster: str, sw: int, nic: str, base: str) -> float:
-    lat = lambda n: _nd(r, f"fig12a/{cluster}/{sw}ns/{n}")["latency_ns"]["mean"]  # noqa: E731
+    lat = lambda n: metric(_nd(r, f"fig12a/{cluster}/{sw}ns/{n}"), "latency_ns.mean")  # noqa: E731
     return pct_change(lat(nic), lat(base))
 
 

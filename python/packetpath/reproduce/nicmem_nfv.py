@@ -18,12 +18,11 @@ are read off the text; each claim names its figure.
 from __future__ import annotations
 
 import itertools
-import math
 from typing import Any
 
 from packetpath.plots import figure, series
-from packetpath.reproduce import (Claim, Runs, cores_needed, crossover, judged, latency, like, monotone, ordering, pct_change, ratio,
-                                  relative_change, share, throughput)
+from packetpath.reproduce import (Claim, Runs, cores_needed, crossover, judged, latency, like, metric, monotone, ordering, pct_change,
+                                  ratio, relative_change, share, throughput, up_to)
 
 PAPER = "nicmem-nfv"
 PROFILE = "nicmem-cascadelake"
@@ -207,14 +206,14 @@ def claims(r: Runs) -> list[Claim]:
     for nf in NFS:
         big = {cfg: r.sample(f"fig10/{nf}/{cfg}/1500B", thr) for cfg in ("nmNFV", "host")}
         out.append(ordering(P, "Fig 10", f"{nf.upper()}: nmNFV forwards more than host for 1500 B packets", thr, ["nmNFV", "host"], big))
-        ok = [r[f"fig10/{nf}/nmNFV/{s}B"]["latency_ns"]["mean"] <= 1.05 * r[f"fig10/{nf}/host/{s}B"]["latency_ns"]["mean"] for s in FIG10_SIZES]
+        ok = [metric(r[f"fig10/{nf}/nmNFV/{s}B"], "latency_ns.mean") <= 1.05 * metric(r[f"fig10/{nf}/host/{s}B"], "latency_ns.mean") for s in FIG10_SIZES]
         out.append(share(P, "Fig 10", f"{nf.upper()}: nmNFV latency is similar or better than host at every packet size", "share of sizes, nmNFV mean latency <= 1.05 x host",
                          1.0, sum(ok) / len(ok)))
 
     # Fig 11 (NAT, the NF whose text gives numbers). The paper's latencies include
     # its generator's floor (Sec. 6.1), so latencies are compared as differences.
     n11 = lambda cfg, w: r[f"fig11/nat/{cfg}/{w}w"]  # noqa: E731
-    mean = lambda rep: rep["latency_ns"]["mean"] if rep["latency_ns"] else math.nan  # noqa: E731
+    mean = lambda rep: metric(rep, "latency_ns.mean")  # noqa: E731
     out.append(latency(P, "Fig 11", "DDIO off with nicmem beats 11 DDIO ways without it: latency 84 vs 22 us (difference)",
                        "latency_ns.mean, host 11 ways - nmNFV 0 ways", (84 - 22) * 1e3, mean(n11("host", 11)) - mean(n11("nmNFV", 0))))
     out.append(throughput(P, "Fig 11", "nmNFV with DDIO off: 197 Gbps", thr, 197.0, n11("nmNFV", 0)[thr]))
@@ -271,7 +270,7 @@ def claims(r: Runs) -> list[Claim]:
     pairs = [(r[k.replace("/host/", "/nmNFV/")], r[k]) for k in r if k.split("/")[0] in ("fig8", "fig9", "fig10", "fig11") and "/host/" in k]
     out.append(relative_change(P, "Abstract", "nmNFV raises NFV throughput by up to 19%", thr, 19.0, max(pct_change(a[thr], b[thr]) for a, b in pairs)))
     out.append(relative_change(P, "Abstract", "nmNFV shortens NFV latency by up to 23%", lat, -23.0,
-                               min(pct_change(a["latency_ns"]["mean"], b["latency_ns"]["mean"]) for a, b in pairs)))
+                               up_to((pct_change(mean(a), mean(b)) for a, b in pairs), min)))
     return out
 
 
@@ -290,12 +289,12 @@ def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
         figs.append(figure(f"fig8-{nf}", "Fig 8", f"Fig 8: {nf.upper()} at 200 Gbps", "cores", "throughput (Gbps)", [
             series(cfg, runs := [f"fig8/{nf}/{cfg}/{c}c" for c in FIG8_CORES], FIG8_CORES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
         figs.append(figure(f"fig9-{nf}", "Fig 9", f"Fig 9: {nf.upper()}, 14 cores", "Rx descriptors per queue", "mean latency (us)", [
-            series(cfg, runs := [f"fig9/{nf}/{cfg}/{n}" for n in FIG9_RINGS], FIG9_RINGS, [r[n]["latency_ns"]["mean"] / 1e3 for n in runs]) for cfg in CONFIGS],
+            series(cfg, runs := [f"fig9/{nf}/{cfg}/{n}" for n in FIG9_RINGS], FIG9_RINGS, [metric(r[n], "latency_ns.mean") / 1e3 for n in runs]) for cfg in CONFIGS],
             xscale="log2"))
         figs.append(figure(f"fig10-{nf}", "Fig 10", f"Fig 10: {nf.upper()}, 14 cores", "packet size (B)", "throughput (Gbps)", [
             series(cfg, runs := [f"fig10/{nf}/{cfg}/{s}B" for s in FIG10_SIZES], FIG10_SIZES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
         figs.append(figure(f"fig11-{nf}", "Fig 11", f"Fig 11: {nf.upper()}, 14 cores", "DDIO ways", "mean latency (us)", [
-            series(cfg, runs := [f"fig11/{nf}/{cfg}/{w}w" for w in FIG11_WAYS], FIG11_WAYS, [r[n]["latency_ns"]["mean"] / 1e3 for n in runs]) for cfg in CONFIGS]))
+            series(cfg, runs := [f"fig11/{nf}/{cfg}/{w}w" for w in FIG11_WAYS], FIG11_WAYS, [metric(r[n], "latency_ns.mean") / 1e3 for n in runs]) for cfg in CONFIGS]))
         figs.append(figure(f"fig12-{nf}", "Fig 12", f"Fig 12: {nf.upper()}, 916 B average", "cores", "throughput (Gbps)", [
             series(cfg, runs := [f"fig12/{nf}/{cfg}/{c}c" for c in FIG8_CORES], FIG8_CORES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
     runs = [f"fig13/{q}q" for q in FIG13_QUEUES]
