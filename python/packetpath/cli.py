@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -51,6 +52,8 @@ ScenarioArg = Annotated[
 
 
 def main() -> None:
+    # a warning (a quarantined store file) is one line, like an error
+    warnings.showwarning = lambda message, *_args, **_kw: typer.echo(f"warning: {' '.join(str(message).split())}", err=True)
     app()
 
 
@@ -64,6 +67,8 @@ def _command(name: str, group: typer.Typer | None = None) -> Callable[[Callable[
                 fn(*args, **kwargs)
             except (typer.Exit, typer.Abort, typer.BadParameter, BrokenPipeError):
                 raise
+            except KeyboardInterrupt as e:  # a sweep says how many runs it kept and how to resume
+                _fail(130, "interrupted", str(e) or "nothing was stored")
             except (ConfigError, OSError) as e:
                 _fail(2, "error", str(e))
             except EngineError as e:

@@ -4,7 +4,11 @@ A store is a directory of Parquet files, ``part-*.parquet``. Each file holds
 the rows of runs that finished together and is written under a temporary
 name in ``DIR/.tmp/`` and then renamed into place, so a reader (or a sweep
 killed half-way) never sees a partial file. Nothing is ever rewritten: a row
-is appended once, when its run finishes.
+is appended once, when its run finishes. Writers take ``DIR/.lock`` (the
+`filelock` library) and leave out rows whose run id is already stored, so
+two sweeps into one store never write a run twice. A part file that is not
+readable Parquet (truncated, empty, junk) is moved to ``DIR/.quarantine/``
+with a warning naming it; every good row stays.
 
 A row holds, flat, everything needed to find and reproduce a run:
 
@@ -32,6 +36,7 @@ import hashlib
 import json
 import os
 import uuid
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -102,42 +107,85 @@ def make_row(
     return row
 
 
+class StoreWarning(UserWarning):
+    """A store file was set aside (quarantined); the store stays usable."""
+
+
 class Store:
-    """A results directory (created on the first write, not before)."""
+    """A results directory (created when a sweep first checks it can write there)."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         if self.path.exists() and not self.path.is_dir():
             raise ConfigError(f"store {self.path}: not a directory")
+        self._good: set[str] = set()  # part files already checked readable
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
 
     def files(self) -> list[Path]:
-        return sorted(self.path.glob("part-*.parquet")) if self.path.is_dir() else []
+        """The readable part files; an unreadable one is quarantined, with a warning."""
+        parts = sorted(self.path.glob("part-*.parquet")) if self.path.is_dir() else []
+        return [f for f in parts if f.name in self._good or self._readable(f)]
+
+    def _readable(self, part: Path) -> bool:
+        import pyarrow.parquet as pq
+
+        try:
+            pq.read_metadata(part)
+        except FileNotFoundError:  # another reader quarantined it meanwhile
+            return False
+        except Exception as e:  # pyarrow raises several types for junk, empty and truncated files
+            quarantine = self.path / ".quarantine"
+            quarantine.mkdir(exist_ok=True)
+            try:
+                os.replace(part, quarantine / part.name)
+            except FileNotFoundError:
+                return False
+            reason = " ".join(str(e).split())[:120]
+            warnings.warn(f"store {self.path}: {part.name} is not readable Parquet ({reason}); "
+                          f"moved to {quarantine.name}/, every other row kept", StoreWarning, stacklevel=3)
+            return False
+        self._good.add(part.name)
+        return True
 
     # -- writing ---------------------------------------------------------------
 
     def append(self, rows: Sequence[Mapping[str, Any]]) -> Path | None:
-        """Write rows as one new Parquet file, atomically (temp name, then rename)."""
+        """Write the rows whose run id is not yet stored as one new Parquet file,
+        atomically (temp name, then rename), holding the store's lock."""
         if not rows:
             return None
         import pyarrow as pa
         import pyarrow.parquet as pq
+        from filelock import FileLock
 
         tmp_dir = self.path / ".tmp"
         tmp_dir.mkdir(parents=True, exist_ok=True)
-        table = pa.Table.from_pylist([dict(r) for r in rows], schema=_arrow_schema())
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
-        final = self.path / f"part-{stamp}-{uuid.uuid4().hex[:8]}.parquet"
-        tmp = tmp_dir / final.name
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, final)
+        with FileLock(self.path / ".lock"):
+            stored = {r["run_id"] for r in self.rows(r["run_id"] for r in rows)}
+            fresh = list({r["run_id"]: dict(r) for r in rows if r["run_id"] not in stored}.values())
+            if not fresh:
+                return None
+            table = pa.Table.from_pylist(fresh, schema=_arrow_schema())
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+            final = self.path / f"part-{stamp}-{uuid.uuid4().hex[:8]}.parquet"
+            tmp = tmp_dir / final.name
+            pq.write_table(table, tmp, compression="zstd")
+            os.replace(tmp, final)
         return final
 
     def check_writable(self) -> None:
-        """A store written by a newer engine is refused: its rows could not be
-        told apart from stale ones, and its columns may differ."""
+        """Refuse, before anything runs, a store this process cannot write (a
+        read-only directory) or one written by a newer engine (its rows could
+        not be told apart from stale ones, and its columns may differ)."""
+        try:  # the very writes `append` makes, tried before any run
+            (self.path / ".tmp").mkdir(parents=True, exist_ok=True)
+            probe = self.path / ".tmp" / f"probe-{uuid.uuid4().hex[:8]}"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as e:
+            raise ConfigError(f"store {self.path}: not writable ({e.strerror}); check its permissions or use another --store") from None
         newer = [v for v in self.engine_versions() if _version(v) > _version(ENGINE_VERSION)]
         if newer:
             raise ConfigError(
@@ -154,8 +202,10 @@ class Store:
         con = duckdb.connect()
         files = self.files()
         if files:
+            # one row per run id, the first stored, whatever older versions of the store hold
             listing = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
-            con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet([{listing}], union_by_name = true)")
+            con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet([{listing}], union_by_name = true) "
+                        "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY finished_at) = 1")
         else:  # an empty store still has the columns
             import pyarrow as pa
 

@@ -18,6 +18,8 @@ import itertools
 import json
 import os
 import random as _random
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -31,6 +33,10 @@ from packetpath import api, schema
 from packetpath.errors import ConfigError, EngineError
 from packetpath.scenario import Overrides, ScenarioLike, parse_overrides, parse_text, resolve
 from packetpath.store import Store, config_hash, frame, make_row
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a sweep, after every finished run was stored: says how many and how to resume."""
+
 
 RunFn = Callable[[dict[str, Any]], dict[str, Any]]
 """Takes a resolved scenario (flat dotted keys), returns its report."""
@@ -187,6 +193,11 @@ def execute(
     client = _connect(scheduler) if scheduler is not None and todo else None
     try:
         _run_todo(todo, rows, store, jobs, run, client, progress, title, flush_s)
+    except KeyboardInterrupt:
+        done = sum(t.run_id in rows for t in {t.run_id: t for t in tasks}.values())
+        total = len({t.run_id for t in tasks})
+        where = "stored; run the same command again to resume" if store is not None else "finished (no store: nothing kept)"
+        raise Interrupted(f"{done} of {total} runs {where}") from None
     finally:
         if client is not None and client is not scheduler:  # ours to close
             client.close()
@@ -203,32 +214,43 @@ def _run_todo(
     show = progress and console.is_terminal and bool(todo)
     pending: list[dict[str, Any]] = []  # finished, not yet written
     last_write = time.monotonic()
+    harvest: list = []  # on Ctrl-C: runs that finished but were not yet collected
+
+    def keep(task: Task, outcome: Callable[[], tuple[dict[str, Any], float]]) -> None:
+        try:
+            report, wall_s = outcome()
+        except (ConfigError, EngineError) as e:
+            raise type(e)(f"{title}/{task.name}: {e}") from None
+        row = make_row(task.run_id, task.scenario, task.name, task.config, report, wall_s)
+        rows[task.run_id] = row
+        pending.append(row)
+
     with Progress(*columns, console=console, transient=True, disable=not show) as bar:
         counter = bar.add_task(title, total=len(todo))
         try:
-            for task, outcome in _completed(todo, jobs or os.cpu_count() or 1, run, client):
-                try:
-                    report, wall_s = outcome()
-                except (ConfigError, EngineError) as e:
-                    raise type(e)(f"{title}/{task.name}: {e}") from None
-                row = make_row(task.run_id, task.scenario, task.name, task.config, report, wall_s)
-                rows[task.run_id] = row
-                pending.append(row)
+            for task, outcome in _completed(todo, jobs or os.cpu_count() or 1, run, client, harvest):
+                keep(task, outcome)
                 # A Parquet file costs ~10 ms to write: runs finishing within
                 # flush_s of the last write share one file.
                 if store is not None and time.monotonic() - last_write >= flush_s:
                     store.append(pending)
                     pending, last_write = [], time.monotonic()
                 bar.advance(counter)
+        except KeyboardInterrupt:
+            for task, outcome in harvest:
+                keep(task, outcome)
+            raise
         finally:  # an error or Ctrl-C: what finished is kept
             if store is not None:
                 store.append(pending)
 
 
 def _completed(
-    tasks: list[Task], jobs: int, run: RunFn, client: Any
+    tasks: list[Task], jobs: int, run: RunFn, client: Any, harvest: list
 ) -> Iterator[tuple[Task, Callable[[], tuple[dict[str, Any], float]]]]:
-    """(task, get its result) as runs finish: in this process, a process pool, or Dask."""
+    """(task, get its result) as runs finish: in this process, a process pool, or
+    Dask. On Ctrl-C the pool's runs that finished but were not yet yielded go
+    to ``harvest``, and the workers stop."""
     if not tasks:
         return
     if client is not None:
@@ -247,14 +269,35 @@ def _completed(
         for task in tasks:
             yield task, lambda task=task: _simulate(run, task.values)
         return
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), initializer=_worker_init, initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(_simulate, run, task.values): task for task in tasks}
+        yielded = set()
         try:
             for future in as_completed(futures):
+                yielded.add(future)
                 yield futures[future], future.result
+        except KeyboardInterrupt:
+            harvest += [(task, f.result) for f, task in futures.items()
+                        if f not in yielded and f.done() and not f.cancelled() and f.exception() is None]
+            for process in list(getattr(pool, "_processes", {}).values()):  # runs in flight are not finished: stop them
+                process.terminate()
+            raise
         finally:
             for future in futures:
                 future.cancel()
+
+
+def _worker_init(parent: int) -> None:
+    """A pool worker leaves Ctrl-C to its parent (which keeps what finished)
+    and exits when the parent dies, even by SIGKILL (it is then re-parented)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="die-with-parent").start()
 
 
 def _connect(scheduler: Any, timeout: float = 5.0) -> Any:
