@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,7 +14,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import PACKETPATH
-from packetpath import api
 from packetpath.errors import ConfigError
 from packetpath.store import Store, StoreWarning
 from packetpath.sweep import sweep
@@ -117,3 +115,147 @@ def test_ctrl_c_keeps_finished_runs_and_says_how_to_resume(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("interrupted: "), err
     stored = len(Store(store).rows())
     assert stored > 0 and f"{stored} of 12 runs stored" in lines[0] and "run the same command again to resume" in lines[0]
+
+
+# -- bad input, by the hundred ---------------------------------------------------------
+
+def _bad_value(d: dict) -> str | None:
+    """A value of the parameter's own kind that is wrong for it, as --set text."""
+    kind = d["kind"]
+    if isinstance(kind, dict):
+        return "not-a-choice"
+    if kind == "bool" or kind == "bool_list":
+        return "maybe"
+    if kind in ("int", "float"):
+        return "7parsecs" if d["unit"] not in ("none", "") else "-1e300"
+    if kind in ("int_list", "float_list"):
+        return "1,zz"
+    return None  # free text: anything goes
+
+
+def _bad_sets() -> list[tuple[str, str]]:
+    from packetpath import schema
+
+    out = [(d["key"], v) for d in schema.definitions() if (v := _bad_value(d)) is not None]
+    out += [(d["key"][:-1] + "q", "1") for d in schema.definitions()[:40]]  # misspelt keys
+    return out
+
+
+BAD_SETS = _bad_sets()
+
+
+def test_two_hundred_bad_values_are_refused_in_one_line_naming_the_key(cli):
+    assert len(BAD_SETS) >= 250
+    for key, value in BAD_SETS:
+        out = cli("run", "l2fwd", "--set", f"{key}={value}")
+        assert out.code == 2, (key, value, out.stdout[-300:], out.stderr)
+        line = out.stderr.strip()
+        assert line.startswith("error: ") and "\n" not in line, (key, line)
+        assert key.split(".")[0] in line, (key, value, line)  # the key (or its did-you-mean) is named
+
+
+def test_bad_values_through_python_are_config_errors():
+    import packetpath
+
+    for key, value in BAD_SETS[::5]:
+        with pytest.raises(ConfigError) as e:
+            packetpath.load_scenario("l2fwd", set=[f"{key}={value}"])
+        assert "\n" not in str(e.value) and key.split(".")[0] in str(e.value)
+
+
+def _deep(n: int) -> dict:
+    d: dict = {"x": 1}
+    for _ in range(n):
+        d = {"a": d}
+    return d
+
+
+def _self_referencing() -> dict:
+    d: dict = {"traffic": {}}
+    d["traffic"]["loop"] = d
+    return d
+
+
+PYTHON_BAD = [
+    (lambda p: p.run(123), "scenario 123"),
+    (lambda p: p.run(None), "scenario None"),
+    (lambda p: p.run([]), "scenario []"),
+    (lambda p: p.run(b""), "scenario b''"),
+    (lambda p: p.run(""), "empty"),
+    (lambda p: p.run("l2fwd", set=123), "set = 123"),
+    (lambda p: p.run("l2fwd", set=[None]), "set item None"),
+    (lambda p: p.run(_self_referencing()), "nested more than"),
+    (lambda p: p.run(_deep(3000)), "nested more than"),
+    (lambda p: p.run({"traffic.size": 64, "traffic": {"size": 128}}), "traffic.size: given twice"),
+    (lambda p: p.run({"traffic": {"size": float("nan")}}), "traffic.size = nan"),
+    (lambda p: p.run({"traffic": {"rate": float("inf")}}), "traffic.rate = inf"),
+    (lambda p: p.run({"nic": {"ddio": [True, float("nan")]}}), "nic.ddio"),
+    (lambda p: p.run({"traffic": {"size": 64.5}}), "whole number of bytes"),
+    (lambda p: p.run({"traffic": {"phase_at": ["1s"], "phase_rate": ["10Gbps"]}}), "at or after the run's end"),
+    (lambda p: p.run({"sim": {"sample_period": "1ps"}}), "sim.sample_period"),
+    (lambda p: p.sweep("l2fwd", grid=5), "grid = 5"),
+    (lambda p: p.sweep("l2fwd", grid={"traffic.size": [64]}, jobs=-3), "jobs = -3"),
+    (lambda p: p.sweep("l2fwd", grid={"traffic.size": [64]}, flush_s=float("nan")), "flush_s = nan"),
+    (lambda p: p.sweep("l2fwd", grid={"traffic.size": list(range(1, 1001)), "cpu.cores": list(range(1, 1001)),
+                                     "llc.ddio_ways": list(range(1000))}), "more than 1000000 simulations"),
+]
+
+
+@pytest.mark.parametrize(("call", "says"), PYTHON_BAD, ids=[s for _, s in PYTHON_BAD])
+def test_python_bad_input_is_a_config_error(call, says):
+    import packetpath
+
+    with pytest.raises(ConfigError) as e:
+        call(packetpath)
+    assert says in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_a_malformed_profile_table_is_a_config_error():
+    from packetpath.profiles import Profile
+
+    for table in ([], {"description": "x", "values": 5}, {"description": "x", "values": {"a": 1}, "sources": "s"}):
+        with pytest.raises(ConfigError, match="profile 'p'"):
+            Profile.from_table("p", table)
+
+
+def test_a_billion_point_grid_samples_without_building_it():
+    from packetpath.sweep import tasks_for
+
+    axes = {"traffic.size": list(range(64, 1064)), "cpu.cores": [1, 2] * 500, "sim.seed": list(range(1, 1001))}
+    tasks = tasks_for("l2fwd", axes, random=2, seed=3)
+    assert len(tasks) == 2 and tasks == tasks_for("l2fwd", axes, random=2, seed=3)
+
+
+def test_bad_files_are_refused_before_they_are_read(tmp_path, cli):
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(bytes(range(256)) * 4)
+    big = tmp_path / "big.toml"
+    big.write_text("# " + "x" * (2 << 20))
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.toml"
+    zero.symlink_to("/dev/zero")
+    folder = tmp_path / "folder.toml"
+    folder.mkdir()
+    for path, says in ((binary, "not text"), (big, "limit"), (fifo, "not a regular file"), (zero, "not a regular file"),
+                       (folder, "not a regular file")):
+        out = cli("run", str(path))
+        assert out.code == 2 and out.stderr.startswith(f"error: {path}: ") and says in out.stderr, out.stderr
+    # a FIFO named as the pcap trace is refused, not waited on
+    pcap = tmp_path / "trace.pcap"
+    os.mkfifo(pcap)
+    out = cli("run", "l2fwd", "--set", "traffic.size_dist=pcap", "--set", f"traffic.pcap={pcap}")
+    assert out.code == 2 and "not a regular file" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["sweep", "l2fwd", "--grid", "traffic.size=64", "--scheduler", "not a url"],
+    ["run", "l2fwd", "--seed", "abc"],
+    ["sweep", "l2fwd", "--grid", "traffic.size=64", "--jobs", "0"],
+    ["sweep", "l2fwd", "--grid", "traffic.size=64", "--flush-every", "-1"],
+    ["results", "show", "--limit", "0"],
+    ["no-such-command"],
+])
+def test_usage_errors_are_one_line(shell, args):
+    out = shell(*args)
+    assert out.code == 2 and out.stderr.startswith("error: ") and len(out.stderr.strip().splitlines()) == 1, out.stderr

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -42,6 +43,10 @@ app = typer.Typer(
     help="Simulate the server network I/O path: wire, NIC, PCIe, LLC/DDIO, DRAM, cores.",
 )
 
+# click's usage errors, from whichever click typer uses (its vendored copy or the package)
+UsageError = typer.BadParameter.__mro__[1]
+NoArgsIsHelp = getattr(sys.modules[UsageError.__module__], "NoArgsIsHelpError", None)
+
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 ScenarioArg = Annotated[
     str,
@@ -54,7 +59,19 @@ ScenarioArg = Annotated[
 def main() -> None:
     # a warning (a quarantined store file) is one line, like an error
     warnings.showwarning = lambda message, *_args, **_kw: typer.echo(f"warning: {' '.join(str(message).split())}", err=True)
-    app()
+    try:
+        code = app(standalone_mode=False)
+    except UsageError as e:  # a bad option value, an unknown option or command, a missing argument
+        if NoArgsIsHelp is not None and isinstance(e, NoArgsIsHelp):  # `packetpath` alone: the help
+            typer.echo(e.ctx.get_help() if e.ctx else str(e))
+            raise SystemExit(0) from None
+        command = e.ctx.command_path if e.ctx else "packetpath"
+        typer.echo(f"error: {' '.join(e.format_message().split())} (see '{command} --help')", err=True)
+        code = 2
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("interrupted", err=True)
+        code = 130
+    raise SystemExit(code if isinstance(code, int) else 0)
 
 
 def _command(name: str, group: typer.Typer | None = None) -> Callable[[Callable[..., None]], Callable[..., None]]:

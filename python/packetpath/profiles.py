@@ -24,6 +24,7 @@ a paper in any other words is refused, so no anchor goes unnoticed.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,11 @@ class Profile:
         """Build a profile from a parsed TOML table, checking its shape and
         that every value has a source."""
         where = f"profile '{name}'"
+        if not isinstance(table, Mapping):
+            raise ConfigError(f"{where}: expected a table with {', '.join(_TOP_LEVEL)}, got {type(table).__name__}")
+        for section in ("values", "sources"):
+            if not isinstance(table.get(section, {}), Mapping):
+                raise ConfigError(f"{where}: [{section}] must be a table of dotted keys, got {type(table[section]).__name__}")
         unknown = sorted(set(table) - set(_TOP_LEVEL))
         if unknown:
             raise ConfigError(f"{where}: unknown top-level key '{unknown[0]}'; expected {', '.join(_TOP_LEVEL)}")

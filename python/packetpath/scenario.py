@@ -107,7 +107,9 @@ def validate(values: Mapping[str, Any]) -> dict[str, Any]:
     try:
         text = json.dumps(values, default=str, allow_nan=False)
     except ValueError:
-        raise ConfigError("scenario values must be finite numbers (got NaN or infinity)") from None
+        bad = next((k for k, v in flatten(values).items() if isinstance(v, list)
+                    and any(isinstance(x, float) and not math.isfinite(x) for x in v)), "a value")
+        raise ConfigError(f"{bad}: must hold finite numbers (got NaN or infinity)") from None
     try:
         return json.loads(_engine.validate_json(text))
     except ValueError as e:
@@ -124,8 +126,12 @@ def parse_overrides(overrides: Overrides) -> dict[str, Any]:
         return flatten(overrides)
     if isinstance(overrides, str):
         overrides = [overrides]
+    if not isinstance(overrides, Sequence) or isinstance(overrides, bytes):
+        raise ConfigError(f"set = {overrides!r}: expected a dict of values or a list of 'key=value' texts")
     flat: dict[str, Any] = {}
     for item in overrides:
+        if not isinstance(item, str):
+            raise ConfigError(f"set item {item!r}: expected 'key=value' text, e.g. 'traffic.rate=50Gbps'")
         key, sep, text = item.partition("=")
         key = key.strip()
         if not sep or not key:
@@ -169,7 +175,11 @@ def _scalar(kind: Any, text: str) -> Any:
 def _read(scenario: ScenarioLike) -> tuple[str, dict[str, Any]]:
     if isinstance(scenario, Mapping):
         return "<dict>", dict(scenario)
+    if not isinstance(scenario, (str, os.PathLike)):
+        raise ConfigError(f"scenario {scenario!r}: expected a built-in name, the path of a .toml file, or a dict")
     text = os.fspath(scenario)
+    if not isinstance(text, str) or not text.strip():
+        raise ConfigError(f"scenario {scenario!r}: empty; give a built-in name ({', '.join(builtin_names())}), a .toml path or a dict")
     if text in builtin_names():
         return text, read_toml(SCENARIO_DIR / f"{text}.toml")
     if text.endswith(".toml") or os.sep in text or Path(text).exists():

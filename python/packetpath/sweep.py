@@ -14,8 +14,8 @@ too.
 
 from __future__ import annotations
 
-import itertools
 import json
+import math
 import os
 import random as _random
 import signal
@@ -71,6 +71,8 @@ def parse_grid(grid: Grid) -> dict[str, list[Any]]:
     """``["traffic.size=64,1500"]`` -> ``{"traffic.size": [64, 1500]}``; a mapping passes
     through (a scalar becomes a one-value axis). An empty grid or axis is a ConfigError."""
     axes: dict[str, list[Any]] = {}
+    if not isinstance(grid, (Mapping, str, Sequence)) or isinstance(grid, bytes):
+        raise ConfigError(f"grid = {grid!r}: expected a dict of key -> values or a list of 'key=v1,v2' texts")
     if isinstance(grid, Mapping):
         for key, values in grid.items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
@@ -102,19 +104,38 @@ def _grid_values(key: str, text: str) -> list[Any]:
     return [parse_text(key, t) for t in items]
 
 
+MAX_POINTS = 1_000_000
+"""A grid run whole is at most this many simulations; larger grids need ``--random N``."""
+
+
 def grid_points(axes: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
     """Every combination, the last axis varying fastest."""
-    keys = list(axes)
-    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(axes[k] for k in keys))]
+    size = math.prod(len(v) for v in axes.values())
+    if size > MAX_POINTS:
+        raise ConfigError(f"--grid: {size} points, more than {MAX_POINTS} simulations; draw some with --random N")
+    return [point(axes, i) for i in range(size)]
 
 
-def sample(points: list[dict[str, Any]], n: int, seed: int | None) -> list[dict[str, Any]]:
+def point(axes: Mapping[str, Sequence[Any]], index: int) -> dict[str, Any]:
+    """The grid point at ``index`` in grid order (the last axis varying fastest), without building the grid."""
+    out = {}
+    for key in reversed(list(axes)):
+        index, i = divmod(index, len(axes[key]))
+        out[key] = axes[key][i]
+    return dict(reversed(list(out.items())))
+
+
+def sample(axes: Mapping[str, Sequence[Any]], n: int, seed: int | None) -> list[dict[str, Any]]:
     """``n`` distinct points drawn at random (all of them if the grid is smaller),
-    in grid order; the same ``seed`` draws the same points."""
-    if n < 1:
-        raise ConfigError(f"--random {n}: must be at least 1")
-    chosen = sorted(_random.Random(0 if seed is None else seed).sample(range(len(points)), min(n, len(points))))
-    return [points[i] for i in chosen]
+    in grid order; the same ``seed`` draws the same points. The grid is never
+    built: indices are drawn from its size and decoded."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ConfigError(f"--random {n}: must be a whole number, at least 1")
+    size = math.prod(len(v) for v in axes.values())
+    if n > MAX_POINTS:
+        raise ConfigError(f"--random {n}: more than {MAX_POINTS} simulations")
+    chosen = sorted(_random.Random(0 if seed is None else seed).sample(range(size), min(n, size)))
+    return [point(axes, i) for i in chosen]
 
 
 def tasks_for(
@@ -126,9 +147,8 @@ def tasks_for(
 ) -> list[Task]:
     """Resolve and validate every point before anything runs: a bad key or value
     fails at once, with the engine's message (and did-you-mean)."""
-    points = grid_points(parse_grid(grid))
-    if random is not None:
-        points = sample(points, random, seed)
+    axes = parse_grid(grid)
+    points = sample(axes, random, seed) if random is not None else grid_points(axes)
     base = parse_overrides(set)
     tasks = []
     for point in points:
@@ -182,6 +202,10 @@ def execute(
     hard kill (SIGKILL, power loss) can lose the runs of the last
     ``flush_s`` seconds."""
     run = run or api.run
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ConfigError(f"jobs = {jobs!r}: must be a whole number of worker processes, at least 1")
+    if isinstance(flush_s, bool) or not isinstance(flush_s, (int, float)) or not math.isfinite(flush_s) or flush_s < 0:
+        raise ConfigError(f"flush_s = {flush_s!r}: must be a finite number of seconds, at least 0")
     if store is not None and not isinstance(store, Store):
         store = Store(store)
     rows: dict[str, dict[str, Any]] = {}
@@ -271,20 +295,24 @@ def _completed(
         return
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), initializer=_worker_init, initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(_simulate, run, task.values): task for task in tasks}
-        yielded = set()
+        yielded, interrupted = set(), False
         try:
             for future in as_completed(futures):
                 yielded.add(future)
                 yield futures[future], future.result
         except KeyboardInterrupt:
+            interrupted = True
             harvest += [(task, f.result) for f, task in futures.items()
                         if f not in yielded and f.done() and not f.cancelled() and f.exception() is None]
-            for process in list(getattr(pool, "_processes", {}).values()):  # runs in flight are not finished: stop them
+            # runs in flight are not finished: stop them; the pool then fails the
+            # rest itself (cancelling them too would race it, Python 3.11)
+            for process in list(getattr(pool, "_processes", {}).values()):
                 process.terminate()
             raise
         finally:
-            for future in futures:
-                future.cancel()
+            if not interrupted:
+                for future in futures:
+                    future.cancel()
 
 
 def _worker_init(parent: int) -> None:
@@ -309,6 +337,12 @@ def _connect(scheduler: Any, timeout: float = 5.0) -> Any:
     if isinstance(scheduler, Client):
         return scheduler
     address = str(scheduler)
+    from distributed.comm.addressing import get_address_host_port
+
+    try:  # a malformed address never reaches Client, whose half-built object would complain on exit
+        get_address_host_port(address)
+    except ValueError as e:
+        raise ConfigError(f"--scheduler '{address}': {e}; expected tcp://HOST:PORT") from None
     try:
         return Client(address, timeout=f"{timeout}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:

@@ -529,8 +529,11 @@ fn parse_value(p: &ParamDef, v: &Value) -> Result<Val, String> {
     Ok(match p.kind {
         Int => {
             let x = parse_number(p, v)?;
-            if x.fract() != 0.0 && p.unit == Unit::None {
-                return Err(format!("{key} = {}: must be a whole number", show(v)));
+            // counts and bytes come whole (64.5 B is a mistake, not 65 B);
+            // times, rates and frequencies round to their fine base unit
+            if x.fract() != 0.0 && matches!(p.unit, Unit::None | Unit::Bytes) {
+                let what = if p.unit == Unit::Bytes { "number of bytes" } else { "number" };
+                return Err(format!("{key} = {}: must be a whole {what}", show(v)));
             }
             Val::Int(x.round() as u64)
         }
@@ -790,6 +793,12 @@ fn cross_check(c: &Config) -> Result<(), String> {
             ));
         }
     }
+    let end = c.u64("sim.warmup") + c.u64("sim.duration");
+    if let Some(&late) = phases.iter().find(|&&t| t >= end) {
+        return Err(format!(
+            "traffic.phase_at = {late}ps: at or after the run's end (sim.warmup + sim.duration = {end}ps); the phase would never start"
+        ));
+    }
     if let Some(w) = phases.windows(2).find(|w| w[0] >= w[1]) {
         return Err(format!(
             "traffic.phase_at = [.., {}ps, {}ps, ..]: phase start times must increase",
@@ -858,10 +867,20 @@ fn cross_check(c: &Config) -> Result<(), String> {
     };
     let host = pools + tables + c.u64("app.wp_size") + c.u64("corunner.buffer") + (64 << 20);
     if host > 60 << 30 {
+        // name the largest part: that is what to change
+        let parts = [
+            ("mempool.size", "packet pools", pools),
+            ("app.flow_table_size", "flow tables", tables),
+            ("app.wp_size", "the WorkPackage array", c.u64("app.wp_size")),
+            ("corunner.buffer", "the co-runner's buffer", c.u64("corunner.buffer")),
+        ];
+        let (key, what, bytes) = parts.iter().max_by_key(|p| p.2).expect("parts");
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
         return Err(format!(
-            "mempool.size = {}: packet pools ({} GiB) + app.wp_size + corunner.buffer exceed the 60 GiB of host memory the model addresses",
-            c.u64("mempool.size"),
-            pools >> 30
+            "{key} = {}: {what} ({:.1} GiB) with the rest of host memory ({:.1} GiB in all) exceed the 60 GiB of host memory the model addresses",
+            c.u64(key),
+            gib(*bytes),
+            gib(host)
         ));
     }
     netdimm_check(c)?;
@@ -1011,26 +1030,54 @@ fn flow_tables_per_core(c: &Config) -> u64 {
 }
 
 /// The simulator's own memory for a scenario, by its big parts (bytes):
-/// flow tables, cache tag arrays, the traffic's flow records.
-pub fn memory_estimate(c: &Config) -> [(&'static str, &'static str, u64); 3] {
+/// flow tables, cache tag arrays, the traffic's flow records, the timeline.
+pub fn memory_estimate(c: &Config) -> [(&'static str, &'static str, u64); 4] {
     let nics = c.u64("nic.count");
     let cores = nics * c.u64("cpu.cores");
     let tables = flow_tables_per_core(c) * cores * crate::nf::flowtable::FlowTable::host_bytes(c.u64("app.flow_table_size"));
     // Per cached line: tag, rank and sharer bits (~16 B with padding).
     let lines = c.u64("llc.size") / 64 + (cores + 1) * c.u64("l2.size") / 64;
+    let period = c.u64("sim.sample_period");
+    let samples = if period == 0 { 0 } else { (c.u64("sim.warmup") + c.u64("sim.duration")) / period + 1 };
     [
         ("app.flow_table_size", "flow tables", tables),
         ("llc.size", "cache tags", lines * 16),
         ("traffic.flows", "flow records", nics * c.u64("traffic.flows") * 16),
+        ("sim.sample_period", "timeline samples", samples.saturating_mul(std::mem::size_of::<crate::report::Sample>() as u64)),
     ]
 }
 
-/// Bytes of memory the OS says are available, if it says (Linux).
+/// Bytes this process may still allocate, if the OS says (Linux): the least
+/// of the memory available, what the cgroup (a Slurm or container limit)
+/// leaves, and what the address-space rlimit (`ulimit -v`) leaves.
 fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let kib = |text: &str, key: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(key))?;
+        Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+    };
+    let mut limits = vec![];
+    limits.extend(read("/proc/meminfo").and_then(|t| kib(&t, "MemAvailable:")));
+    // cgroup v2, then v1
+    limits.extend(headroom(read("/sys/fs/cgroup/memory.max"), read("/sys/fs/cgroup/memory.current")));
+    limits.extend(headroom(
+        read("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+        read("/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+    ));
+    let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit only writes the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut rl) } == 0 && rl.rlim_cur != libc::RLIM_INFINITY {
+        let used = read("/proc/self/status").and_then(|t| kib(&t, "VmSize:")).unwrap_or(0);
+        limits.push((rl.rlim_cur as u64).saturating_sub(used));
+    }
+    limits.into_iter().min()
+}
+
+/// What a limit leaves beyond current use; None for no limit ("max", or a v1 "unlimited" near 2^63).
+fn headroom(limit: Option<String>, used: Option<String>) -> Option<u64> {
+    let limit: u64 = limit?.trim().parse().ok().filter(|&l: &u64| l < 1 << 60)?;
+    let used: u64 = used.and_then(|u| u.trim().parse().ok()).unwrap_or(0);
+    Some(limit.saturating_sub(used))
 }
 
 /// Refuse a scenario whose simulation would not fit in memory, naming its
@@ -1300,6 +1347,19 @@ mod tests {
         assert!(check_resources(&c, None).is_ok(), "no figure from the OS: no guard");
         let l2 = validate(&json!({})).unwrap();
         assert!(check_resources(&l2, Some(1 << 30)).is_ok(), "the default scenario fits in 1 GiB");
+        // a timeline sample every picosecond of 3 ms: 3e9 samples
+        let e = validate(&json!({"sim.sample_period": "1ps"})).unwrap_err();
+        assert!(e.starts_with("sim.sample_period = 1: the scenario needs about") && e.contains("timeline samples"), "{e}");
+    }
+
+    #[test]
+    fn a_cgroup_limit_leaves_what_is_not_used() {
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(headroom(s("1073741824\n"), s("73741824\n")), Some(1_000_000_000));
+        assert_eq!(headroom(s("max\n"), s("5\n")), None, "cgroup v2 without a limit");
+        assert_eq!(headroom(s("9223372036854771712\n"), s("5\n")), None, "cgroup v1's 'unlimited'");
+        assert_eq!(headroom(s("100"), s("200")), Some(0));
+        assert_eq!(headroom(None, None), None);
     }
 
     #[test]
@@ -1385,6 +1445,19 @@ mod tests {
             e.starts_with("mempool.size = 40000000") && e.contains("60 GiB"),
             "{e}"
         );
+        // the largest part is named, not the pools that did not overflow
+        let e = validate(&json!({"app": {"nf": "workpackage", "wp_size": "100GB"}})).unwrap_err();
+        assert!(e.starts_with("app.wp_size = 100000000000: the WorkPackage array"), "{e}");
+    }
+
+    #[test]
+    fn whole_bytes_and_phases_within_the_run() {
+        let e = validate(&json!({"traffic": {"size": 64.5}})).unwrap_err();
+        assert!(e.starts_with("traffic.size = 64.5: must be a whole number of bytes"), "{e}");
+        assert!(validate(&json!({"traffic": {"size": "1.5KiB"}})).is_ok(), "1536 B is whole");
+        let e = validate(&json!({"traffic": {"phase_at": ["8ms"], "phase_rate": ["10Gbps"]}})).unwrap_err();
+        assert!(e.starts_with("traffic.phase_at = 8000000000ps: at or after the run's end"), "{e}");
+        assert!(validate(&json!({"traffic": {"phase_at": ["6ms"], "phase_rate": ["10Gbps"]}})).is_ok());
     }
 
     #[test]

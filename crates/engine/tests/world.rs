@@ -264,3 +264,16 @@ fn a_window_without_completed_packets_reports_no_latency() {
     // a window with packets has its percentiles
     assert!(go(short(json!({"traffic": {"rate": "10Gbps"}}))).packets.latency_ns.is_some());
 }
+
+#[test]
+fn poisson_at_line_rate_is_the_constant_schedule_whatever_the_seed() {
+    // At 100% load a Poisson source has no idle time to draw: the seed
+    // cannot change the arrivals, and one flow to one core leaves nothing else to it.
+    let at = |rate: &str, arrival: &str, seed: u64| {
+        run_json(&json!({"traffic": {"arrival": arrival, "rate": rate}, "sim": {"seed": seed, "warmup": "0.2ms", "duration": "0.5ms"}}).to_string()).unwrap()
+    };
+    let strip = |s: String| { let mut v: Value = serde_json::from_str(&s).unwrap(); v["sim"]["seed"] = json!(0); v };
+    assert_eq!(strip(at("100Gbps", "poisson", 1)), strip(at("100Gbps", "poisson", 2)));
+    assert_eq!(strip(at("100Gbps", "poisson", 1)), strip(at("100Gbps", "constant", 1)));
+    assert_ne!(strip(at("90Gbps", "poisson", 1)), strip(at("90Gbps", "poisson", 2)), "below line rate the seed draws the gaps");
+}

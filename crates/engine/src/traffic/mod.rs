@@ -97,7 +97,9 @@ pub enum Arrival {
     Constant,
     /// Poisson-like: after each frame's line-rate wire time, an
     /// exponentially distributed idle time whose mean makes the offered rate
-    /// `rate_mbps`. Inter-arrival CV is (1 - load/line), ~1 at low load.
+    /// `rate_mbps`. Inter-arrival CV is (1 - load/line), ~1 at low load; at
+    /// line rate there is no idle time left to draw, so the arrivals are the
+    /// constant schedule whatever the seed (a wire cannot carry a burst).
     Poisson,
     /// `burst_len` frames back to back at line rate, then the idle time that
     /// brings the long-run average to `rate_mbps`.

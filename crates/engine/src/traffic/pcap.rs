@@ -94,6 +94,13 @@ pub(super) fn load(
     t: &Toeplitz,
 ) -> Result<(Trace, Vec<FlowRec>), String> {
     let name = path.display().to_string().escape_debug().to_string();
+    // a FIFO or a device would block or never end: only regular files
+    match path.metadata() {
+        Ok(m) if !m.is_file() => {
+            return Err(format!("traffic.pcap '{name}': not a regular file"));
+        }
+        _ => {}
+    }
     let f =
         File::open(path).map_err(|e| format!("traffic.size pcap '{name}': cannot open: {e}"))?;
     load_from(BufReader::new(f), &name, rate, line, t)
