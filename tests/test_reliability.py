@@ -34,16 +34,22 @@ def test_junk_empty_and_truncated_part_files_are_quarantined(tmp_path, shell):
     (store / "part-junk.parquet").write_bytes(b"not parquet at all")
     (store / "part-empty.parquet").write_bytes(b"")
     (store / "part-truncated.parquet").write_bytes(good[0].read_bytes()[:-40])
-    with pytest.warns(StoreWarning, match="part-empty.parquet is not readable Parquet"):
+    with pytest.warns(StoreWarning, match="part-empty.parquet is not a readable results file"):
         rows = Store(store).rows()
     assert len(rows) == 4  # every good row kept
     assert sorted(p.name for p in (store / ".quarantine").iterdir()) == ["part-empty.parquet", "part-junk.parquet", "part-truncated.parquet"]
     (store / "part-junk2.parquet").write_bytes(b"\x00" * 100)
     out = shell("results", "show", "--store", str(store))
-    assert out.code == 0 and out.stderr.startswith("warning: store ") and "part-junk2.parquet is not readable Parquet" in out.stderr
+    assert out.code == 0 and out.stderr.startswith("warning: store ") and "part-junk2.parquet is not a readable results file" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1, out.stderr
     again = sweep("l2fwd", GRID, set=SHORT, jobs=1, store=store, progress=False, run=_must_not_run)
     assert len(again) == 4  # nothing re-run: the good rows were found
+    # Parquet of another schema (someone else's file, a newer "engine_version" in it) is set aside, not read as a newer store
+    import pyarrow as pa
+
+    pq.write_table(pa.table({"engine_version": ["4.0"], "x": [1]}), store / "part-foreign.parquet")
+    with pytest.warns(StoreWarning, match="part-foreign.parquet is not a readable results file .no column 'run_id'"):
+        Store(store).check_writable()
 
 
 def _must_not_run(values: dict) -> dict:

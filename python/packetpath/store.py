@@ -132,7 +132,10 @@ class Store:
         import pyarrow.parquet as pq
 
         try:
-            pq.read_metadata(part)
+            names = set(pq.read_schema(part).names)
+            missing = [c for c in (*META_COLUMNS, "report") if c not in names]
+            if missing:  # Parquet, but not a packetpath results file
+                raise ValueError(f"no column '{missing[0]}': not a packetpath results file")
         except FileNotFoundError:  # another reader quarantined it meanwhile
             return False
         except Exception as e:  # pyarrow raises several types for junk, empty and truncated files
@@ -143,7 +146,7 @@ class Store:
             except FileNotFoundError:
                 return False
             reason = " ".join(str(e).split())[:120]
-            warnings.warn(f"store {self.path}: {part.name} is not readable Parquet ({reason}); "
+            warnings.warn(f"store {self.path}: {part.name} is not a readable results file ({reason}); "
                           f"moved to {quarantine.name}/, every other row kept", StoreWarning, stacklevel=3)
             return False
         self._good.add(part.name)
