@@ -265,3 +265,18 @@ def test_bad_files_are_refused_before_they_are_read(tmp_path, cli):
 def test_usage_errors_are_one_line(shell, args):
     out = shell(*args)
     assert out.code == 2 and out.stderr.startswith("error: ") and len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def test_an_address_space_limit_is_honoured_before_anything_is_built():
+    """Under `ulimit -v 3G` a scenario needing 4.7 GiB is refused with the
+    estimate (exit 2), instead of aborting mid-build with a Rust backtrace."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    p = subprocess.run([str(PACKETPATH), "run", "nat", "--set", "app.flow_table_size=16777216", "--set", "sim.duration=10us"],
+                       capture_output=True, text=True, preexec_fn=limit, timeout=120)
+    assert p.returncode == 2, p.stderr[-2000:]
+    assert p.stderr.startswith("error: app.flow_table_size = 16777216: the scenario needs about 4.7 GiB") and "more than the" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1

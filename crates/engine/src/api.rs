@@ -52,9 +52,30 @@ pub fn run(cfg: &params::Config) -> Result<crate::report::Report, String> {
     if cfg.text("netdimm.nic") != "off" {
         return crate::world::netdimm::run(cfg);
     }
+    reserve(cfg)?;
     let w = crate::world::World::build(cfg)?;
     w.run()
         .map_err(|e| format!("{e} (seed {})", cfg.u64("sim.seed")))
+}
+
+/// Try to allocate the scenario's estimated memory before building it, so
+/// that an address-space limit (`ulimit -v`) the estimate passed is an error
+/// naming the estimate, not an abort in the middle of the build. (Memory
+/// that is reserved but never touched costs nothing; a cgroup limit is
+/// checked against the estimate at validation.)
+fn reserve(cfg: &params::Config) -> Result<(), String> {
+    let parts = params::memory_estimate(cfg);
+    let total: u64 = parts.iter().map(|p| p.2).sum();
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(total as usize).map_err(|_| {
+        let (key, what, bytes) = parts.iter().max_by_key(|p| p.2).expect("parts");
+        format!(
+            "{key} = {}: cannot allocate the {:.1} GiB the scenario needs ({what} {:.1} GiB); the process's memory limit is lower",
+            cfg.u64(key),
+            total as f64 / (1u64 << 30) as f64,
+            *bytes as f64 / (1u64 << 30) as f64
+        )
+    })
 }
 
 /// Replay a trace of line addresses through one LRU cache of `sets` (a
