@@ -112,7 +112,7 @@ class StoreWarning(UserWarning):
 
 
 class Store:
-    """A results directory (created when a sweep first checks it can write there)."""
+    """A results directory (created on the first write, not before)."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
@@ -182,9 +182,11 @@ class Store:
         """Refuse, before anything runs, a store this process cannot write (a
         read-only directory) or one written by a newer engine (its rows could
         not be told apart from stale ones, and its columns may differ)."""
-        try:  # the very writes `append` makes, tried before any run
-            (self.path / ".tmp").mkdir(parents=True, exist_ok=True)
-            probe = self.path / ".tmp" / f"probe-{uuid.uuid4().hex[:8]}"
+        # a file written and removed where `append` will write (or, for a store
+        # not yet made, in the folder that will hold it): nothing is left behind
+        where = next((p for p in (self.path, *self.path.parents) if p.exists()), Path("."))
+        try:
+            probe = where / f".packetpath-probe-{uuid.uuid4().hex[:8]}"
             probe.write_bytes(b"")
             probe.unlink()
         except OSError as e:

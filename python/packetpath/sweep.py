@@ -337,10 +337,11 @@ def _connect(scheduler: Any, timeout: float = 5.0) -> Any:
     if isinstance(scheduler, Client):
         return scheduler
     address = str(scheduler)
-    from distributed.comm.addressing import get_address_host_port
+    from distributed.comm.addressing import get_address_host_port, parse_address
 
     try:  # a malformed address never reaches Client, whose half-built object would complain on exit
-        get_address_host_port(address)
+        if parse_address(address)[0] in ("tcp", "tls"):
+            get_address_host_port(address)
     except ValueError as e:
         raise ConfigError(f"--scheduler '{address}': {e}; expected tcp://HOST:PORT") from None
     try:
