@@ -27,7 +27,8 @@ A row holds, flat, everything needed to find and reproduce a run:
     finished_at     when it finished (UTC)
 
 In SQL, dotted columns are quoted: ``SELECT "traffic.size",
-throughput_gbps FROM runs``. The view ``runs`` holds every row.
+throughput_gbps FROM runs``. The view ``runs`` holds one row per run id;
+``every_row`` holds every stored row, duplicates from older stores included.
 """
 
 from __future__ import annotations
@@ -209,13 +210,15 @@ class Store:
         if files:
             # one row per run id, the first stored, whatever older versions of the store hold
             listing = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
-            con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet([{listing}], union_by_name = true) "
+            con.execute(f"CREATE VIEW every_row AS SELECT * FROM read_parquet([{listing}], union_by_name = true)")
+            con.execute("CREATE VIEW runs AS SELECT * FROM every_row "
                         "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY finished_at) = 1")
         else:  # an empty store still has the columns
             import pyarrow as pa
 
             empty = pa.Table.from_pylist([], schema=_arrow_schema())
             con.register("_empty", empty)
+            con.execute("CREATE VIEW every_row AS SELECT * FROM _empty")
             con.execute("CREATE VIEW runs AS SELECT * FROM _empty")
         return con
 
@@ -234,7 +237,8 @@ class Store:
     def engine_versions(self) -> list[str]:
         if not self.files():
             return []
-        return list(self.query("SELECT DISTINCT engine_version FROM runs")["engine_version"])
+        # every row, duplicates included: a newer engine's copy of a run must be seen
+        return list(self.query("SELECT DISTINCT engine_version FROM every_row")["engine_version"])
 
     def rows(self, run_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """Stored rows (all, or those of the given run ids) as plain Python values; one per run id."""
