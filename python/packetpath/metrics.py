@@ -90,10 +90,14 @@ def always(metric: Metric) -> bool:
 
 def value(report: dict[str, Any], path: str) -> Any:
     """``value(report, "latency_ns.p99")`` -> ``report["latency_ns"]["p99"]``; None if absent
-    (per-NIC entries carry only the metrics that exist per NIC)."""
+    (per-NIC entries carry only the metrics that exist per NIC). A number
+    indexes a list: ``"per_nic.0.latency_ns.p99"``."""
     node: Any = report
     for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
             return None
-        node = node[part]
     return node

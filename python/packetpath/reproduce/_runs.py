@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from packetpath import metrics
 from packetpath.reproduce._claims import SEEDS
 
 Metric = str | Callable[[Mapping[str, Any]], float]
@@ -21,13 +22,7 @@ Metric = str | Callable[[Mapping[str, Any]], float]
 
 def metric(report: Mapping[str, Any], key: Metric) -> float:
     """A report's metric; an absent one (no samples) is NaN, which fails any claim."""
-    if callable(key):
-        return key(report)
-    x: Any = report
-    for part in key.split("."):
-        if x is None:
-            return math.nan
-        x = x[int(part)] if isinstance(x, list) else x.get(part)
+    x = key(report) if callable(key) else metrics.value(dict(report), key)
     return math.nan if x is None else x
 
 
