@@ -218,8 +218,8 @@ def execute(
     try:
         _run_todo(todo, rows, store, jobs, run, client, progress, title, flush_s)
     except KeyboardInterrupt:
-        done = sum(t.run_id in rows for t in {t.run_id: t for t in tasks}.values())
-        total = len({t.run_id for t in tasks})
+        ids = {t.run_id for t in tasks}
+        done, total = len(ids & rows.keys()), len(ids)
         where = "stored; run the same command again to resume" if store is not None else "finished (no store: nothing kept)"
         raise Interrupted(f"{done} of {total} runs {where}") from None
     finally:
