@@ -33,6 +33,8 @@ def _fix(v: dict) -> dict:
         v["nic.split_offset"] = 64
     if v["traffic.closed_loop"]:
         v["nic.flow_control"] = False  # the client's window paces it
+    if v["app.nf"] in ("nat", "lb", "flowcount", "nat_lb"):  # preloaded tables hold their flows
+        v["traffic.flows"] = min(v["traffic.flows"], v["app.flow_table_size"] * v["cpu.cores"] // 2)
     if v["nic.rx_inline"] and not (v["nic.header_split"] and v["nic.split_offset"] <= 64 and not v["nic.rx_cqe_comp"]):
         v["nic.rx_inline"] = False
     if v["traffic.hot_share_small"] >= 0 and not (v["traffic.flow_popularity"] == "hot" and v["traffic.size_dist"] == "bimodal"):

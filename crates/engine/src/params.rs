@@ -884,6 +884,7 @@ fn cross_check(c: &Config) -> Result<(), String> {
         ));
     }
     netdimm_check(c)?;
+    check_preload(c)?;
     check_resources(c, available_memory())?;
     if c.u64("sim.warmup") + c.u64("sim.duration") > 100 * crate::units::S {
         return Err("sim.duration + sim.warmup: at most 100 s of simulated time".into());
@@ -1102,6 +1103,25 @@ fn check_resources(c: &Config, available: Option<u64>) -> Result<(), String> {
         detail.join(", "),
         gib(avail)
     ))
+}
+
+/// Preloaded flow tables must hold their flows: an overfull cuckoo table
+/// makes every preloaded insert run out its kicks (minutes of build for a
+/// table no long-running NF would have).
+fn check_preload(c: &Config) -> Result<(), String> {
+    let per_flow = crate::nf::entries_per_flow(c.text("app.nf"));
+    if !c.bool("app.preload_flows") || per_flow == 0 {
+        return Ok(());
+    }
+    let (flows, cores, size) = (c.u64("traffic.flows"), c.u64("cpu.cores"), c.u64("app.flow_table_size"));
+    let need = (flows * per_flow).div_ceil(cores);
+    if need > size {
+        return Err(format!(
+            "app.flow_table_size = {size}: too small to preload traffic.flows = {flows} (about {need} entries per core: \
+             {per_flow} per flow over the {cores} cores of a NIC); give at least {need}, fewer flows, or app.preload_flows = false"
+        ));
+    }
+    Ok(())
 }
 
 /// KVS: the hot area fits in nicmem, hot items are items.
@@ -1448,6 +1468,20 @@ mod tests {
         // the largest part is named, not the pools that did not overflow
         let e = validate(&json!({"app": {"nf": "workpackage", "wp_size": "100GB"}})).unwrap_err();
         assert!(e.starts_with("app.wp_size = 100000000000: the WorkPackage array"), "{e}");
+    }
+
+    #[test]
+    fn preloaded_flow_tables_must_hold_their_flows() {
+        // 4 M flows x 2 entries over 7 cores: 1.14 M entries in tables of 1 Mi
+        let nat = json!({"app": {"nf": "nat"}, "traffic": {"flows": 4_000_000}, "cpu": {"cores": 7}, "nic": {"count": 2}});
+        let e = validate(&nat).unwrap_err();
+        assert!(e.starts_with("app.flow_table_size = 1048576: too small to preload traffic.flows = 4000000 (about 1142858 entries"), "{e}");
+        let mut lb = nat.clone();
+        lb["app"]["nf"] = json!("lb");
+        assert!(validate(&lb).is_ok(), "LB keeps one entry per flow: 571 k per core fits");
+        let mut lazy = nat.clone();
+        lazy["app"]["preload_flows"] = json!(false);
+        assert!(validate(&lazy).is_ok(), "tables that fill during the run may overflow");
     }
 
     #[test]

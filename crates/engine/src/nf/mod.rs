@@ -160,6 +160,16 @@ pub fn flow_tables_per_core(nf: &str) -> u64 {
     }
 }
 
+/// Entries one flow takes in the fullest of its core's tables (NAT keeps
+/// both directions; LB and the counters one).
+pub fn entries_per_flow(nf: &str) -> u64 {
+    match nf {
+        "nat" | "nat_lb" => 2,
+        "lb" | "flowcount" => 1,
+        _ => 0,
+    }
+}
+
 impl Nf {
     /// Look up `flow` in `core`'s table, installing it on a miss (NAT: the
     /// next free port, both directions; LB: the next backend round-robin).
