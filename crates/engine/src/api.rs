@@ -119,3 +119,37 @@ pub fn lru_trace(sets: u64, ways: usize, lines: &[u64]) -> Result<(u64, u64, f64
     }
     Ok((hits, misses, start.elapsed().as_secs_f64()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Under an address-space limit the validation did not see (set after
+    /// it), the reservation turns the would-be abort into an error naming
+    /// the estimate. The limit is set in a child process: the test binary
+    /// runs itself with this one test and `PACKETPATH_RESERVE_CHILD` set.
+    #[test]
+    fn reserving_under_an_address_space_limit_is_an_error_not_an_abort() {
+        if std::env::var_os("PACKETPATH_RESERVE_CHILD").is_some() {
+            // 16 Mi-entry tables on 8 cores: ~2.5 GiB estimated, under a 1 GiB limit
+            let cfg = params::validate(&serde_json::json!({
+                "app": {"nf": "nat", "flow_table_size": 16_777_216, "preload_flows": false},
+                "cpu": {"cores": 8, "max_cores": 16}
+            }));
+            let cfg = cfg.expect("validates: ~2.5 GiB fits the machine before the limit");
+            let rl = libc::rlimit { rlim_cur: 1 << 30, rlim_max: libc::RLIM_INFINITY };
+            // SAFETY: setrlimit reads the struct it is given; this is the child's own limit.
+            assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_AS, &rl) }, 0);
+            let e = reserve(&cfg).unwrap_err();
+            assert!(e.starts_with("app.flow_table_size = 16777216: cannot allocate the"), "{e}");
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "api::tests::reserving_under_an_address_space_limit_is_an_error_not_an_abort", "--nocapture"])
+            .env("PACKETPATH_RESERVE_CHILD", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "child: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"));
+    }
+}
