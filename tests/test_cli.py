@@ -175,3 +175,27 @@ def test_a_bug_is_one_line_too(cli, monkeypatch):
     out = cli("run", "l2fwd")
     assert out.code == 1
     assert out.stderr.startswith("internal error: KeyError: 'oops'") and len(out.stderr.splitlines()) == 1
+
+
+def test_run_hides_what_the_run_does_not_report_and_says_when_pause_held_the_source(cli):
+    short = ["--set", "sim.duration=1ms", "--set", "sim.warmup=1ms"]  # long enough for the Rx buffer to fill
+    out = cli("run", "l2fwd", *short, env={"COLUMNS": "200"})
+    assert out.code == 0 and "throughput_gbps" in out.stdout and "dpa.gops" not in out.stdout and "netdimm.pcie_ns" not in out.stdout
+    assert "note: the ports sent" in out.stdout and "PAUSE frames (nic.flow_control)" in out.stdout  # the DDIO testbed runs PAUSE
+    every = cli("run", "l2fwd", *short, "--all", env={"COLUMNS": "200"})
+    assert every.code == 0 and "dpa.gops" in every.stdout and "netdimm.pcie_ns" in every.stdout
+    quiet = cli("run", "l2fwd", *short, "--set", "nic.flow_control=false", "--set", "traffic.rate=10Gbps")
+    assert quiet.code == 0 and "PAUSE" not in quiet.stdout
+
+
+def test_sweep_says_what_it_ran_and_readers_refuse_a_missing_store(cli, tmp_path):
+    store = tmp_path / "s"
+    args = ["sweep", "l2fwd", "--grid", "traffic.size=64,1500", "--set", "sim.duration=40us", "--set", "sim.warmup=20us",
+            "--jobs", "1", "--store", str(store)]
+    first = cli(*args, env={"COLUMNS": "200"})
+    assert first.code == 0 and "2 runs, 2 new, 0 already stored" in first.stdout, first.stdout
+    again = cli(*args[:3], "traffic.size=64,1500,256", *args[4:], env={"COLUMNS": "200"})
+    assert again.code == 0 and "3 runs, 1 new, 2 already stored" in again.stdout, again.stdout
+    for command in (["results", "show"], ["results", "query", "SELECT 1 FROM runs"], ["plot", "throughput_gbps", "--x", "traffic.size"]):
+        out = cli(*command, "--store", str(tmp_path / "nope"))
+        assert out.code == 2 and out.stderr.startswith(f"error: store {tmp_path / 'nope'}: no such directory"), (command, out.stderr)

@@ -199,6 +199,8 @@ PYTHON_BAD = [
     (lambda p: p.run({"traffic": {"size": 64.5}}), "whole number of bytes"),
     (lambda p: p.run({"traffic": {"phase_at": ["1s"], "phase_rate": ["10Gbps"]}}), "at or after the run's end"),
     (lambda p: p.run({"sim": {"sample_period": "1ps"}}), "sim.sample_period"),
+    (lambda p: p.run({"traffic": {"pcap": "trace.pcap"}}), "only read with traffic.size_dist = pcap"),
+    (lambda p: p.Results("/no/such/store"), "no such directory"),
     (lambda p: p.sweep("l2fwd", grid=5), "grid = 5"),
     (lambda p: p.sweep("l2fwd", grid={"traffic.size": [64]}, jobs=-3), "jobs = -3"),
     (lambda p: p.sweep("l2fwd", grid={"traffic.size": [64]}, flush_s=float("nan")), "flush_s = nan"),

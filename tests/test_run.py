@@ -113,7 +113,7 @@ def test_same_seed_same_bytes_across_processes(shell):
 
 
 def test_cli_run_prints_a_table(cli):
-    out = cli("run", "l2fwd", *SHORT_ARGS, env={"COLUMNS": "200"})
+    out = cli("run", "l2fwd", *SHORT_ARGS, "--all", env={"COLUMNS": "200"})
     assert out.code == 0, out.stderr
     for m in metrics.METRICS:
         assert m.path in out.stdout
@@ -174,6 +174,12 @@ def test_soak_samples_the_child_s_memory_as_it_runs():
     assert abs(r["simulated_packets"] - 2 * 100e9 * 3e-3 / (1520 * 8)) <= 2
     assert r["rss_samples"] >= 2 and r["rss_end_mib"] > 20
     assert r["growth_mib"] == r["rss_end_mib"] - r["rss_settled_mib"]
+    if r["rss_samples"] < bench.SOAK_MIN_SAMPLES:  # too few points to call it flat
+        assert r["verdict"].startswith(f"inconclusive: {r['rss_samples']} RSS samples")
+    else:
+        assert r["verdict"] in ("memory flat", "memory grew")
+    few = bench.soak("1ms", every_s=5.0)  # one sample at most
+    assert few["verdict"].startswith("inconclusive: ") and "lengthen --soak-time" in few["verdict"]
 
 
 def test_cli_bench_json(cli):

@@ -114,6 +114,12 @@ def _sampling_error(full: dict[str, Any], part: dict[str, Any]) -> dict[str, flo
 SOAK = ("l2fwd", {"nic.count": 2, "cpu.cores": 2, "traffic.size": 1500, "traffic.rate": "100Gbps", "nic.flow_control": False})
 
 
+SOAK_MIN_SAMPLES = 10
+"""RSS samples a soak needs before its growth says anything."""
+SOAK_FLAT_MIB = 16.0
+"""Growth within this (allocator noise) counts as flat."""
+
+
 def soak(sim_time: str = "1s", every_s: float = 0.5, scenario: tuple[str, dict[str, Any]] = SOAK) -> dict[str, Any]:
     """Run one long scenario in a child process, sampling its resident set
     size every ``every_s`` wall seconds: memory must not grow with simulated
@@ -156,6 +162,10 @@ def soak(sim_time: str = "1s", every_s: float = 0.5, scenario: tuple[str, dict[s
         "rss_end_mib": settled[-1],
         "rss_max_mib": max(settled),
         "growth_mib": settled[-1] - settled[0],
+        # a trend needs points: a run too short to sample shows no growth because it could not
+        "verdict": "memory flat" if len(samples) >= SOAK_MIN_SAMPLES and settled[-1] - settled[0] <= SOAK_FLAT_MIB
+        else "memory grew" if len(samples) >= SOAK_MIN_SAMPLES
+        else f"inconclusive: {len(samples)} RSS samples, fewer than {SOAK_MIN_SAMPLES}; lengthen --soak-time",
     }
 
 

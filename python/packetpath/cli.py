@@ -133,15 +133,19 @@ def run_cmd(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of every random stream (overrides sim.seed).")] = None,
     json_: JsonFlag = False,
+    all_: Annotated[bool, typer.Option("--all", help="Also list the metrics this kind of run does not report.")] = False,
 ) -> None:
     """Simulate one scenario and print its report."""
     report = api.run(scenario_, set=set_, seed=seed)
     if json_:
         _print_json(report)
-    else:
-        _console().print(_report_table(scenario_, report))
-        if report.get("timeline"):
-            _console().print(_timeline_table(report["timeline"]))
+        return
+    _console().print(_report_table(scenario_, report, all_))
+    if report.get("timeline"):
+        _console().print(_timeline_table(report["timeline"]))
+    if report.get("pause_frames"):  # the source was held back: its offered load is not traffic.rate
+        typer.echo(f"note: the ports sent {report['pause_frames']:,} PAUSE frames (nic.flow_control), so the source "
+                   f"offered {report['offered_gbps']:.4g} Gbps, what the server let it send, not traffic.rate")
 
 
 def _timeline_table(samples: list[dict[str, Any]]) -> Table:
@@ -153,13 +157,16 @@ def _timeline_table(samples: list[dict[str, Any]]) -> Table:
     return table
 
 
-def _report_table(name: str, report: dict[str, Any]) -> Table:
+def _report_table(name: str, report: dict[str, Any], show_all: bool = False) -> Table:
+    """The report's metrics; those absent from it (another kind of run's, or
+    no samples) only with ``show_all``."""
     nics = report.get("per_nic", [])
     per_nic = nics if len(nics) > 1 else []
     table = Table("metric", "unit", "total", *(f"nic {i}" for i in range(len(per_nic))), title=name)
     for m in metrics.METRICS:
         cells = [metrics.value(r, m.path) for r in (report, *per_nic)]
-        table.add_row(m.path, m.unit, *map(_number, cells))
+        if show_all or any(c is not None for c in cells):
+            table.add_row(m.path, m.unit, *map(_number, cells))
     sim = report["sim"]
     table.caption = (
         f"seed {sim['seed']} · {sim['packets']:,} packets · {sim['events']:,} events · "
@@ -336,7 +343,8 @@ def sweep_cmd(
     if json_:
         typer.echo(shown.to_json(orient="records", indent=2))
     else:
-        _console().print(_frame_table(shown, title=f"{scenario_}: {len(df)} runs (store {store})"))
+        title = f"{scenario_}: {len(df)} runs, {df.attrs['new']} new, {df.attrs['stored']} already stored (store {store})"
+        _console().print(_frame_table(shown, title=title))
 
 
 SUMMARY_METRICS = ("throughput_gbps", "drop_rate", "latency_ns.p99", "pcie_write_hit_rate", "pcie_read_hit_rate")
@@ -364,7 +372,7 @@ def results_show_cmd(
     """Summarise the store and show its most recent runs."""
     from packetpath.store import Store
 
-    s = Store(store)
+    s = Store.existing(store)
     df = s.query(
         'SELECT run_id, scenario, name, seed, engine_version, throughput_gbps, "latency_ns.p99", '
         f"pcie_write_hit_rate, wall_s, finished_at FROM runs ORDER BY finished_at DESC LIMIT {limit}"
@@ -385,7 +393,7 @@ def results_query_cmd(
     """Run SQL over the view `runs` (one row per run; dotted columns in double quotes)."""
     from packetpath.store import Store
 
-    df = Store(store).query(sql)
+    df = Store.existing(store).query(sql)
     if json_:
         typer.echo(df.to_json(orient="records", indent=2, date_format="iso"))
     else:

@@ -97,7 +97,7 @@ def plot_store(
         raise ConfigError(f"plot kind '{kind}': must be one of {', '.join(KINDS)}")
     if kind == "heatmap" and not by:
         raise ConfigError("a heatmap needs a second parameter: --by KEY")
-    store = store if isinstance(store, Store) else Store(store)
+    store = store if isinstance(store, Store) else Store.existing(store)
     columns = set(store.query("SELECT * FROM runs LIMIT 0").columns)
     for role, name in (("metric", metric), ("--x", x), ("--by", by)):
         if name is not None and name not in columns:

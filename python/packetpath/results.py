@@ -20,7 +20,7 @@ SHOWN = ("run_id", "scenario", "name", "seed", "throughput_gbps", "latency_ns.p9
 
 class Results:
     def __init__(self, store: str | os.PathLike | Store):
-        self.store = store if isinstance(store, Store) else Store(store)
+        self.store = store if isinstance(store, Store) else Store.existing(store)
 
     @property
     def df(self):

@@ -121,6 +121,14 @@ class Store:
             raise ConfigError(f"store {self.path}: not a directory")
         self._good: set[str] = set()  # part files already checked readable
 
+    @classmethod
+    def existing(cls, path: str | os.PathLike) -> Store:
+        """A store to read: a path that does not exist is a ConfigError, not an empty store."""
+        store = cls(path)
+        if not store.path.is_dir():
+            raise ConfigError(f"store {store.path}: no such directory (a sweep with --store {store.path} creates it)")
+        return store
+
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
 

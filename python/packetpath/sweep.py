@@ -381,9 +381,15 @@ def sweep(
     stored are not run again. ``scheduler``: a Dask scheduler address or
     client instead of the local process pool."""
     tasks = tasks_for(scenario, grid, set=set, seed=seed, random=random)
+    if store is not None and not isinstance(store, Store):
+        store = Store(store)
+    ids = [t.run_id for t in tasks]
+    stored = frozenset(r["run_id"] for r in store.rows(ids)) if store is not None else frozenset()
     rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, flush_s=flush_s)
     df = frame(rows)
     df.attrs["swept"] = list(parse_grid(grid))
+    unique = {*ids}  # (`set` is this function's overrides)
+    df.attrs["new"], df.attrs["stored"] = len(unique - stored), len(unique & stored)  # simulated now, found stored
     return df
 
 

@@ -781,6 +781,13 @@ fn cross_check(c: &Config) -> Result<(), String> {
         }
         _ => 1518,
     };
+    if !c.text("traffic.pcap").is_empty() && c.text("traffic.size_dist") != "pcap" {
+        return Err(format!(
+            "traffic.pcap = {}: only read with traffic.size_dist = pcap (now {}); set both, or drop traffic.pcap",
+            c.text("traffic.pcap").escape_debug(),
+            c.text("traffic.size_dist")
+        ));
+    }
     let phases = c.ints("traffic.phase_at");
     for (key, n) in [
         ("traffic.phase_rate", c.ints("traffic.phase_rate").len()),
@@ -1482,6 +1489,12 @@ mod tests {
         let mut lazy = nat.clone();
         lazy["app"]["preload_flows"] = json!(false);
         assert!(validate(&lazy).is_ok(), "tables that fill during the run may overflow");
+    }
+
+    #[test]
+    fn a_pcap_without_pcap_sizes_is_refused() {
+        let e = validate(&json!({"traffic": {"pcap": "trace.pcap"}})).unwrap_err();
+        assert!(e.starts_with("traffic.pcap = trace.pcap: only read with traffic.size_dist = pcap (now fixed)"), "{e}");
     }
 
     #[test]
