@@ -188,8 +188,10 @@ def execute(
     progress: bool = True,
     title: str = "sweep",
     flush_s: float = 1.0,
+    found: set[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Run the tasks not already in the store; one store row per task, in task order.
+    ``found``, if given, receives the run ids that were already stored.
 
     ``jobs`` local worker processes (default: every core; 1 = in this
     process); ``scheduler`` a Dask scheduler address (``tcp://host:8786``) or
@@ -213,6 +215,8 @@ def execute(
         store.check_writable()
         for record in store.rows(t.run_id for t in tasks):
             rows[record["run_id"]] = record
+    if found is not None:
+        found.update(rows)
     todo = list({t.run_id: t for t in tasks if t.run_id not in rows}.values())  # one run per identity
     client = _connect(scheduler) if scheduler is not None and todo else None
     try:
@@ -381,15 +385,12 @@ def sweep(
     stored are not run again. ``scheduler``: a Dask scheduler address or
     client instead of the local process pool."""
     tasks = tasks_for(scenario, grid, set=set, seed=seed, random=random)
-    if store is not None and not isinstance(store, Store):
-        store = Store(store)
-    ids = [t.run_id for t in tasks]
-    stored = frozenset(r["run_id"] for r in store.rows(ids)) if store is not None else frozenset()
-    rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, flush_s=flush_s)
+    stored: set[str] = {*()}  # (`set` is this function's overrides)
+    rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, flush_s=flush_s, found=stored)
     df = frame(rows)
     df.attrs["swept"] = list(parse_grid(grid))
-    unique = {*ids}  # (`set` is this function's overrides)
-    df.attrs["new"], df.attrs["stored"] = len(unique - stored), len(unique & stored)  # simulated now, found stored
+    df.attrs["new"] = len({t.run_id for t in tasks} - stored)  # simulated by this call
+    df.attrs["stored"] = len(stored)  # found already stored
     return df
 
 

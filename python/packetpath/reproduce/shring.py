@@ -148,13 +148,6 @@ def _ndr(r: dict[str, dict], ring: Any, spread: str) -> float:
     return float(max(ok, default=0))
 
 
-def _get(x: dict, key: str) -> float:
-    """A metric by its dotted name (``latency_ns.mean``)."""
-    for part in key.split("."):
-        x = x[part]
-    return x
-
-
 def _rings(x: dict) -> dict:
     return x.get("rings") or {"sync_cycles_per_packet": 0.0, "repost_wait_ns": 0.0, "nic_rx_wait_ns": 0.0}
 
@@ -214,7 +207,7 @@ def claims(r: Runs) -> list[Claim]:
     out.append(c)
     # Fig 10, Fig 13: not run.
     f10 = {(v, m): r[f"fig10/{v}/{m}"] for v in ("1KiB", "zipf", "128B") for m in ("privRing", "shRing/8", "small")}
-    gain = lambda v, key: pct_change(_get(f10[v, "shRing/8"], key), _get(f10[v, "privRing"], key))  # noqa: E731
+    gain = lambda v, key: pct_change(metric(f10[v, "shRing/8"], key), metric(f10[v, "privRing"], key))  # noqa: E731
     # Throughput is requests served (rx_pps): SET responses are short.
     out.append(relative_change(P, "Fig 10a", "MICA, 95% SET, 1 KiB values, uniform: shRing +12% throughput", "rx_pps", 12.0, gain("1KiB", "rx_pps")))
     out.append(relative_change(P, "Fig 10a", "MICA, 95% SET, 1 KiB values, uniform: shRing -52% latency", lat, -52.0, gain("1KiB", lat)))
