@@ -5,7 +5,7 @@
 
 use arbitrary::Arbitrary;
 use packetpath_engine::api::{run_json, validate_json};
-use packetpath_engine::params::PARAMS;
+use packetpath_engine::config::PARAMS;
 use serde_json::{json, Map, Value};
 
 #[derive(Arbitrary, Debug)]

@@ -2,13 +2,14 @@
 //! Errors are one line of text naming the parameter, the value and what is
 //! allowed.
 
-use crate::params;
+use crate::config;
+use crate::run::{self, check::MemoryPart};
 use serde_json::Value;
 
 /// Every parameter as JSON metadata (key, kind, unit, base_unit, default,
 /// min, max, doc); min and max are in the base unit.
 pub fn params_json() -> String {
-    let list: Vec<Value> = params::PARAMS
+    let list: Vec<Value> = config::PARAMS
         .iter()
         .map(|p| {
             let mut v = serde_json::to_value(p).expect("param serialises");
@@ -24,58 +25,102 @@ pub fn params_json() -> String {
 pub fn validate_json(scenario: &str) -> Result<String, String> {
     let v: Value =
         serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
-    let cfg = params::validate(&v)?;
-    Ok(serde_json::to_string(&cfg).expect("config serialises"))
+    let (values, _) = run::validate(&v)?;
+    Ok(serde_json::to_string(&values).expect("config serialises"))
 }
 
-/// Validate and run a scenario; returns the report as JSON.
+/// Validate and run a scenario; returns the report as JSON. A scenario
+/// whose simulation would not fit in this machine's memory is refused
+/// before anything is built.
 pub fn run_json(scenario: &str) -> Result<String, String> {
     let v: Value =
         serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
-    let cfg = params::validate(&v)?;
-    let report = run(&cfg)?;
+    let (_, cfg) = run::validate(&v)?;
+    if cfg.sim.kind == "packet" {
+        let parts = run::check::memory_estimate(&cfg);
+        check_resources(&parts, available_memory())?;
+        reserve(&parts)?;
+    }
+    let report = run::run(&cfg)?;
     Ok(serde_json::to_string(&report).expect("report serialises"))
-}
-
-/// Run a validated config. An `Err` here is a broken run invariant: an
-/// engine bug, reported with the seed so it can be reproduced.
-pub fn run(cfg: &params::Config) -> Result<crate::report::Report, String> {
-    if cfg.text("pcie_bench.mode") != "off" {
-        return crate::world::pciebench::run(cfg);
-    }
-    if cfg.text("copy_bench.mode") != "off" {
-        return crate::world::copybench::run(cfg);
-    }
-    if cfg.text("dpa_bench.workload") != "off" {
-        return crate::world::dpa::run(cfg);
-    }
-    if cfg.text("netdimm.nic") != "off" {
-        return crate::world::netdimm::run(cfg);
-    }
-    reserve(cfg)?;
-    let w = crate::world::World::build(cfg)?;
-    w.run()
-        .map_err(|e| format!("{e} (seed {})", cfg.u64("sim.seed")))
 }
 
 /// Try to allocate the scenario's estimated memory before building it, so
 /// that an address-space limit (`ulimit -v`) the estimate passed is an error
 /// naming the estimate, not an abort in the middle of the build. (Memory
-/// that is reserved but never touched costs nothing; a cgroup limit is
-/// checked against the estimate at validation.)
-fn reserve(cfg: &params::Config) -> Result<(), String> {
-    let parts = params::memory_estimate(cfg);
-    let total: u64 = parts.iter().map(|p| p.2).sum();
+/// that is reserved but never touched costs nothing.)
+fn reserve(parts: &[MemoryPart]) -> Result<(), String> {
+    let total: u64 = parts.iter().map(|p| p.bytes).sum();
     let mut probe: Vec<u8> = Vec::new();
     probe.try_reserve_exact(total as usize).map_err(|_| {
-        let (key, what, bytes) = parts.iter().max_by_key(|p| p.2).expect("parts");
+        let p = parts.iter().max_by_key(|p| p.bytes).expect("parts");
         format!(
-            "{key} = {}: cannot allocate the {:.1} GiB the scenario needs ({what} {:.1} GiB); the process's memory limit is lower",
-            cfg.u64(key),
-            total as f64 / (1u64 << 30) as f64,
-            *bytes as f64 / (1u64 << 30) as f64
+            "{} = {}: cannot allocate the {:.1} GiB the scenario needs ({} {:.1} GiB); the process's memory limit is lower",
+            p.key,
+            p.value,
+            gib(total),
+            p.what,
+            gib(p.bytes)
         )
     })
+}
+
+fn gib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}
+
+/// Bytes this process may still allocate, if the OS says (Linux): the least
+/// of the memory available, what the cgroup (a Slurm or container limit)
+/// leaves, and what the address-space rlimit (`ulimit -v`) leaves.
+fn available_memory() -> Option<u64> {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let kib = |text: &str, key: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(key))?;
+        Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+    };
+    let mut limits = vec![];
+    limits.extend(read("/proc/meminfo").and_then(|t| kib(&t, "MemAvailable:")));
+    // cgroup v2, then v1
+    limits.extend(headroom(read("/sys/fs/cgroup/memory.max"), read("/sys/fs/cgroup/memory.current")));
+    limits.extend(headroom(
+        read("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+        read("/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+    ));
+    let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit only writes the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut rl) } == 0 && rl.rlim_cur != libc::RLIM_INFINITY {
+        let used = read("/proc/self/status").and_then(|t| kib(&t, "VmSize:")).unwrap_or(0);
+        limits.push((rl.rlim_cur as u64).saturating_sub(used));
+    }
+    limits.into_iter().min()
+}
+
+/// What a limit leaves beyond current use; None for no limit ("max", or a v1 "unlimited" near 2^63).
+fn headroom(limit: Option<String>, used: Option<String>) -> Option<u64> {
+    let limit: u64 = limit?.trim().parse().ok().filter(|&l: &u64| l < 1 << 60)?;
+    let used: u64 = used.and_then(|u| u.trim().parse().ok()).unwrap_or(0);
+    Some(limit.saturating_sub(used))
+}
+
+/// Refuse a simulation that would not fit in the memory this process may
+/// still take, naming its largest part, with the estimate. The scenario is
+/// valid; this machine is too small for it.
+fn check_resources(parts: &[MemoryPart], available: Option<u64>) -> Result<(), String> {
+    let Some(avail) = available else { return Ok(()) };
+    let total: u64 = parts.iter().map(|p| p.bytes).sum::<u64>() + (256 << 20);
+    if total <= avail {
+        return Ok(());
+    }
+    let p = parts.iter().max_by_key(|p| p.bytes).expect("parts");
+    let detail: Vec<String> = parts.iter().map(|p| format!("{} {:.1} GiB", p.what, gib(p.bytes))).collect();
+    Err(format!(
+        "{} = {}: the scenario needs about {:.1} GiB to simulate ({}), more than the {:.1} GiB available",
+        p.key,
+        p.value,
+        gib(total),
+        detail.join(", "),
+        gib(avail)
+    ))
 }
 
 /// Replay a trace of line addresses through one LRU cache of `sets` (a
@@ -123,6 +168,41 @@ pub fn lru_trace(sets: u64, ways: usize, lines: &[u64]) -> Result<(u64, u64, f64
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::check::memory_estimate;
+    use serde_json::json;
+
+    #[test]
+    fn a_scenario_too_big_to_simulate_is_refused_with_the_estimate() {
+        // 32 cores' tables of 16 Mi entries: 2 Mi buckets of 64 B
+        // + 16 Mi x 12 B = 320 MiB each, 10.0 GiB in all.
+        let c = crate::run::validated(&json!({"app.nf": "nat", "app.flow_table_size": 16_777_216, "cpu.cores": 16, "nic.count": 2, "cpu.max_cores": 32})).unwrap();
+        let e = check_resources(&memory_estimate(&c), Some(8 << 30)).unwrap_err();
+        assert!(
+            e.starts_with("app.flow_table_size = 16777216: the scenario needs about 10.3 GiB")
+                && e.contains("(flow tables 10.0 GiB, cache tags ")
+                && e.ends_with("more than the 8.0 GiB available"),
+            "{e}"
+        );
+        assert!(check_resources(&memory_estimate(&c), Some(64 << 30)).is_ok());
+        assert!(check_resources(&memory_estimate(&c), None).is_ok(), "no figure from the OS: no guard");
+        let l2 = crate::run::validated(&json!({})).unwrap();
+        assert!(check_resources(&memory_estimate(&l2), Some(1 << 30)).is_ok(), "the default scenario fits in 1 GiB");
+        // a timeline sample every picosecond of 3 ms: 3e9 samples
+        // (valid, but no machine holds it: refused before anything is built)
+        let e = run_json(r#"{"sim": {"sample_period": "1ps"}}"#).unwrap_err();
+        assert!(e.starts_with("sim.sample_period = 1: the scenario needs about") && e.contains("timeline samples"), "{e}");
+    }
+
+    #[test]
+    fn a_cgroup_limit_leaves_what_is_not_used() {
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(headroom(s("1073741824\n"), s("73741824\n")), Some(1_000_000_000));
+        assert_eq!(headroom(s("max\n"), s("5\n")), None, "cgroup v2 without a limit");
+        assert_eq!(headroom(s("9223372036854771712\n"), s("5\n")), None, "cgroup v1's 'unlimited'");
+        assert_eq!(headroom(s("100"), s("200")), Some(0));
+        assert_eq!(headroom(None, None), None);
+    }
+
 
     /// Under an address-space limit the validation did not see (set after
     /// it), the reservation turns the would-be abort into an error naming
@@ -132,7 +212,7 @@ mod tests {
     fn reserving_under_an_address_space_limit_is_an_error_not_an_abort() {
         if std::env::var_os("PACKETPATH_RESERVE_CHILD").is_some() {
             // 16 Mi-entry tables on 8 cores: ~2.5 GiB estimated, under a 1 GiB limit
-            let cfg = params::validate(&serde_json::json!({
+            let cfg = run::validated(&serde_json::json!({
                 "app": {"nf": "nat", "flow_table_size": 16_777_216, "preload_flows": false},
                 "cpu": {"cores": 8, "max_cores": 16}
             }));
@@ -140,7 +220,7 @@ mod tests {
             let rl = libc::rlimit { rlim_cur: 1 << 30, rlim_max: libc::RLIM_INFINITY };
             // SAFETY: setrlimit reads the struct it is given; this is the child's own limit.
             assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_AS, &rl) }, 0);
-            let e = reserve(&cfg).unwrap_err();
+            let e = reserve(&memory_estimate(&cfg)).unwrap_err();
             assert!(e.starts_with("app.flow_table_size = 16777216: cannot allocate the"), "{e}");
             return;
         }

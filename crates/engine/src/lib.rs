@@ -3,19 +3,25 @@
 //!
 //! No Python here. The one entry point for front ends is [`api`]: a scenario
 //! (JSON) goes in once, a report (JSON) comes out.
+//!
+//! Floors, each using only those below it: `units`, `sim`; `config` (the
+//! parameter table and its typed sections), `wire`, `report` (plain result
+//! types); the components `mem`, `pcie`, `rings`, `cpu`, `nf`, `traffic`,
+//! `nic`, `devices`, each built from its own sections; `run` (one simulator
+//! per `sim.kind`, and the checks that need components); `api`.
 
 pub mod api;
+pub mod config;
 pub mod cpu;
 pub mod devices;
 pub mod mem;
 pub mod nf;
 pub mod nic;
-pub mod params;
 pub mod pcie;
 pub mod report;
 pub mod rings;
+pub mod run;
 pub mod sim;
 pub mod traffic;
 pub mod units;
 pub mod wire;
-pub mod world;

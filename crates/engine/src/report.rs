@@ -3,7 +3,6 @@
 //! window only.
 
 use crate::units::Time;
-use crate::world::World;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -200,8 +199,95 @@ pub struct SimInfo {
     pub engine_version: &'static str,
 }
 
-#[derive(Serialize, Debug, Clone, Default)]
+impl SimInfo {
+    pub fn new(seed: u64, events: u64, packets: u64, sim_time_ps: Time) -> SimInfo {
+        SimInfo { seed, events, packets, sim_time_ps, engine_version: env!("CARGO_PKG_VERSION") }
+    }
+}
+
+/// The report of one run: what its kind measured, and how the run went.
+#[derive(Serialize, Debug, Clone)]
 pub struct Report {
+    #[serde(flatten)]
+    pub body: Body,
+    pub sim: SimInfo,
+}
+
+/// What a run measured, one variant per run kind (`sim.kind`); in JSON
+/// the variant's fields sit at the top level, beside `sim`.
+#[derive(Serialize, Debug, Clone)]
+#[serde(untagged)]
+pub enum Body {
+    Packet(Box<PacketReport>),
+    PcieBench {
+        /// DMA-written lines that were already in the LLC.
+        pcie_write_hit_rate: f64,
+        /// DMA-read lines served by the LLC.
+        pcie_read_hit_rate: f64,
+        pcie_bench: PcieBenchReport,
+    },
+    CopyBench {
+        copy_bench: CopyBenchReport,
+    },
+    Dpa {
+        dpa: DpaReport,
+    },
+    /// One-way latency (`netdimm`), or with `netdimm.nf` the co-runner
+    /// beside the NF (`corunner`).
+    NetDimm {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        corunner: Option<CorunnerReport>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        netdimm: Option<NetDimmReport>,
+    },
+}
+
+impl Report {
+    /// The packet metrics of a packet run.
+    pub fn into_packet(self) -> Option<PacketReport> {
+        match self.body {
+            Body::Packet(p) => Some(*p),
+            _ => None,
+        }
+    }
+    pub fn pcie_bench(&self) -> Option<&PcieBenchReport> {
+        match &self.body {
+            Body::PcieBench { pcie_bench, .. } => Some(pcie_bench),
+            _ => None,
+        }
+    }
+    pub fn copy_bench(&self) -> Option<&CopyBenchReport> {
+        match &self.body {
+            Body::CopyBench { copy_bench } => Some(copy_bench),
+            _ => None,
+        }
+    }
+    pub fn dpa(&self) -> Option<&DpaReport> {
+        match &self.body {
+            Body::Dpa { dpa } => Some(dpa),
+            _ => None,
+        }
+    }
+    pub fn netdimm(&self) -> Option<&NetDimmReport> {
+        match &self.body {
+            Body::NetDimm { netdimm, .. } => netdimm.as_ref(),
+            _ => None,
+        }
+    }
+    /// The co-runner beside a packet run or a NetDIMM NF.
+    pub fn corunner(&self) -> Option<&CorunnerReport> {
+        match &self.body {
+            Body::Packet(p) => p.corunner.as_ref(),
+            Body::NetDimm { corunner, .. } => corunner.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// What a packet run measured: the whole server, each NIC, and the
+/// mechanisms in use.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct PacketReport {
     #[serde(flatten)]
     pub packets: PacketMetrics,
     /// DMA-written lines that were already in the LLC (PCM ItoM hits).
@@ -217,17 +303,12 @@ pub struct Report {
     pub core_util: f64,
     pub per_nic: Vec<PacketMetrics>,
     pub corunner: Option<CorunnerReport>,
-    pub pcie_bench: Option<PcieBenchReport>,
-    pub copy_bench: Option<CopyBenchReport>,
-    pub dpa: Option<DpaReport>,
-    pub netdimm: Option<NetDimmReport>,
     /// Shared Rx rings (rings.sharing > 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rings: Option<RingsReport>,
     /// One sample per `sim.sample_period` (none when it is 0).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<Sample>,
-    pub sim: SimInfo,
 }
 
 /// What all NICs did in one sampling period ending at `t_us` (warm-up
@@ -264,7 +345,7 @@ pub struct RingsReport {
 }
 
 impl NicCounters {
-    fn add(&mut self, o: &NicCounters) {
+    pub fn add(&mut self, o: &NicCounters) {
         self.arrived += o.arrived;
         self.arrived_bytes += o.arrived_bytes;
         self.drop_rx_buffer += o.drop_rx_buffer;
@@ -279,7 +360,7 @@ impl NicCounters {
         self.pause_frames += o.pause_frames;
     }
 
-    fn metrics(
+    pub fn metrics(
         &self,
         hist: &Histogram<u64>,
         pcie: (Dir, [u64; 2]),
@@ -313,7 +394,7 @@ impl NicCounters {
     }
 }
 
-pub(crate) fn ratio(a: u64, b: u64) -> f64 {
+pub fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 {
         0.0
     } else {
@@ -322,7 +403,7 @@ pub(crate) fn ratio(a: u64, b: u64) -> f64 {
 }
 
 /// The latency percentiles of a histogram; None when it holds no sample.
-pub(crate) fn latency(h: &Histogram<u64>) -> Option<Latency> {
+pub fn latency(h: &Histogram<u64>) -> Option<Latency> {
     if h.is_empty() {
         return None;
     }
@@ -335,110 +416,3 @@ pub(crate) fn latency(h: &Histogram<u64>) -> Option<Latency> {
     })
 }
 
-impl World {
-    pub(crate) fn report(&self) -> Report {
-        let secs = (self.end - self.warmup) as f64 / 1e12;
-        let dur = (self.end - self.warmup) as f64;
-        let m = self.mem.stats.since(&self.mem_base);
-        let core_misses =
-            |c: usize| self.mem.core_misses[c] - self.core_miss_base.get(c).copied().unwrap_or(0);
-        let mut total = NicCounters::default();
-        let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
-        let (mut util, mut occ, mut misses, mut data) = (Dir::default(), 0.0, 0, [0; 2]);
-        let share = 1.0 / self.nics.len() as f64;
-        let mut per_nic = vec![];
-        for (i, n) in self.nics.iter().enumerate() {
-            total.add(&n.c);
-            hist.add(&n.hist).expect("same bounds");
-            let base = self.pcie_base.get(i).copied().unwrap_or_default();
-            // Busy time is booked when a transfer is sent, so a transfer
-            // straddling the window's end can push the sum a hair past 1.
-            let u = Dir {
-                upstream: ((n.pcie.up.busy_ps() - base[0]) as f64 / dur).min(1.0),
-                downstream: ((n.pcie.down.busy_ps() - base[1]) as f64 / dur).min(1.0),
-            };
-            let d = [n.pcie.data_up - base[2], n.pcie.data_down - base[3]];
-            data = [data[0] + d[0], data[1] + d[1]];
-            let o = n.cqs.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.txq.len() as f64;
-            let nm: u64 = (n.first_core..n.first_core + n.txq.len())
-                .map(core_misses)
-                .sum();
-            util.upstream += u.upstream * share;
-            util.downstream += u.downstream * share;
-            occ += o * share;
-            misses += nm;
-            per_nic.push(n.c.metrics(&n.hist, (u, d), o, nm, secs));
-        }
-        let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
-        let busy_cycles = busy as f64 * self.k.freq_mhz as f64 / 1e6;
-        let corunner = self.corunner.as_ref().map(|cr| CorunnerReport {
-            mean_latency_ns: if cr.done_lines == 0 {
-                0.0
-            } else {
-                cr.lat_sum as f64 / cr.done_lines as f64 / 1000.0
-            },
-            gbytes_s: cr.done_lines as f64 * 64.0 / secs / 1e9,
-        });
-        Report {
-            packets: total.metrics(&hist, (util, data), occ, misses, secs),
-            pcie_write_hit_rate: ratio(m.dma_write_hits, m.dma_write_hits + m.dma_write_misses),
-            pcie_read_hit_rate: ratio(m.dma_read_hits, m.dma_read_hits + m.dma_read_misses),
-            llc_hit_rate_cpu: ratio(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),
-            mem_bw_gbytes_s: Bw {
-                read: m.dram_read_bytes as f64 / secs / 1e9,
-                write: m.dram_write_bytes as f64 / secs / 1e9,
-            },
-            cycles_per_packet: if total.rx_pkts == 0 {
-                0.0
-            } else {
-                busy_cycles / total.rx_pkts as f64
-            },
-            core_util: busy as f64 / (dur * self.cores.len() as f64),
-            per_nic,
-            corunner,
-            pcie_bench: None,
-            copy_bench: None,
-            dpa: None,
-            netdimm: None,
-            rings: self.shared_rings.then(|| {
-                let (n, wait) = self.nics.iter().flat_map(|n| &n.rxq).fold((0, 0u128), |(a, b), r| {
-                    (a + r.reposted, b + r.repost_wait)
-                });
-                let sync: Time = self.cores.iter().map(|c| c.sync_ps).sum();
-                let (switches, shared_share) = match &self.dshring {
-                    Some(d) => {
-                        let mut shared = d.shared_ps;
-                        if self.nics[0].set == 1 {
-                            shared += self.end - d.since.max(self.warmup);
-                        }
-                        (d.switches, shared as f64 / dur)
-                    }
-                    None => (0, 1.0),
-                };
-                RingsReport {
-                    dshring_switches: switches,
-                    dshring_shared_share: shared_share,
-                    sync_cycles_per_packet: if total.rx_pkts == 0 {
-                        0.0
-                    } else {
-                        sync as f64 * self.k.freq_mhz as f64 / 1e6 / total.rx_pkts as f64
-                    },
-                    repost_wait_ns: if n == 0 { 0.0 } else { wait as f64 / n as f64 / 1000.0 },
-                    nic_rx_wait_ns: if total.rx_desc_given == 0 {
-                        0.0
-                    } else {
-                        total.rx_desc_wait_ps as f64 / total.rx_desc_given as f64 / 1000.0
-                    },
-                }
-            }),
-            timeline: self.timeline.as_ref().map(|t| t.samples.clone()).unwrap_or_default(),
-            sim: SimInfo {
-                seed: self.seed,
-                events: self.q.events(),
-                packets: self.nics.iter().map(|n| n.total_in).sum(),
-                sim_time_ps: self.end,
-                engine_version: env!("CARGO_PKG_VERSION"),
-            },
-        }
-    }
-}

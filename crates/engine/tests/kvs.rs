@@ -1,10 +1,16 @@
 //! The MICA-like server and nmKVS: PCIe bytes per response against the
 //! response layouts, and the copies baseline MICA makes.
 
-use packetpath_engine::api::run;
-use packetpath_engine::params::validate;
-use packetpath_engine::report::Report;
 use serde_json::{json, Value};
+use packetpath_engine::config::Cfg;
+use packetpath_engine::report::PacketReport as Report;
+use packetpath_engine::run::validated as validate;
+
+/// A packet run's report.
+fn run(c: &Cfg) -> Result<Report, String> {
+    packetpath_engine::run::run(c).map(|r| r.into_packet().expect("a packet run"))
+}
+
 
 fn kvs(hot_area: &str, extra: Value) -> Report {
     let mut v = json!({

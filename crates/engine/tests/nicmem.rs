@@ -2,10 +2,16 @@
 //! inlining) against hand-computed PCIe byte counts and the split rings'
 //! spilling rule.
 
-use packetpath_engine::api::run;
-use packetpath_engine::params::validate;
-use packetpath_engine::report::Report;
 use serde_json::{json, Value};
+use packetpath_engine::config::Cfg;
+use packetpath_engine::report::PacketReport as Report;
+use packetpath_engine::run::validated as validate;
+
+/// A packet run's report.
+fn run(c: &Cfg) -> Result<Report, String> {
+    packetpath_engine::run::run(c).map(|r| r.into_packet().expect("a packet run"))
+}
+
 
 fn go(mut v: Value) -> Report {
     v["sim"] = json!({"warmup": "0.5ms", "duration": "1ms"});

@@ -3,11 +3,17 @@
 //! sharing, RxList defeating descriptor prefetch, and a slow core holding
 //! back its peers' descriptors under RxArr.
 
-use packetpath_engine::api::run;
 use packetpath_engine::mem::Memory;
-use packetpath_engine::params::validate;
-use packetpath_engine::report::Report;
 use serde_json::{json, Value};
+use packetpath_engine::config::Cfg;
+use packetpath_engine::report::PacketReport as Report;
+use packetpath_engine::run::validated as validate;
+
+/// A packet run's report.
+fn run(c: &Cfg) -> Result<Report, String> {
+    packetpath_engine::run::run(c).map(|r| r.into_packet().expect("a packet run"))
+}
+
 
 /// The shRing paper's server: 2 NICs x 8 cores, 200 Gbps of 1500 B frames,
 /// WorkPackage reading a 40 MiB array.
@@ -150,11 +156,13 @@ fn timeline_follows_load_phases_and_dshring_switches_when_the_load_rises() {
     v["traffic"]["phase_at"] = json!(["1ms"]);
     v["traffic"]["phase_rate"] = json!(["100Gbps"]);
     v["sim"] = json!({"warmup": "0ms", "duration": "2ms", "sample_period": "100us"});
-    let r = go(v);
+    let whole = packetpath_engine::run::run(&validate(&v).unwrap()).unwrap();
+    let offered = whole.sim.packets;
+    let r = whole.into_packet().unwrap();
     let t = &r.timeline;
     assert_eq!(t.len(), 20);
     // Every frame accepted in the run falls in exactly one sample.
-    assert_eq!(t.iter().map(|s| s.arrived).sum::<u64>(), r.sim.packets);
+    assert_eq!(t.iter().map(|s| s.arrived).sum::<u64>(), offered);
     // 2 NICs: ~80 Gbps of frames, then up to the PCIe-bound ~185.
     let gbps = |from: usize, to: usize| t[from..to].iter().map(|s| s.tx_gbps).sum::<f64>() / (to - from) as f64;
     assert!((gbps(2, 10) - 80.0 * 1500.0 / 1520.0).abs() < 2.0, "{t:?}");

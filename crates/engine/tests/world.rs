@@ -2,11 +2,18 @@
 //! known: conservation, analytic capacity bounds, determinism, and the DDIO
 //! mechanism's direction of effect.
 
-use packetpath_engine::api::{run, run_json};
-use packetpath_engine::params::validate;
+use packetpath_engine::api::run_json;
 use packetpath_engine::pcie::{mrd_request_wire_bytes, mwr_wire_bytes, tlp_layer_gbps, PcieConfig};
-use packetpath_engine::report::Report;
 use serde_json::{json, Value};
+use packetpath_engine::config::Cfg;
+use packetpath_engine::report::PacketReport as Report;
+use packetpath_engine::run::validated as validate;
+
+/// A packet run's report.
+fn run(c: &Cfg) -> Result<Report, String> {
+    packetpath_engine::run::run(c).map(|r| r.into_packet().expect("a packet run"))
+}
+
 
 fn go(v: Value) -> Report {
     run(&validate(&v).unwrap()).unwrap()

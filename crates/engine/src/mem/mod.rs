@@ -21,7 +21,7 @@ pub mod cache;
 pub mod dram;
 pub mod sample;
 
-use crate::params::Config;
+use crate::config::Cfg;
 use crate::sim::{rng, stream};
 use crate::units::Time;
 use cache::{Cache, Indexing, Policy, Victim, LINE};
@@ -147,12 +147,12 @@ pub struct Memory {
 
 impl Memory {
     /// `core_masks`: the CAT mask of every core that accesses memory.
-    pub fn new(c: &Config, core_masks: Vec<u64>) -> Memory {
+    pub fn new(c: &Cfg, core_masks: Vec<u64>) -> Memory {
         let n_cores = core_masks.len();
-        let ways = c.usize("llc.ways");
-        let slices = c.u64("llc.slices");
-        let sets = c.u64("llc.size") / LINE / ways as u64;
-        let indexing = if c.bool("llc.slice_hash") {
+        let ways = c.llc.ways as usize;
+        let slices = c.llc.slices;
+        let sets = c.llc.size / LINE / ways as u64;
+        let indexing = if c.llc.slice_hash {
             Indexing::SliceHash {
                 slices,
                 sets_per_slice: sets / slices,
@@ -160,15 +160,15 @@ impl Memory {
         } else {
             Indexing::Modulo
         };
-        let policy = match c.text("llc.replacement") {
+        let policy = match c.llc.replacement {
             "random" => Policy::Random,
             "qlru" => Policy::Qlru,
             "qlru_adaptive" => Policy::QlruAdaptive,
             _ => Policy::Lru,
         };
-        let seed = c.u64("sim.seed");
+        let seed = c.sim.seed;
         let llc = Cache::new(
-            c.u64("llc.size"),
+            c.llc.size,
             ways,
             indexing,
             policy,
@@ -177,20 +177,20 @@ impl Memory {
         let l2 = (0..core_masks.len())
             .map(|i| {
                 Cache::new(
-                    c.u64("l2.size"),
-                    c.usize("l2.ways"),
+                    c.l2.size,
+                    c.l2.ways as usize,
                     Indexing::Modulo,
                     Policy::Lru,
                     rng(seed, stream::LLC, 1 + i as u64),
                 )
             })
             .collect();
-        let n_sample = c.u64("llc.set_sample");
+        let n_sample = c.llc.set_sample;
         let sampler = (n_sample > 1).then(|| {
             let (llc_low, l2_sets) = sample::low_index_sets(c);
             Sampler::new(n_sample, llc_low.min(l2_sets).trailing_zeros(), n_cores)
         });
-        let ddio = c.u64("llc.ddio_ways");
+        let ddio = c.llc.ddio_ways;
         // DDIO owns the top ways (IIO LLC WAYS = 0x600 on an 11-way Skylake).
         let ddio_mask = if ddio == 0 {
             0
@@ -201,16 +201,16 @@ impl Memory {
             llc,
             l2,
             dram: Dram::new(
-                c.usize("dram.channels"),
-                c.u64("dram.channel_bw"),
-                c.u64("dram.latency"),
+                c.dram.channels as usize,
+                c.dram.channel_bw,
+                c.dram.latency,
             ),
             ddio_mask,
             core_mask: core_masks,
-            llc_lat: c.u64("llc.latency"),
-            l2_lat: c.u64("l2.latency"),
-            snoop_lat: c.u64("llc.snoop_latency"),
-            remote_lat: c.u64("dram.remote_latency"),
+            llc_lat: c.llc.latency,
+            l2_lat: c.l2.latency,
+            snoop_lat: c.llc.snoop_latency,
+            remote_lat: c.dram.remote_latency,
             stats: MemStats::default(),
             core_misses: vec![0; n_cores],
             sampler,
@@ -619,7 +619,7 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::validate;
+    use crate::run::validated as validate;
     use serde_json::json;
 
     fn mem(extra: serde_json::Value) -> Memory {
@@ -632,7 +632,7 @@ mod tests {
         let c = validate(&s).unwrap();
         Memory::new(
             &c,
-            vec![c.ints("llc.cat_masks").first().copied().unwrap_or(0x7ff); 2],
+            vec![c.llc.cat_masks.as_slice().first().copied().unwrap_or(0x7ff); 2],
         )
     }
 

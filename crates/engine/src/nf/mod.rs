@@ -130,7 +130,7 @@ impl Nf {
                     }
                 }
                 if let Some(write) = *payload {
-                    for off in (64..crate::world::mem_len(pkt.size)).step_by(64) {
+                    for off in (64..crate::wire::mem_len(pkt.size)).step_by(64) {
                         stall.add(mem.core_access(core, data + off, write, now));
                     }
                 }
@@ -276,7 +276,7 @@ mod tests {
             next: vec![0],
         };
         let accesses = |mut nf: Nf| {
-            let c = crate::params::validate(&serde_json::json!({})).unwrap();
+            let c = crate::run::validated(&serde_json::json!({})).unwrap();
             let mut mem = Memory::new(&c, vec![0x7ff]);
             let (mut r, mut scratch) = (crate::sim::rng(1, 0, 0), Touched::default());
             for f in 0..100 {

@@ -12,6 +12,7 @@
 //! its frames. A private ring has one completion ring; a shared ring
 //! (shRing) has N, one per sharing core.
 
+use crate::config::NicCfg;
 use crate::rings::{rxarr::RxArr, rxlist::RxList};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -382,6 +383,20 @@ fn release(q: &mut VecDeque<(Time, u32)>, used: &mut u64, now: Time) {
         *used -= b as u64;
         q.pop_front();
     }
+}
+
+/// Bytes of one Tx WQE (mlx5 layout): 16 B control + 16 B Ethernet segment,
+/// the inlined header rounded to 16 B, one 16 B data segment per buffer in
+/// host or NIC memory; whole 64 B building blocks.
+pub fn tx_wqe_bytes(nic: &NicCfg) -> u64 {
+    let (split, inline) = (nic.header_split, nic.tx_inline);
+    let inlined = if inline {
+        nic.split_offset.next_multiple_of(16)
+    } else {
+        0
+    };
+    let segs = if split && !inline { 2 } else { 1 };
+    (32 + inlined + 16 * segs).next_multiple_of(nic.tx_desc_size)
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ pub use tlp::{
     Tlps,
 };
 
+use crate::config::PcieCfg;
 use crate::units::{Time, NS};
 
 /// One device's link configuration. Sizes in bytes, latency one way
@@ -54,6 +55,26 @@ pub struct PcieConfig {
     pub latency_ps: Time,
     /// Non-posted reads (MRd TLPs) the device may have in flight.
     pub max_read_tags: u32,
+}
+
+impl PcieConfig {
+    /// The link of a scenario's `pcie` section (64-bit addresses, no ECRC,
+    /// as DPDK's drivers use it), checked.
+    pub fn from_section(p: &PcieCfg) -> Result<PcieConfig, String> {
+        let cfg = PcieConfig {
+            gen: p.gen as u8,
+            lanes: p.lanes as u8,
+            mps: p.mps as u32,
+            mrrs: p.mrrs as u32,
+            rcb: p.rcb as u32,
+            addr64: true,
+            ecrc: false,
+            latency_ps: p.latency,
+            max_read_tags: p.max_read_tags as u32,
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
 }
 
 impl Default for PcieConfig {

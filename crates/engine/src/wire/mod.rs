@@ -36,6 +36,19 @@ pub const MIN_FRAME: u32 = 64;
 pub const MAX_STD_FRAME: u32 = 1518;
 /// Largest jumbo frame packetpath accepts (the common switch limit).
 pub const MAX_FRAME: u32 = 9216;
+/// Ethernet (14) + IPv4 (20) + UDP (8) header bytes in front of a payload.
+pub const UDP_HEADERS: u64 = 42;
+/// Bytes of frame data a 128 B mlx5 CQE carries (scatter-to-CQE: the first
+/// 64 B hold the data, the second the completion).
+pub const RX_INLINE_MAX: u64 = 64;
+
+/// Bytes of a frame of `size` (FCS included) in memory: the NIC checks and
+/// strips the FCS on receive (DPDK's default, without `KEEP_CRC`) and
+/// appends it on transmit, so DMAs carry the frame less its 4 B FCS.
+#[inline]
+pub fn mem_len(size: u32) -> u64 {
+    (size - FCS) as u64
+}
 
 /// Bytes of wire time a frame of `frame_len` (FCS included) occupies:
 /// the frame, padded to 64 B, plus preamble, SFD and inter-frame gap.

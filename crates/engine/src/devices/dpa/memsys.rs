@@ -25,7 +25,7 @@ use super::hop::{Pipe, Tags};
 use super::{Mem, Proc};
 use crate::mem::cache::{Cache, Indexing, Policy, Victim};
 use crate::mem::dram::Dram;
-use crate::params::Config;
+use crate::config::Cfg;
 use crate::sim::rng;
 use crate::units::Time;
 
@@ -128,26 +128,26 @@ fn hit(c: &mut Cache, line: u64) -> bool {
     }
 }
 
+/// A processor's L1: (bytes, ways, latency).
+pub fn l1_of(c: &Cfg, proc: &str) -> (u64, u64, u64) {
+    match proc {
+        "dpa" => (c.dpa.l1_size, c.dpa.l1_ways, c.dpa.l1_latency),
+        "arm" => (c.arm.l1_size, c.arm.l1_ways, c.arm.l1_latency),
+        _ => (c.host.l1_size, c.host.l1_ways, c.host.l1_latency),
+    }
+}
+
 impl MemSys {
-    pub fn new(c: &Config) -> MemSys {
-        let seed = c.u64("sim.seed");
+    pub fn new(c: &Cfg) -> MemSys {
+        let seed = c.sim.seed;
         let private = |prefix: &str, n: u64, l2: bool, base: u64| Private {
-            l1: (0..n)
-                .map(|i| {
-                    cache(
-                        c.u64(&format!("{prefix}.l1_size")),
-                        c.u64(&format!("{prefix}.l1_ways")),
-                        seed,
-                        base + i,
-                    )
-                })
-                .collect(),
-            l1_lat: c.u64(&format!("{prefix}.l1_latency")),
+            l1: (0..n).map(|i| cache(l1_of(c, prefix).0, l1_of(c, prefix).1, seed, base + i)).collect(),
+            l1_lat: l1_of(c, prefix).2,
             l2: if l2 {
                 let (size, ways) = if prefix == "host" {
-                    (c.u64("l2.size"), c.u64("l2.ways"))
+                    (c.l2.size, c.l2.ways)
                 } else {
-                    (c.u64("arm.l2_size"), c.u64("arm.l2_ways"))
+                    (c.arm.l2_size, c.arm.l2_ways)
                 };
                 (0..n)
                     .map(|i| cache(size, ways, seed, base + 1000 + i))
@@ -156,43 +156,42 @@ impl MemSys {
                 vec![]
             },
             l2_lat: if prefix == "host" {
-                c.u64("l2.latency")
+                c.l2.latency
             } else if prefix == "arm" {
-                c.u64("arm.l2_latency")
+                c.arm.l2_latency
             } else {
                 0
             },
         };
-        let dpa_threads = c.u64("dpa.cores") * c.u64("dpa.threads_per_core");
-        let slices = c.u64("llc.slices");
-        let host_l3_sets = c.u64("llc.size") / 64 / c.u64("llc.ways");
-        let ddio = c.u64("llc.ddio_ways").max(1);
-        let mbs = |k: &str| c.u64(k);
+        let dpa_threads = c.dpa.cores * c.dpa.threads_per_core;
+        let slices = c.llc.slices;
+        let host_l3_sets = c.llc.size / 64 / c.llc.ways;
+        let ddio = c.llc.ddio_ways.max(1);
         let pcie = crate::pcie::phy::tlp_layer_gbps(
-            c.u64("pcie.gen") as u8,
-            c.u64("pcie.lanes") as u8,
-            c.u64("pcie.mps") as u32,
+            c.pcie.gen as u8,
+            c.pcie.lanes as u8,
+            c.pcie.mps as u32,
         );
         let pcie_mbs = (pcie * 1e3 / 8.0) as u64;
         MemSys {
             dpa: private("dpa", dpa_threads, false, 0),
-            dpa_l2: cache(c.u64("dpa.l2_size"), c.u64("dpa.l2_ways"), seed, 3000),
-            dpa_l2_lat: c.u64("dpa.l2_latency"),
-            dpa_l3: cache(c.u64("dpa.l3_size"), c.u64("dpa.l3_ways"), seed, 3001),
-            dpa_l3_lat: c.u64("dpa.l3_latency"),
-            nic_l2_mask: (1u64 << c.u64("bf3.nic_l2_ways")) - 1,
-            arm: private("arm", c.u64("arm.cores"), true, 4000),
-            arm_l3: cache(c.u64("arm.l3_size"), c.u64("arm.l3_ways"), seed, 3002),
-            arm_l3_lat: c.u64("arm.l3_latency"),
+            dpa_l2: cache(c.dpa.l2_size, c.dpa.l2_ways, seed, 3000),
+            dpa_l2_lat: c.dpa.l2_latency,
+            dpa_l3: cache(c.dpa.l3_size, c.dpa.l3_ways, seed, 3001),
+            dpa_l3_lat: c.dpa.l3_latency,
+            nic_l2_mask: (1u64 << c.bf3.nic_l2_ways) - 1,
+            arm: private("arm", c.arm.cores, true, 4000),
+            arm_l3: cache(c.arm.l3_size, c.arm.l3_ways, seed, 3002),
+            arm_l3_lat: c.arm.l3_latency,
             arm_dram: Dram::new(
-                c.usize("arm.dram_channels"),
-                c.u64("arm.dram_channel_bw"),
-                c.u64("arm.dram_latency"),
+                c.arm.dram_channels as usize,
+                c.arm.dram_channel_bw,
+                c.arm.dram_latency,
             ),
-            host: private("host", c.u64("cpu.max_cores"), true, 6000),
+            host: private("host", c.cpu.max_cores, true, 6000),
             host_l3: Cache::new(
-                c.u64("llc.size"),
-                c.usize("llc.ways"),
+                c.llc.size,
+                c.llc.ways as usize,
                 Indexing::SliceHash {
                     slices,
                     sets_per_slice: host_l3_sets / slices,
@@ -200,28 +199,28 @@ impl MemSys {
                 Policy::Lru,
                 rng(seed, STREAM, 3003),
             ),
-            host_l3_lat: c.u64("llc.latency"),
+            host_l3_lat: c.llc.latency,
             host_io_mask: (1u64 << ddio) - 1,
             host_dram: Dram::new(
-                c.usize("dram.channels"),
-                c.u64("dram.channel_bw"),
-                c.u64("dram.latency"),
+                c.dram.channels as usize,
+                c.dram.channel_bw,
+                c.dram.latency,
             ),
-            switch_lat: c.u64("bf3.switch_latency"),
-            switch_rd: Pipe::new(mbs("bf3.switch_bw")),
-            switch_wr: Pipe::new(mbs("bf3.switch_bw")),
-            port_rd: Pipe::new(mbs("bf3.cache_port_read_bw")),
-            port_wr: Pipe::new(mbs("bf3.cache_port_write_bw")),
-            ap_lat: c.u64("bf3.aperture_latency"),
-            ap_tags: Tags::new(c.usize("bf3.aperture_read_tags")),
-            ap_wr: Pipe::new(mbs("bf3.aperture_write_bw")),
-            arm_rd: Pipe::new(mbs("bf3.arm_port_bw")),
-            arm_wr: Pipe::new(mbs("bf3.arm_port_bw")),
-            pcie_lat: c.u64("pcie.latency"),
+            switch_lat: c.bf3.switch_latency,
+            switch_rd: Pipe::new(c.bf3.switch_bw),
+            switch_wr: Pipe::new(c.bf3.switch_bw),
+            port_rd: Pipe::new(c.bf3.cache_port_read_bw),
+            port_wr: Pipe::new(c.bf3.cache_port_write_bw),
+            ap_lat: c.bf3.aperture_latency,
+            ap_tags: Tags::new(c.bf3.aperture_read_tags as usize),
+            ap_wr: Pipe::new(c.bf3.aperture_write_bw),
+            arm_rd: Pipe::new(c.bf3.arm_port_bw),
+            arm_wr: Pipe::new(c.bf3.arm_port_bw),
+            pcie_lat: c.pcie.latency,
             pcie_up: Pipe::new(pcie_mbs),
             pcie_down: Pipe::new(pcie_mbs),
-            dpa_doorbell: c.u64("bf3.dpa_doorbell_latency"),
-            host_doorbell: c.u64("host.doorbell_latency"),
+            dpa_doorbell: c.bf3.dpa_doorbell_latency,
+            host_doorbell: c.host.doorbell_latency,
             stats: Stats::default(),
         }
     }

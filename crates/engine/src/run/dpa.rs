@@ -23,8 +23,8 @@ use crate::devices::dpa::cores::Cores;
 use crate::devices::dpa::hop::Pipe;
 use crate::devices::dpa::memsys::MemSys;
 use crate::devices::dpa::{Mem, Proc};
-use crate::params::Config;
-use crate::report::{DpaReport, Report, SimInfo};
+use crate::config::Cfg;
+use crate::report::{DpaReport, Report, Body, SimInfo};
 use crate::sim::rng;
 use crate::units::Time;
 use rand::Rng as _;
@@ -62,38 +62,42 @@ struct Machine {
 }
 
 impl Machine {
-    fn new(c: &Config, proc: Proc) -> Machine {
+    fn new(c: &Cfg, proc: Proc) -> Machine {
         let (cores, freq, ipc, tipc, outstanding, pkt) = match proc {
             Proc::Dpa => (
-                c.u64("dpa.cores"),
-                c.u64("dpa.freq"),
-                c.f64("dpa.ipc"),
-                c.f64("dpa.thread_ipc"),
-                c.u64("dpa.outstanding"),
-                c.u64("dpa.pkt_instr"),
+                c.dpa.cores,
+                c.dpa.freq,
+                c.dpa.ipc,
+                c.dpa.thread_ipc,
+                c.dpa.outstanding,
+                c.dpa.pkt_instr,
             ),
             Proc::Arm => (
-                c.u64("arm.cores"),
-                c.u64("arm.freq"),
-                c.f64("arm.ipc"),
-                c.f64("arm.thread_ipc"),
-                c.u64("arm.mlp"),
-                c.u64("arm.pkt_instr"),
+                c.arm.cores,
+                c.arm.freq,
+                c.arm.ipc,
+                c.arm.thread_ipc,
+                c.arm.mlp,
+                c.arm.pkt_instr,
             ),
             Proc::Host => (
-                c.u64("cpu.max_cores"),
-                c.u64("cpu.freq"),
-                c.f64("host.ipc"),
-                c.f64("host.thread_ipc"),
-                c.u64("cpu.mlp"),
-                c.u64("host.pkt_instr"),
+                c.cpu.max_cores,
+                c.cpu.freq,
+                c.host.ipc,
+                c.host.thread_ipc,
+                c.cpu.mlp,
+                c.host.pkt_instr,
             ),
         };
-        let l1_latency = c.u64(match proc {
-            Proc::Dpa => "dpa.l1_latency",
-            Proc::Arm => "arm.l1_latency",
-            Proc::Host => "host.l1_latency",
-        });
+        let l1_latency = crate::devices::dpa::memsys::l1_of(
+            c,
+            match proc {
+                Proc::Dpa => "dpa",
+                Proc::Arm => "arm",
+                Proc::Host => "host",
+            },
+        )
+        .2;
         Machine {
             proc,
             ms: MemSys::new(c),
@@ -136,12 +140,12 @@ fn mem_of(proc: Proc, name: &str) -> Mem {
     }
 }
 
-pub fn run(c: &Config) -> Result<Report, String> {
-    let proc = Proc::parse(c.text("dpa_bench.proc"));
+pub fn run(c: &Cfg) -> Result<Report, String> {
+    let proc = Proc::parse(c.dpa_bench.proc);
     let mut r = DpaReport {
-        workload: c.text("dpa_bench.workload").to_string(),
-        proc: c.text("dpa_bench.proc").to_string(),
-        threads: c.u64("dpa_bench.threads"),
+        workload: c.dpa_bench.workload.to_string(),
+        proc: c.dpa_bench.proc.to_string(),
+        threads: c.dpa_bench.threads,
         ..DpaReport::default()
     };
     let mut m = Machine::new(c, proc);
@@ -155,22 +159,15 @@ pub fn run(c: &Config) -> Result<Report, String> {
         _ => net(c, &mut m, &mut r),
     };
     Ok(Report {
-        dpa: Some(r),
-        sim: SimInfo {
-            seed: c.u64("sim.seed"),
-            events: 0,
-            packets: 0,
-            sim_time_ps: end,
-            engine_version: env!("CARGO_PKG_VERSION"),
-        },
-        ..Report::default()
+        body: Body::Dpa { dpa: r },
+        sim: SimInfo::new(c.sim.seed, 0, 0, end),
     })
 }
 
 /// Fig 3: each thread multiplies `compute_ops` times; Gops over all threads.
-fn compute(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
-    let threads = c.usize("dpa_bench.threads");
-    let ops = c.u64("dpa_bench.compute_ops");
+fn compute(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
+    let threads = c.dpa_bench.threads as usize;
+    let ops = c.dpa_bench.compute_ops;
     let mut left = vec![ops; threads];
     let mut heap: BinaryHeap<Reverse<(Time, usize)>> =
         (0..threads).map(|t| Reverse((0, t))).collect();
@@ -190,17 +187,17 @@ fn compute(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
 
 /// Fig 5: one thread follows a chain of nodes `stride` apart through the
 /// working set, in a random order; mean load-to-use latency.
-fn chase(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
-    let mem = mem_of(m.proc, c.text("dpa_bench.mem"));
+fn chase(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
+    let mem = mem_of(m.proc, c.dpa_bench.mem);
     r.mem = format!("{mem:?}").to_lowercase();
-    let stride = c.u64("dpa_bench.stride");
-    let nodes = (c.u64("dpa_bench.working_set") / stride).max(1);
+    let stride = c.dpa_bench.stride;
+    let nodes = (c.dpa_bench.working_set / stride).max(1);
     let mut order: Vec<u64> = (0..nodes).collect();
-    let mut rg = rng(c.u64("sim.seed"), STREAM, 0);
+    let mut rg = rng(c.sim.seed, STREAM, 0);
     for i in (1..order.len()).rev() {
         order.swap(i, rg.gen_range(0..=i));
     }
-    let accesses = c.u64("dpa_bench.accesses");
+    let accesses = c.dpa_bench.accesses;
     let mut t = 0;
     // one pass over the chain warms the caches; the measured accesses
     // continue along it
@@ -223,22 +220,22 @@ fn chase(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
 
 /// Figs 6-8: useful bytes per second of threads streaming or hopping
 /// through a working set; the last `mem2_threads` threads use `mem2`.
-fn bandwidth(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
-    let threads = c.usize("dpa_bench.threads");
-    let mem1 = mem_of(m.proc, c.text("dpa_bench.mem"));
-    let mem2 = Mem::parse(c.text("dpa_bench.mem2")).filter(|_| m.proc == Proc::Dpa);
+fn bandwidth(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
+    let threads = c.dpa_bench.threads as usize;
+    let mem1 = mem_of(m.proc, c.dpa_bench.mem);
+    let mem2 = Mem::parse(c.dpa_bench.mem2).filter(|_| m.proc == Proc::Dpa);
     let n2 = if mem2.is_some() {
-        c.usize("dpa_bench.mem2_threads")
+        c.dpa_bench.mem2_threads as usize
     } else {
         0
     };
     let groups = [(mem1, threads - n2), (mem2.unwrap_or(mem1), n2)];
     r.mem = format!("{mem1:?}").to_lowercase();
-    let ws = c.u64("dpa_bench.working_set").next_multiple_of(64);
-    let write = c.text("dpa_bench.op") == "write";
-    let random = c.text("dpa_bench.pattern") == "random";
+    let ws = c.dpa_bench.working_set.next_multiple_of(64);
+    let write = c.dpa_bench.op == "write";
+    let random = c.dpa_bench.pattern == "random";
     let step = if write { 64 } else { 8 };
-    let accesses = c.u64("dpa_bench.accesses");
+    let accesses = c.dpa_bench.accesses;
     // Per thread: (memory, next offset, start offset); its own rng.
     let mut at = Vec::with_capacity(threads);
     for (g, &(mem, n)) in groups.iter().enumerate() {
@@ -248,7 +245,7 @@ fn bandwidth(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
         }
     }
     let mut rgs: Vec<_> = (0..threads)
-        .map(|t| rng(c.u64("sim.seed"), STREAM, 1 + t as u64))
+        .map(|t| rng(c.sim.seed, STREAM, 1 + t as u64))
         .collect();
     let mut next_addr = |th: usize, at: &mut Vec<(Mem, u64, usize)>| -> u64 {
         let (mem, off, _) = at[th];
@@ -398,12 +395,12 @@ enum KeyGen {
 }
 
 impl KeyGen {
-    fn new(c: &Config) -> KeyGen {
-        let n = c.u64("dpa_bench.kv_keys");
-        if c.text("dpa_bench.kv_dist") == "uniform" {
+    fn new(c: &Cfg) -> KeyGen {
+        let n = c.dpa_bench.kv_keys;
+        if c.dpa_bench.kv_dist == "uniform" {
             return KeyGen::Uniform(n);
         }
-        let s = c.f64("dpa_bench.kv_zipf_s");
+        let s = c.dpa_bench.kv_zipf_s;
         let mut cdf: Vec<f64> = (1..=n).map(|k| 1.0 / (k as f64).powf(s)).collect();
         let mut acc = 0.0;
         for x in cdf.iter_mut() {
@@ -435,16 +432,16 @@ fn frame_ps(size: u64, rate_mbps: u64) -> Time {
 /// Fig 11: the NIC writes a bunch of `packets` packets back to back into
 /// DPA memory (the DPA caches start cold); then the latency of a DPA load
 /// of each packet is probed where it landed, oldest first.
-fn recency(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
-    let size = c.u64("dpa_bench.pkt_size");
-    let gap = frame_ps(size, c.u64("nic.line_rate") * c.u64("nic.count"));
+fn recency(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
+    let size = c.dpa_bench.pkt_size;
+    let gap = frame_ps(size, c.nic.line_rate * c.nic.count);
     let mut t = 0;
-    let n = c.u64("dpa_bench.packets");
+    let n = c.dpa_bench.packets;
     // a ring of packet-sized buffers, back to back
     let stride = size.next_multiple_of(64);
     let addr = |k: u64| Mem::Dpa.base() + RINGS + k * stride;
     for k in 0..n {
-        t = t.max(m.ms.nic_write(addr(k), size, k * gap + c.u64("bf3.nic_latency")));
+        t = t.max(m.ms.nic_write(addr(k), size, k * gap + c.bf3.nic_latency));
     }
     r.recency_ns = (0..n)
         .map(|k| m.ms.dpa_probe_latency(addr(k)) as f64 / 1e3)
@@ -455,7 +452,7 @@ fn recency(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
 
 /// Figs 12-13: mean round trip of one packet between two machines with the
 /// same processor, reflected by the server.
-fn latency(c: &Config, client: Machine, r: &mut DpaReport) -> Time {
+fn latency(c: &Cfg, client: Machine, r: &mut DpaReport) -> Time {
     let (rtts, end) = round_trips(c, client, r);
     r.latency_ns = mean_ns(&rtts);
     end
@@ -473,9 +470,9 @@ fn mean_ns(rtts: &[Time]) -> f64 {
 /// are taken over time: each sync's interval is sampled at evenly spaced
 /// instants. With `dpa_bench.background`, both hosts' cores carry an L2
 /// reflector's traffic through the same NICs, links, switch and PCIe.
-fn clocksync(c: &Config, client: Machine, r: &mut DpaReport) -> Time {
+fn clocksync(c: &Cfg, client: Machine, r: &mut DpaReport) -> Time {
     let (rtts, end) = round_trips(c, client, r);
-    let drift = c.f64("dpa_bench.drift_ppm") * 1e-6 * c.u64("dpa_bench.sync_interval") as f64;
+    let drift = c.dpa_bench.drift_ppm * 1e-6 * c.dpa_bench.sync_interval as f64;
     const SAMPLES: u64 = 100;
     let mut eps: Vec<f64> = rtts
         .iter()
@@ -507,8 +504,8 @@ struct Background {
 const BG_SIZE: u64 = 1024;
 
 impl Background {
-    fn new(c: &Config) -> Background {
-        let mbps = c.u64("dpa_bench.background");
+    fn new(c: &Cfg) -> Background {
+        let mbps = c.dpa_bench.background;
         let gap = if mbps == 0 {
             0.0
         } else {
@@ -518,7 +515,7 @@ impl Background {
             gap,
             next: [0; 2],
             seq: 0,
-            rg: rng(c.u64("sim.seed"), STREAM, 2000),
+            rg: rng(c.sim.seed, STREAM, 2000),
         }
     }
     /// Book every frame that starts before `now`.
@@ -548,21 +545,21 @@ impl Background {
 /// Round trips of one packet between two machines with the same processor,
 /// reflected by the server, one after another; the round trips after the
 /// first tenth (warm caches), and when the last ended.
-fn round_trips(c: &Config, client: Machine, r: &mut DpaReport) -> (Vec<Time>, Time) {
+fn round_trips(c: &Cfg, client: Machine, r: &mut DpaReport) -> (Vec<Time>, Time) {
     let proc = client.proc;
     let mut ms = [client, Machine::new(c, proc)];
-    let net = mem_of(proc, c.text("dpa_bench.net_buf"));
-    let data = mem_of(proc, c.text("dpa_bench.mem"));
+    let net = mem_of(proc, c.dpa_bench.net_buf);
+    let data = mem_of(proc, c.dpa_bench.mem);
     r.mem = format!("{net:?}").to_lowercase();
-    let size = c.u64("dpa_bench.pkt_size");
-    let nic = c.u64("bf3.nic_latency");
+    let size = c.dpa_bench.pkt_size;
+    let nic = c.bf3.nic_latency;
     // one pipe per port and direction (0: client -> server)
-    let port = || Pipe::new(c.u64("nic.line_rate") / 8);
-    let mut links = [0, 1].map(|_| (0..c.u64("nic.count")).map(|_| port()).collect::<Vec<_>>());
+    let port = || Pipe::new(c.nic.line_rate / 8);
+    let mut links = [0, 1].map(|_| (0..c.nic.count).map(|_| port()).collect::<Vec<_>>());
     let mut bg = Background::new(c);
     let server = PktWork {
-        reads_payload: c.f64("dpa_bench.payload_read"),
-        random_reads: c.u64("dpa_bench.random_reads"),
+        reads_payload: c.dpa_bench.payload_read,
+        random_reads: c.dpa_bench.random_reads,
         reply: true,
         ipcheck: false,
         kv_tuples: 0,
@@ -575,8 +572,8 @@ fn round_trips(c: &Config, client: Machine, r: &mut DpaReport) -> (Vec<Time>, Ti
         kv_tuples: 0,
     };
     let keys = KeyGen::None;
-    let mut rg = rng(c.u64("sim.seed"), STREAM, 999);
-    let packets = c.u64("dpa_bench.packets");
+    let mut rg = rng(c.sim.seed, STREAM, 999);
+    let packets = c.dpa_bench.packets;
     // with background traffic, syncs are spaced so their samples see
     // independent queue states
     let spacing = if bg.gap > 0.0 { 10 * crate::units::US } else { 0 };
@@ -618,26 +615,26 @@ fn round_trips(c: &Config, client: Machine, r: &mut DpaReport) -> (Vec<Time>, Ti
 
 /// Figs 14, 16-18: throughput of `threads` threads with line rate offered
 /// (receive-side modes) or as fast as they can send (send).
-fn net(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
-    let threads = c.usize("dpa_bench.threads");
-    let net = mem_of(m.proc, c.text("dpa_bench.net_buf"));
-    let data = mem_of(m.proc, c.text("dpa_bench.mem"));
+fn net(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
+    let threads = c.dpa_bench.threads as usize;
+    let net = mem_of(m.proc, c.dpa_bench.net_buf);
+    let data = mem_of(m.proc, c.dpa_bench.mem);
     r.mem = format!("{data:?}").to_lowercase();
     r.net_buf = format!("{net:?}").to_lowercase();
-    let mode = c.text("dpa_bench.net_mode").to_string();
-    let size = c.u64("dpa_bench.pkt_size");
-    let nic = c.u64("bf3.nic_latency");
-    let ports = c.u64("nic.count");
-    let rate = c.u64("nic.line_rate") * ports;
+    let mode = c.dpa_bench.net_mode.to_string();
+    let size = c.dpa_bench.pkt_size;
+    let nic = c.bf3.nic_latency;
+    let ports = c.nic.count;
+    let rate = c.nic.line_rate * ports;
     // the wire (all ports, hash-balanced) and the NIC's packet pipeline
     let mut wire_out = Pipe::new(rate / 8);
-    let nic_pkt_ps = (1e6 / c.f64("nic.pipeline_mpps")) as Time;
-    let packets = c.u64("dpa_bench.packets");
+    let nic_pkt_ps = (1e6 / c.nic.pipeline_mpps) as Time;
+    let packets = c.dpa_bench.packets;
     let total = packets * threads as u64;
     let keys = KeyGen::new(c);
-    let mut rg = rng(c.u64("sim.seed"), STREAM, 1000);
+    let mut rg = rng(c.sim.seed, STREAM, 1000);
     let tuples = if mode == "kv" {
-        c.u64("dpa_bench.kv_tuples")
+        c.dpa_bench.kv_tuples
     } else {
         0
     };
@@ -741,33 +738,34 @@ fn net(c: &Config, m: &mut Machine, r: &mut DpaReport) -> Time {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::validate;
+    use crate::run::validated as validate;
     use serde_json::{json, Value};
 
-    fn cfg(bench: Value) -> Config {
-        validate(&json!({ "dpa_bench": bench })).unwrap()
+    fn cfg(bench: Value) -> Cfg {
+        validate(&json!({ "sim": {"kind": "dpa"}, "dpa_bench": bench })).unwrap()
     }
     fn dpa(bench: Value) -> DpaReport {
-        run(&cfg(bench)).unwrap().dpa.unwrap()
+        run(&cfg(bench)).unwrap().dpa().cloned().unwrap()
     }
-    fn ns(c: &Config, keys: &[&str]) -> f64 {
-        keys.iter().map(|k| c.u64(k)).sum::<u64>() as f64 / 1e3
+    /// The sum of default latencies, ns.
+    fn ns(keys: &[&str]) -> f64 {
+        let (values, _) = crate::run::validate(&json!({})).unwrap();
+        keys.iter().map(|k| values.int(k)).sum::<u64>() as f64 / 1e3
     }
 
     #[test]
     fn pointer_chase_latency_is_the_sum_of_the_hops() {
-        let c = cfg(json!({"workload": "chase"}));
         // L1-resident
         let r = dpa(json!({"workload": "chase", "working_set": "512B", "accesses": 1000}));
         assert!(
-            (r.latency_ns - ns(&c, &["dpa.l1_latency"])).abs() < 0.01,
+            (r.latency_ns - ns(&["dpa.l1_latency"])).abs() < 0.01,
             "{}",
             r.latency_ns
         );
         // L2-resident
         let r = dpa(json!({"workload": "chase", "working_set": "256KiB", "accesses": 1000}));
         assert!(
-            (r.latency_ns - ns(&c, &["dpa.l1_latency", "dpa.l2_latency"])).abs() < 0.01,
+            (r.latency_ns - ns(&["dpa.l1_latency", "dpa.l2_latency"])).abs() < 0.01,
             "{}",
             r.latency_ns
         );
@@ -775,7 +773,6 @@ mod tests {
         // line's serialisation on each pipe and the DRAM channel)
         let r = dpa(json!({"workload": "chase", "working_set": "64MiB", "accesses": 2000}));
         let idle = ns(
-            &c,
             &[
                 "dpa.l1_latency",
                 "dpa.l2_latency",
@@ -795,7 +792,6 @@ mod tests {
             json!({"workload": "chase", "mem": "arm", "working_set": "64MiB", "accesses": 2000}),
         );
         let idle = ns(
-            &c,
             &[
                 "dpa.l1_latency",
                 "bf3.aperture_latency",
@@ -818,7 +814,7 @@ mod tests {
         let r = dpa(
             json!({"workload": "bandwidth", "threads": 190, "working_set": "64MiB", "accesses": 500}),
         );
-        let port = c.u64("bf3.cache_port_read_bw") as f64 / 1e3;
+        let port = c.bf3.cache_port_read_bw as f64 / 1e3;
         assert!(
             r.gbytes_s <= port * 1.01 && r.gbytes_s > port * 0.9,
             "{} vs {port}",
@@ -828,7 +824,7 @@ mod tests {
         let r = dpa(
             json!({"workload": "bandwidth", "mem": "host", "op": "write", "threads": 190, "working_set": "64MiB", "accesses": 500}),
         );
-        let ap = c.u64("bf3.aperture_write_bw") as f64 / 1e3;
+        let ap = c.bf3.aperture_write_bw as f64 / 1e3;
         assert!(
             r.gbytes_s <= ap * 1.01 && r.gbytes_s > ap * 0.9,
             "{} vs {ap}",
@@ -848,7 +844,7 @@ mod tests {
             json!({"workload": "bandwidth", "mem": "host", "threads": 190, "working_set": "64MiB", "accesses": 500}),
         );
         // 8 B words: one line fetch per 8 loads
-        let little = c.u64("bf3.aperture_read_tags") as f64 * 64.0 / rtt;
+        let little = c.bf3.aperture_read_tags as f64 * 64.0 / rtt;
         assert!(
             r.gbytes_s <= little * 1.05 && r.gbytes_s > little * 0.8,
             "{} vs {little}",
@@ -865,8 +861,8 @@ mod tests {
         let r = dpa(
             json!({"workload": "bandwidth", "threads": 1, "working_set": "64MiB", "accesses": 4000}),
         );
-        let instr = 8.0 / (c.f64("dpa.thread_ipc") * c.u64("dpa.freq") as f64 / 1e3);
-        let expect = 64.0 / (miss + 7.0 * ns(&c, &["dpa.l1_latency"]) + instr);
+        let instr = 8.0 / (c.dpa.thread_ipc * c.dpa.freq as f64 / 1e3);
+        let expect = 64.0 / (miss + 7.0 * ns(&["dpa.l1_latency"]) + instr);
         assert!(
             (r.gbytes_s - expect).abs() / expect < 0.05,
             "{} vs {expect}",
@@ -878,12 +874,12 @@ mod tests {
     fn compute_scales_with_threads_until_a_core_is_full() {
         let one = dpa(json!({"workload": "compute", "threads": 1})).gops;
         let c = cfg(json!({"workload": "compute"}));
-        assert!((one - c.f64("dpa.thread_ipc") * c.u64("dpa.freq") as f64 / 1e3).abs() < 1e-3);
+        assert!((one - c.dpa.thread_ipc * c.dpa.freq as f64 / 1e3).abs() < 1e-3);
         for t in [2u64, 16, 64] {
             let g = dpa(json!({"workload": "compute", "threads": t})).gops;
             assert!((g / one - t as f64).abs() < 0.01 * t as f64, "{t}: {g}");
         }
-        let cap = c.u64("dpa.cores") as f64 * c.f64("dpa.ipc") * c.u64("dpa.freq") as f64 / 1e3;
+        let cap = c.dpa.cores as f64 * c.dpa.ipc * c.dpa.freq as f64 / 1e3;
         let all = dpa(json!({"workload": "compute", "threads": 190})).gops;
         assert!(all <= cap * 1.001 && all > 0.95 * cap, "{all} vs {cap}");
     }
@@ -893,7 +889,7 @@ mod tests {
         let c = cfg(json!({"workload": "net"}));
         let r =
             dpa(json!({"workload": "net", "net_mode": "receive", "threads": 64, "packets": 300}));
-        let cap = c.u64("bf3.cache_port_write_bw") as f64 * 8.0 / 1e3;
+        let cap = c.bf3.cache_port_write_bw as f64 * 8.0 / 1e3;
         assert!(
             r.throughput_gbps <= cap * 1.01,
             "{} vs {cap}",
@@ -919,9 +915,8 @@ mod tests {
     fn the_newest_packets_sit_nearest() {
         // one L2 way (128 KiB) takes the newest packets; the L2 drops older
         // ones into the L3
-        let c = cfg(json!({"workload": "recency"}));
         let r = dpa(json!({"workload": "recency", "pkt_size": 1024, "packets": 512}));
-        let l2 = ns(&c, &["dpa.l1_latency", "dpa.l2_latency"]);
+        let l2 = ns(&["dpa.l1_latency", "dpa.l2_latency"]);
         let newest = 128; // 128 KiB of 1 KiB packets
         assert!(r.recency_ns[512 - newest as usize..]
             .iter()
@@ -963,7 +958,7 @@ mod tests {
 
     #[test]
     fn bad_inputs_name_the_parameter() {
-        let err = |b: Value| validate(&json!({ "dpa_bench": b })).unwrap_err();
+        let err = |b: Value| validate(&json!({ "sim": {"kind": "dpa"}, "dpa_bench": b })).unwrap_err();
         assert!(err(json!({"workload": "clocksync", "background": "400Gbps"}))
             .starts_with("dpa_bench.background = 400Gbps: at or above the"));
         assert!(err(json!({"workload": "compute", "threads": 200}))

@@ -4,25 +4,24 @@
 //! flushed before each transfer. It uses the same PCIe link, read tags and
 //! memory hierarchy as the NIC, so its numbers are the NIC's limits.
 
-use super::pcie_config;
 use crate::mem::{DmaMode, Memory};
-use crate::params::Config;
-use crate::pcie::{PcieLink, ReadTags};
-use crate::report::{latency, ratio, PcieBenchReport, Report, SimInfo};
+use crate::config::Cfg;
+use crate::pcie::{PcieConfig, PcieLink, ReadTags};
+use crate::report::{latency, ratio, PcieBenchReport, Report, Body, SimInfo};
 use crate::units::Time;
 use hdrhistogram::Histogram;
 
-pub fn run(c: &Config) -> Result<Report, String> {
-    let pcfg = pcie_config(c)?;
-    let all = (1u64 << c.u64("llc.ways")) - 1;
+pub fn run(c: &Cfg) -> Result<Report, String> {
+    let pcfg = PcieConfig::from_section(&c.pcie)?;
+    let all = (1u64 << c.llc.ways) - 1;
     let mut mem = Memory::new(c, vec![all]);
     let mut link = PcieLink::new(pcfg);
     let mut tags = ReadTags::new(pcfg.max_read_tags);
-    let mode = c.text("pcie_bench.mode").to_string();
-    let size = c.u64("pcie_bench.size");
-    let window = c.u64("pcie_bench.window").max(size);
-    let cold = c.text("pcie_bench.cache") == "cold";
-    let n = c.u64("pcie_bench.transfers");
+    let mode = c.pcie_bench.mode.to_string();
+    let size = c.pcie_bench.size;
+    let window = c.pcie_bench.window.max(size);
+    let cold = c.pcie_bench.cache == "cold";
+    let n = c.pcie_bench.transfers;
     let base: u64 = 1 << 32;
     if !cold {
         // Warm: the host has just touched the buffer, so it is in the LLC.
@@ -76,6 +75,7 @@ pub fn run(c: &Config) -> Result<Report, String> {
     let span = last.saturating_sub(first.unwrap_or(0)).max(1);
     let done_bytes = (n.saturating_sub(1)) * size;
     Ok(Report {
+        body: Body::PcieBench {
         pcie_write_hit_rate: ratio(
             mem.stats.dma_write_hits,
             mem.stats.dma_write_hits + mem.stats.dma_write_misses,
@@ -84,40 +84,33 @@ pub fn run(c: &Config) -> Result<Report, String> {
             mem.stats.dma_read_hits,
             mem.stats.dma_read_hits + mem.stats.dma_read_misses,
         ),
-        pcie_bench: Some(PcieBenchReport {
+        pcie_bench: PcieBenchReport {
             mode,
             size,
             gbps: done_bytes as f64 * 8.0 / span as f64 * 1e3,
             transfers_per_s: n.saturating_sub(1) as f64 / span as f64 * 1e12,
             latency_ns: latency(&hist),
-        }),
-        sim: SimInfo {
-            seed: c.u64("sim.seed"),
-            events: n,
-            packets: 0,
-            sim_time_ps: last,
-            engine_version: env!("CARGO_PKG_VERSION"),
-        },
-        ..Report::default()
+        }, },
+        sim: SimInfo::new(c.sim.seed, n, 0, last),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::validate;
+    use crate::run::validated as validate;
     use crate::pcie::{effective_read_gbps, effective_write_gbps};
     use serde_json::json;
 
     fn bench(mode: &str, size: u64, cache: &str) -> PcieBenchReport {
-        let c = validate(&json!({"pcie_bench": {"mode": mode, "size": size, "cache": cache, "transfers": 20000}})).unwrap();
-        run(&c).unwrap().pcie_bench.unwrap()
+        let c = validate(&json!({"sim": {"kind": "pcie_bench"}, "pcie_bench": {"mode": mode, "size": size, "cache": cache, "transfers": 20000}})).unwrap();
+        run(&c).unwrap().pcie_bench().cloned().unwrap()
     }
 
     #[test]
     fn back_to_back_bandwidth_matches_the_published_model() {
         let c = validate(&json!({})).unwrap();
-        let p = pcie_config(&c).unwrap();
+        let p = PcieConfig::from_section(&c.pcie).unwrap();
         for size in [64, 256, 1024, 1500] {
             let w = bench("write", size, "warm").gbps;
             let r = bench("read", size, "warm").gbps;
@@ -135,7 +128,7 @@ mod tests {
         let warm = bench("latency", 64, "warm");
         let cold = bench("latency", 64, "cold");
         let c = validate(&json!({})).unwrap();
-        let extra = (c.u64("dram.latency") as f64) / 1000.0;
+        let extra = (c.dram.latency as f64) / 1000.0;
         let diff = cold.latency_ns.as_ref().unwrap().mean - warm.latency_ns.as_ref().unwrap().mean;
         // Cold: DRAM instead of LLC (plus the channel's service time).
         assert!(
@@ -146,7 +139,7 @@ mod tests {
         );
         // Warm 64 B read: two link traversals + LLC.
         let rtt =
-            2.0 * c.u64("pcie.latency") as f64 / 1000.0 + c.u64("llc.latency") as f64 / 1000.0;
+            2.0 * c.pcie.latency as f64 / 1000.0 + c.llc.latency as f64 / 1000.0;
         assert!(
             warm.latency_ns.as_ref().unwrap().mean > rtt && warm.latency_ns.as_ref().unwrap().mean < rtt + 30.0,
             "{} vs {rtt}",

@@ -116,13 +116,13 @@ pub(crate) struct Dshring {
 }
 
 impl Dshring {
-    pub fn new(c: &crate::params::Config) -> Dshring {
+    pub fn new(c: &crate::config::Cfg) -> Dshring {
         Dshring {
-            period: c.u64("rings.dshring_period"),
-            window: c.usize("rings.dshring_window"),
-            gbps: c.u64("rings.dshring_gbps") as f64 / 1e3,
-            mem_bytes_s: c.u64("rings.dshring_mem_bw") as f64 * 1e6,
-            skew: c.f64("rings.dshring_skew"),
+            period: c.rings.dshring_period,
+            window: (c.rings.dshring_window as usize),
+            gbps: c.rings.dshring_gbps as f64 / 1e3,
+            mem_bytes_s: c.rings.dshring_mem_bw as f64 * 1e6,
+            skew: c.rings.dshring_skew,
             samples: Default::default(),
             last_out: 0,
             last_dram: 0,

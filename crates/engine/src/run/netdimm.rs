@@ -39,22 +39,20 @@
 //! DIMM's banks) are booked message by message, so a message's early steps
 //! can queue behind a previous message's later bookings on the same host.
 
-use super::pcie_config;
 use crate::cpu::Stall;
 use crate::devices::netdimm::dram::{DdrTiming, Geometry};
 use crate::devices::netdimm::rowclone::Mode;
 use crate::devices::netdimm::{NetDimm, NetDimmConfig};
 use crate::mem::{AddressMap, DmaMode, Memory};
-use crate::params::Config;
-use crate::pcie::PcieLink;
-use crate::report::{latency, NetDimmBreakdown, NetDimmClones, NetDimmReport, Report, SimInfo};
+use crate::config::Cfg;
+use crate::pcie::{PcieConfig, PcieLink};
+use crate::report::{latency, NetDimmBreakdown, NetDimmClones, NetDimmReport, Report, Body, SimInfo};
 use crate::sim::rng;
 use crate::units::{cycles_to_ps, ser_time, Time};
 use hdrhistogram::Histogram;
 use rand::Rng as _;
 
-/// Ethernet (14) + IPv4 (20) + UDP (8) header bytes in front of a payload.
-pub const HEADERS: u64 = 42;
+use crate::wire::UDP_HEADERS as HEADERS;
 /// Smallest Ethernet frame without FCS.
 const MIN_FRAME: u64 = 60;
 /// FCS + preamble/SFD + inter-frame gap: wire bytes beyond the frame.
@@ -181,53 +179,53 @@ pub struct Sim {
     pub copy_needed_msgs: u64,
 }
 
-fn ddr(c: &Config) -> DdrTiming {
+fn ddr(c: &Cfg) -> DdrTiming {
     DdrTiming {
-        t_rcd: c.u64("ddr.t_rcd"),
-        t_cl: c.u64("ddr.t_cl"),
-        t_cwl: c.u64("ddr.t_cwl"),
-        t_rp: c.u64("ddr.t_rp"),
-        t_ras: c.u64("ddr.t_ras"),
-        t_burst: c.u64("ddr.t_burst"),
+        t_rcd: c.ddr.t_rcd,
+        t_cl: c.ddr.t_cl,
+        t_cwl: c.ddr.t_cwl,
+        t_rp: c.ddr.t_rp,
+        t_ras: c.ddr.t_ras,
+        t_burst: c.ddr.t_burst,
     }
 }
 
-pub fn netdimm_config(c: &Config) -> NetDimmConfig {
+pub fn netdimm_config(c: &Cfg) -> NetDimmConfig {
     NetDimmConfig {
         geo: Geometry {
-            ranks: c.u64("netdimm.ranks"),
-            banks: c.u64("netdimm.banks"),
-            subarrays: c.u64("netdimm.subarrays"),
-            rows_per_subarray: c.u64("netdimm.rows_per_subarray"),
-            row_bytes: c.u64("netdimm.row_size"),
+            ranks: c.netdimm.ranks,
+            banks: c.netdimm.banks,
+            subarrays: c.netdimm.subarrays,
+            rows_per_subarray: c.netdimm.rows_per_subarray,
+            row_bytes: c.netdimm.row_size,
         },
         ddr: ddr(c),
-        t_cmd: c.u64("netdimm.t_cmd"),
-        t_rdy: c.u64("netdimm.t_rdy"),
-        ncache_bytes: c.u64("netdimm.ncache_size"),
-        ncache_ways: c.usize("netdimm.ncache_ways"),
-        t_ncache: c.u64("netdimm.ncache_latency"),
-        prefetch_lines: c.u64("netdimm.prefetch_lines"),
-        alloc_pages: c.u64("netdimm.alloc_pages"),
+        t_cmd: c.netdimm.t_cmd,
+        t_rdy: c.netdimm.t_rdy,
+        ncache_bytes: c.netdimm.ncache_size,
+        ncache_ways: (c.netdimm.ncache_ways as usize),
+        t_ncache: c.netdimm.ncache_latency,
+        prefetch_lines: c.netdimm.prefetch_lines,
+        alloc_pages: c.netdimm.alloc_pages,
     }
 }
 
 impl Sim {
-    pub fn new(c: &Config) -> Result<Sim, String> {
-        let nic = c.text("netdimm.nic");
+    pub fn new(c: &Cfg) -> Result<Sim, String> {
+        let nic = c.netdimm.nic;
         let kind = match nic {
             "dnic" | "dnic.zcpy" => Kind::Dnic,
             "inic" | "inic.zcpy" => Kind::Inic,
             _ => Kind::NetDimm,
         };
-        let pcfg = pcie_config(c)?;
+        let pcfg = PcieConfig::from_section(&c.pcie)?;
         let ndcfg = netdimm_config(c);
         if ndcfg.geo.capacity() < 4 << 30 {
             return Err(format!("netdimm: the local DRAM holds {} MiB; the model places rings, DMA and application buffers in its first 3 GiB (give more ranks, banks, subarrays or rows)", ndcfg.geo.capacity() >> 20));
         }
-        let all = (1u64 << c.u64("llc.ways")) - 1;
-        let seed = c.u64("sim.seed");
-        let mtu = c.u64("netdimm.mtu");
+        let all = (1u64 << c.llc.ways) - 1;
+        let seed = c.sim.seed;
+        let mtu = c.netdimm.mtu;
         let slot = mtu.next_multiple_of(4096);
         let host = |i: u64| {
             let mut map = AddressMap::new();
@@ -248,33 +246,33 @@ impl Sim {
         Ok(Sim {
             kind,
             zcpy: nic.ends_with(".zcpy"),
-            copy_needed: c.text("netdimm.app_buffers") == "host",
+            copy_needed: c.netdimm.app_buffers == "host",
             tx: host(0),
             rx: host(1),
-            freq: c.u64("cpu.freq"),
-            mlp: c.u64("cpu.mlp"),
-            copy_cycles: c.u64("cpu.copy_cycles_per_line"),
-            tx_cycles: c.u64("cpu.tx_cycles"),
-            rx_cycles: c.u64("cpu.rx_cycles"),
-            flush_cycles: c.u64("cpu.flush_cycles"),
-            reg_latency: c.u64("nic.reg_latency"),
-            fabric: c.u64("inic.fabric_latency"),
-            mc_one_way: c.u64("dram.latency").saturating_sub(device) / 2,
-            line_rate: c.u64("nic.line_rate"),
-            phy: c.u64("network.phy_latency"),
-            cable: c.u64("network.cable_latency"),
-            switch: c.u64("network.switch_latency"),
-            hops: c.u64("network.switch_hops"),
-            dnic_mode: if c.bool_at("nic.ddio", 0, true) {
+            freq: c.cpu.freq,
+            mlp: c.cpu.mlp,
+            copy_cycles: c.cpu.copy_cycles_per_line,
+            tx_cycles: c.cpu.tx_cycles,
+            rx_cycles: c.cpu.rx_cycles,
+            flush_cycles: c.cpu.flush_cycles,
+            reg_latency: c.nic.reg_latency,
+            fabric: c.inic.fabric_latency,
+            mc_one_way: c.dram.latency.saturating_sub(device) / 2,
+            line_rate: c.nic.line_rate,
+            phy: c.network.phy_latency,
+            cable: c.network.cable_latency,
+            switch: c.network.switch_latency,
+            hops: c.network.switch_hops,
+            dnic_mode: if c.nic.ddio.get(0).copied().unwrap_or(true) {
                 DmaMode::Ddio
             } else {
                 DmaMode::NoAllocate
             },
             slot,
             max_payload: mtu - HEADERS,
-            segmentation: c.bool("netdimm.segmentation"),
+            segmentation: c.netdimm.segmentation,
             clock: 0,
-            load: c.f64("netdimm.load"),
+            load: c.netdimm.load,
             next_arrival: 0,
             arrivals: rng(seed, STREAM, 10),
             free: [0; 5],
@@ -707,22 +705,22 @@ fn size_of(dist: &str, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
 /// channel with the asynchronous protocol, and a co-runner miss to that
 /// channel waits for the channel's data bus. The NF core is assumed to keep
 /// up; the lines NetDIMM's NF reads are not placed in the host LLC.
-fn run_corunner(c: &Config) -> Result<Report, String> {
+fn run_corunner(c: &Cfg) -> Result<Report, String> {
     let mut sim = Sim::new(c)?;
-    let all = (1u64 << c.u64("llc.ways")) - 1;
+    let all = (1u64 << c.llc.ways) - 1;
     let mut mem = Memory::new(c, vec![all, all]);
     let mut map = AddressMap::new();
     let ring = map.alloc(RING * sim.slot, 4096);
-    let co_lines = (c.u64("corunner.buffer") / 64).max(1);
+    let co_lines = (c.corunner.buffer / 64).max(1);
     let co_base = map.alloc(co_lines * 64, 4096);
-    let dpi = c.text("netdimm.nf") == "dpi";
-    let ch = c.usize("netdimm.channel");
-    let llc_lat = c.u64("llc.latency");
-    let n = c.u64("netdimm.messages");
+    let dpi = c.netdimm.nf == "dpi";
+    let ch = c.netdimm.channel as usize;
+    let llc_lat = c.llc.latency;
+    let n = c.netdimm.messages;
     let warm = RING.min(n / 2);
-    let mut r = rng(c.u64("sim.seed"), STREAM, 0);
-    let mut co = rng(c.u64("sim.seed"), STREAM, 9);
-    let dist = c.text("netdimm.traffic").to_string();
+    let mut r = rng(c.sim.seed, STREAM, 0);
+    let mut co = rng(c.sim.seed, STREAM, 9);
+    let dist = c.netdimm.traffic.to_string();
     let mc = sim.mc_one_way;
     let (mut t, mut t_co) = (0 as Time, 0 as Time);
     let (mut lat_sum, mut accesses, mut t_warm) = (0u64, 0u64, 0 as Time);
@@ -730,7 +728,7 @@ fn run_corunner(c: &Config) -> Result<Report, String> {
         if k == warm {
             t_warm = t;
         }
-        let payload = size_of(&dist, c.u64("netdimm.size"), &mut r).min(sim.max_payload);
+        let payload = size_of(&dist, c.netdimm.size, &mut r).min(sim.max_payload);
         let frame = (payload + HEADERS).max(MIN_FRAME);
         let slot = k % RING;
         let lines = if dpi { frame.div_ceil(64) } else { 1 };
@@ -774,30 +772,23 @@ fn run_corunner(c: &Config) -> Result<Report, String> {
         t += ser_time(frame + WIRE_EXTRA, sim.line_rate);
     }
     Ok(Report {
-        corunner: Some(crate::report::CorunnerReport {
+        body: Body::NetDimm { netdimm: None, corunner: Some(crate::report::CorunnerReport {
             mean_latency_ns: crate::report::ratio(lat_sum, accesses) / 1e3,
             gbytes_s: accesses as f64 * 64.0 / (t - t_warm).max(1) as f64 * 1e3,
-        }),
-        sim: SimInfo {
-            seed: c.u64("sim.seed"),
-            events: 0,
-            packets: n,
-            sim_time_ps: t,
-            engine_version: env!("CARGO_PKG_VERSION"),
-        },
-        ..Report::default()
+        }) },
+        sim: SimInfo::new(c.sim.seed, 0, n, t),
     })
 }
 
-pub fn run(c: &Config) -> Result<Report, String> {
-    if c.text("netdimm.nf") != "none" {
+pub fn run(c: &Cfg) -> Result<Report, String> {
+    if c.netdimm.nf != "none" {
         return run_corunner(c);
     }
     let mut sim = Sim::new(c)?;
-    let n = c.u64("netdimm.messages");
+    let n = c.netdimm.messages;
     let warm = RING.min(n / 2);
-    let mut r = rng(c.u64("sim.seed"), STREAM, 0);
-    let dist = c.text("netdimm.traffic").to_string();
+    let mut r = rng(c.sim.seed, STREAM, 0);
+    let dist = c.netdimm.traffic.to_string();
     let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
     let mut sum = Breakdown::default();
     let (mut bytes, mut frames_bytes, mut wire_ps) = (0u64, 0u64, 0 as Time);
@@ -812,7 +803,7 @@ pub fn run(c: &Config) -> Result<Report, String> {
             sim.rx.nd.ncache.hits = 0;
             sim.rx.nd.ncache.misses = 0;
         }
-        let size = size_of(&dist, c.u64("netdimm.size"), &mut r);
+        let size = size_of(&dist, c.netdimm.size, &mut r);
         let (b, _, _) = sim.message(m, size);
         if m >= warm {
             sum.add(&b);
@@ -835,7 +826,7 @@ pub fn run(c: &Config) -> Result<Report, String> {
     // steps occupy a core (spread over cpu.cores queues); DMA engines keep
     // many requests in flight, so PCIe, the memory channel and the wire
     // bound them by occupancy, not latency.
-    let cores = c.u64("cpu.cores") as f64;
+    let cores = c.cpu.cores as f64;
     let tx_core = (sum.tx_copy + sum.tx_flush + sum.io_reg_access) as f64 / k / cores;
     let rx_core = (sum.rx_invalidate + sum.rx_copy) as f64 / k / cores;
     let (link, chan) = sim.busy();
@@ -847,8 +838,8 @@ pub fn run(c: &Config) -> Result<Report, String> {
     let rx = &sim.rx.nd.ncache;
     let total = sum.total();
     Ok(Report {
-        netdimm: Some(NetDimmReport {
-            nic: c.text("netdimm.nic").to_string(),
+        body: Body::NetDimm { corunner: None, netdimm: Some(NetDimmReport {
+            nic: c.netdimm.nic.to_string(),
             messages: n - warm,
             mean_size: bytes as f64 / k,
             latency_ns: latency(&hist),
@@ -873,28 +864,21 @@ pub fn run(c: &Config) -> Result<Report, String> {
             },
             ncache_hit_rate: crate::report::ratio(rx.hits, rx.hits + rx.misses),
             copy_needed: sim.copy_needed_msgs,
-        }),
-        sim: SimInfo {
-            seed: c.u64("sim.seed"),
-            events: 0,
-            packets: n,
-            sim_time_ps: total,
-            engine_version: env!("CARGO_PKG_VERSION"),
-        },
-        ..Report::default()
+        }) },
+        sim: SimInfo::new(c.sim.seed, 0, n, total),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::validate;
+    use crate::run::validated as validate;
     use crate::pcie::tlp::{cpld_wire_bytes, mmio_write_wire_bytes, mrd_overhead};
     use serde_json::{json, Value};
 
-    fn cfg(extra: Value) -> Config {
-        let mut v = json!({"netdimm": {"nic": "netdimm", "messages": 300, "segmentation": true}});
-        crate::world::netdimm::tests::merge(&mut v, extra);
+    fn cfg(extra: Value) -> Cfg {
+        let mut v = json!({"sim": {"kind": "netdimm"}, "netdimm": {"nic": "netdimm", "messages": 300, "segmentation": true}});
+        crate::run::netdimm::tests::merge(&mut v, extra);
         validate(&v).unwrap()
     }
 
@@ -978,12 +962,12 @@ mod tests {
         let c = cfg(json!({"netdimm": {"nic": "dnic"}}));
         let mut sim = Sim::new(&c).unwrap();
         let (b, _, _) = sim.message(0, 64);
-        let p = pcie_config(&c).unwrap();
+        let p = PcieConfig::from_section(&c.pcie).unwrap();
         let link = PcieLink::new(p);
         let ser = |bytes| link.down.ser_ps(bytes);
         let expect = ser(mrd_overhead(&p))
             + p.latency_ps
-            + c.u64("nic.reg_latency")
+            + c.nic.reg_latency
             + link.up.ser_ps(cpld_wire_bytes(&p, 0, 4))
             + p.latency_ps
             + ser(mmio_write_wire_bytes(&p, 4))
@@ -1015,11 +999,11 @@ mod tests {
         // (queued behind the frame's write-back burst), then tCMD.
         assert!(
             b.io_reg_access
-                >= sim.cyc(c.u64("cpu.flush_cycles"))
+                >= sim.cyc(c.cpu.flush_cycles)
                     + sim.mc_one_way
                     + d.t_cwl
                     + d.t_burst
-                    + c.u64("netdimm.t_cmd")
+                    + c.netdimm.t_cmd
         );
     }
 
@@ -1027,8 +1011,8 @@ mod tests {
     fn netdimm_clones_with_fpm_and_copy_needed_falls_back_to_copies() {
         let r = run(&cfg(json!({"netdimm": {"size": 1000}})))
             .unwrap()
-            .netdimm
-            .unwrap();
+            .netdimm()
+            .cloned().unwrap();
         assert_eq!(
             (r.clones.fpm, r.clones.psm, r.clones.gcm),
             (r.messages, 0, 0)
@@ -1038,8 +1022,8 @@ mod tests {
             json!({"netdimm": {"size": 1000, "app_buffers": "host"}}),
         ))
         .unwrap()
-        .netdimm
-        .unwrap();
+        .netdimm()
+        .cloned().unwrap();
         assert_eq!(h.clones.fpm + h.clones.psm + h.clones.gcm, 0);
         assert_eq!(h.copy_needed, h.messages);
         assert!(
@@ -1058,14 +1042,14 @@ mod tests {
         for nic in ["dnic", "inic"] {
             let full = run(&cfg(json!({"netdimm": {"nic": nic, "size": 2000}})))
                 .unwrap()
-                .netdimm
-                .unwrap();
+                .netdimm()
+                .cloned().unwrap();
             let z = run(&cfg(
                 json!({"netdimm": {"nic": format!("{nic}.zcpy"), "size": 2000}}),
             ))
             .unwrap()
-            .netdimm
-            .unwrap();
+            .netdimm()
+            .cloned().unwrap();
             assert!(
                 z.breakdown_ns.rx_copy < full.breakdown_ns.rx_copy
                     && z.breakdown_ns.tx_copy < full.breakdown_ns.tx_copy
@@ -1082,8 +1066,8 @@ mod tests {
                 .map(|s| {
                     run(&cfg(json!({"netdimm": {"nic": nic, "size": s}})))
                         .unwrap()
-                        .netdimm
-                        .unwrap()
+                        .netdimm()
+                        .cloned().unwrap()
                         .breakdown_ns
                         .total
                 })
@@ -1099,7 +1083,7 @@ mod tests {
     fn dpi_through_netdimm_loads_the_channel_more_than_l3f() {
         let co = |nf: &str| {
             let c = cfg(json!({"netdimm": {"nf": nf, "traffic": "database", "messages": 5000}}));
-            run(&c).unwrap().corunner.unwrap().mean_latency_ns
+            run(&c).unwrap().corunner().cloned().unwrap().mean_latency_ns
         };
         let (l3f, dpi) = (co("l3f"), co("dpi"));
         assert!(dpi > l3f && l3f > 0.0, "dpi {dpi} l3f {l3f}");
@@ -1107,7 +1091,7 @@ mod tests {
 
     #[test]
     fn bad_inputs_name_the_parameter() {
-        let e = validate(&json!({"netdimm": {"nic": "dnic", "nf": "dpi"}})).unwrap_err();
+        let e = validate(&json!({"sim": {"kind": "netdimm"}, "netdimm": {"nic": "dnic", "nf": "dpi"}})).unwrap_err();
         assert!(e.starts_with("netdimm.nf = dpi"), "{e}");
         let e = validate(&json!({"netdimm": {"channel": 9}})).unwrap_err();
         assert!(
@@ -1116,13 +1100,13 @@ mod tests {
         );
         let e = validate(&json!({"netdimm": {"interleave": true}})).unwrap_err();
         assert!(e.starts_with("netdimm.interleave = true"), "{e}");
-        let e = validate(&json!({"netdimm": {"nic": "dnic", "size": 2000}})).unwrap_err();
+        let e = validate(&json!({"sim": {"kind": "netdimm"}, "netdimm": {"nic": "dnic", "size": 2000}})).unwrap_err();
         assert!(
             e.starts_with("netdimm.size = 2000") && e.contains("netdimm.segmentation"),
             "{e}"
         );
         assert!(
-            validate(&json!({"netdimm": {"nic": "dnic", "size": 2000, "segmentation": true}}))
+            validate(&json!({"sim": {"kind": "netdimm"}, "netdimm": {"nic": "dnic", "size": 2000, "segmentation": true}}))
                 .is_ok()
         );
     }

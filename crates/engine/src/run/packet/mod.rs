@@ -6,11 +6,8 @@
 //! (the NIC transmit path), `core.rs` (the cores' poll loop and the co-runner).
 
 mod accel;
-pub mod copybench;
 mod core;
-pub mod dpa;
-pub mod netdimm;
-pub mod pciebench;
+mod report;
 mod rx;
 mod shring;
 mod tx;
@@ -23,7 +20,7 @@ use crate::nf::lpm::Lpm;
 use crate::nf::Nf;
 use crate::nic::{CompRing, Discipline, Port, RxQueue, TxQueue};
 use crate::rings::{rxarr::RxArr, rxlist::RxList};
-use crate::params::Config;
+use crate::config::Cfg;
 use crate::pcie::{PcieConfig, PcieLink, ReadTags};
 use crate::report::{NicCounters, Report};
 use crate::sim::{rng, stream, EventQueue, Rng};
@@ -171,13 +168,7 @@ impl Knobs {
     }
 }
 
-/// Bytes of a frame of `size` (FCS included) in memory: the NIC checks and
-/// strips the FCS on receive (DPDK's default, without `KEEP_CRC`) and
-/// appends it on transmit, so DMAs carry the frame less its 4 B FCS.
-#[inline]
-pub fn mem_len(size: u32) -> u64 {
-    (size - crate::wire::FCS) as u64
-}
+pub use crate::wire::mem_len;
 
 pub(crate) struct NicState {
     pub port: Port,
@@ -370,53 +361,53 @@ pub(crate) struct Timeline {
 /// host caches never see these addresses.
 pub(crate) const NICMEM_BASE: u64 = 1 << 40;
 
-fn traffic_spec(c: &Config, port: u16) -> TrafficSpec {
-    let size = match c.text("traffic.size_dist") {
-        "fixed" => SizeDist::Fixed(c.u64("traffic.size") as u32),
+fn traffic_spec(c: &Cfg, port: u16) -> TrafficSpec {
+    let size = match c.traffic.size_dist {
+        "fixed" => SizeDist::Fixed(c.traffic.size as u32),
         "imix" => SizeDist::Imix,
         "bimodal" => SizeDist::Bimodal {
-            small: c.u64("traffic.bimodal_small") as u32,
-            large: c.u64("traffic.bimodal_large") as u32,
-            small_share: c.f64("traffic.bimodal_small_share"),
+            small: c.traffic.bimodal_small as u32,
+            large: c.traffic.bimodal_large as u32,
+            small_share: c.traffic.bimodal_small_share,
         },
         "empirical" => SizeDist::Empirical {
-            sizes: c.ints("traffic.sizes").iter().map(|&s| s as u32).collect(),
-            weights: c.floats("traffic.weights").to_vec(),
+            sizes: c.traffic.sizes.as_slice().iter().map(|&s| s as u32).collect(),
+            weights: c.traffic.weights.as_slice().to_vec(),
         },
-        _ => SizeDist::Pcap(c.text("traffic.pcap").into()),
+        _ => SizeDist::Pcap(c.traffic.pcap.as_str().into()),
     };
-    let arrival = match c.text("traffic.arrival") {
+    let arrival = match c.traffic.arrival {
         "constant" => Arrival::Constant,
         "poisson" => Arrival::Poisson,
         _ => Arrival::Bursty {
-            burst_len: c.u64("traffic.burst_len") as u32,
+            burst_len: c.traffic.burst_len as u32,
         },
     };
-    let popularity = match c.text("traffic.flow_popularity") {
-        "zipf" => Popularity::Zipf(c.f64("traffic.zipf_s")),
+    let popularity = match c.traffic.flow_popularity {
+        "zipf" => Popularity::Zipf(c.traffic.zipf_s),
         "hot" => Popularity::Hot {
-            hot: c.u64("traffic.hot_flows") as u32,
-            share: c.f64("traffic.hot_share"),
-            small_share: Some(c.f64("traffic.hot_share_small")).filter(|&s| s >= 0.0),
+            hot: c.traffic.hot_flows as u32,
+            share: c.traffic.hot_share,
+            small_share: Some(c.traffic.hot_share_small).filter(|&s| s >= 0.0),
         },
         _ => Popularity::Uniform,
     };
     TrafficSpec {
-        rate_mbps: c.u64("traffic.rate"),
-        line_rate_mbps: c.u64("nic.line_rate"),
+        rate_mbps: c.traffic.rate,
+        line_rate_mbps: c.nic.line_rate,
         size,
         arrival,
-        flows: c.u64("traffic.flows") as u32,
+        flows: c.traffic.flows as u32,
         popularity,
-        seed: c.u64("sim.seed"),
+        seed: c.sim.seed,
         port,
     }
 }
 
 /// The load phases of `traffic.phase_*`.
-fn phases(c: &Config) -> Vec<crate::traffic::Phase> {
-    let (rates, shares) = (c.ints("traffic.phase_rate"), c.floats("traffic.phase_target_share"));
-    c.ints("traffic.phase_at")
+fn phases(c: &Cfg) -> Vec<crate::traffic::Phase> {
+    let (rates, shares) = (c.traffic.phase_rate.as_slice(), c.traffic.phase_target_share.as_slice());
+    c.traffic.phase_at.as_slice()
         .iter()
         .enumerate()
         .map(|(i, &at)| crate::traffic::Phase {
@@ -427,28 +418,12 @@ fn phases(c: &Config) -> Vec<crate::traffic::Phase> {
         .collect()
 }
 
-pub(crate) fn pcie_config(c: &Config) -> Result<PcieConfig, String> {
-    let p = PcieConfig {
-        gen: c.u64("pcie.gen") as u8,
-        lanes: c.u64("pcie.lanes") as u8,
-        mps: c.u64("pcie.mps") as u32,
-        mrrs: c.u64("pcie.mrrs") as u32,
-        rcb: c.u64("pcie.rcb") as u32,
-        addr64: true,
-        ecrc: false,
-        latency_ps: c.u64("pcie.latency"),
-        max_read_tags: c.u64("pcie.max_read_tags") as u32,
-    };
-    p.validate()?;
-    Ok(p)
-}
-
 /// Routes of the l3fwd table: mostly /24s as in Internet tables, some
 /// shorter and some longer prefixes, plus a default route; the traffic's
 /// destination prefixes are among them so lookups exercise real entries.
-fn l3fwd_routes(c: &Config, nics: usize) -> Vec<(u32, u8, u16)> {
-    let mut r = rng(c.u64("sim.seed"), stream::ROUTES, 0);
-    let n = c.u64("app.l3fwd_routes") as usize;
+fn l3fwd_routes(c: &Cfg, nics: usize) -> Vec<(u32, u8, u16)> {
+    let mut r = rng(c.sim.seed, stream::ROUTES, 0);
+    let n = c.app.l3fwd_routes as usize;
     let mut routes = Vec::with_capacity(n + nics * 2);
     // The traffic's servers sit in 198.18.0.0/15 (RFC 2544 range): one /24
     // route each, so every destination matches a real entry.
@@ -467,39 +442,39 @@ fn l3fwd_routes(c: &Config, nics: usize) -> Vec<(u32, u8, u16)> {
 }
 
 impl World {
-    pub fn build(c: &Config) -> Result<World, String> {
-        let seed = c.u64("sim.seed");
-        let nics = c.usize("nic.count");
-        let cores_per_nic = c.usize("cpu.cores");
-        let ways = c.u64("llc.ways");
+    pub fn build(c: &Cfg) -> Result<World, String> {
+        let seed = c.sim.seed;
+        let nics = c.nic.count as usize;
+        let cores_per_nic = c.cpu.cores as usize;
+        let ways = c.llc.ways;
         let all = (1u64 << ways) - 1;
         let mut masks = vec![];
         for n in 0..nics {
-            let m = c.ints("llc.cat_masks").get(n).copied().unwrap_or(all);
+            let m = c.llc.cat_masks.as_slice().get(n).copied().unwrap_or(all);
             masks.extend(std::iter::repeat(m).take(cores_per_nic));
         }
         let corunner_core = masks.len();
-        if c.bool("corunner.enabled") {
-            let m = c.u64("corunner.cat_mask");
+        if c.corunner.enabled {
+            let m = c.corunner.cat_mask;
             masks.push(if m == 0 { all } else { m });
         }
         let mem = Memory::new(c, masks);
         let mut map = AddressMap::new();
-        let pcfg = pcie_config(c)?;
-        let rx_size = c.u64("nic.rx_ring_size");
-        let tx_size = c.u64("nic.tx_ring_size");
-        let split = c.bool("nic.header_split");
+        let pcfg = PcieConfig::from_section(&c.pcie)?;
+        let rx_size = c.nic.rx_ring_size;
+        let tx_size = c.nic.tx_ring_size;
+        let split = c.nic.header_split;
         // One scatter entry per buffer: header and payload when split,
         // unless the header arrives in the CQE.
-        let (rx_inline, rx_sge) = (c.bool("nic.rx_inline"), c.u64("nic.rx_desc_size"));
+        let (rx_inline, rx_sge) = (c.nic.rx_inline, c.nic.rx_desc_size);
         let rx_desc = rx_sge * if split && !rx_inline { 2 } else { 1 };
-        let (tx_desc, cqe) = (crate::params::tx_wqe_bytes(c), c.u64("nic.cqe_size"));
+        let (tx_desc, cqe) = (crate::nic::tx_wqe_bytes(&c.nic), c.nic.cqe_size);
         let rx_cqe = if rx_inline { 128 } else { cqe };
-        let sharing = c.usize("rings.sharing");
-        let dynamic = c.bool("rings.dynamic");
+        let sharing = c.rings.sharing as usize;
+        let dynamic = c.rings.dynamic;
         // nicmem goes to the rings of the first cores (host_queues: the last ones).
-        let nicmem_rings = if c.text("nic.payload_mem") == "nicmem" {
-            (cores_per_nic - c.usize("nic.host_queues")).div_ceil(sharing)
+        let nicmem_rings = if c.nic.payload_mem == "nicmem" {
+            (cores_per_nic - (c.nic.host_queues as usize)).div_ceil(sharing)
         } else {
             0
         };
@@ -507,30 +482,30 @@ impl World {
         let mut cores = vec![];
         for n in 0..nics {
             let mut pool = Mempool::new(
-                map.alloc(c.u64("mempool.size") * c.u64("mempool.mbuf_size"), 4096),
-                c.u64("mempool.mbuf_size"),
-                c.usize("mempool.size"),
+                map.alloc(c.mempool.size * c.mempool.mbuf_size, 4096),
+                c.mempool.mbuf_size,
+                c.mempool.size as usize,
                 cores_per_nic,
-                if c.text("mempool.order") == "fifo" {
+                if c.mempool.order == "fifo" {
                     0
                 } else {
-                    c.usize("mempool.cache")
+                    c.mempool.cache as usize
                 },
             );
             let mut pay_pool = split.then(|| {
-                let size = c.u64("mempool.size");
+                let size = c.mempool.size;
                 Mempool::new(
-                    map.alloc(size * c.u64("mempool.mbuf_size"), 4096),
-                    c.u64("mempool.mbuf_size"),
+                    map.alloc(size * c.mempool.mbuf_size, 4096),
+                    c.mempool.mbuf_size,
                     size as usize,
                     cores_per_nic,
-                    c.usize("mempool.cache"),
+                    c.mempool.cache as usize,
                 )
             });
             // nicmem: the NIC's buffer region shared evenly by its nicmem queues.
-            let nicmem_buf = c.u64("nic.nicmem_buf_size");
+            let nicmem_buf = c.nic.nicmem_buf_size;
             let per_queue = if nicmem_rings > 0 {
-                c.u64("nic.nicmem_size") / nicmem_buf / nicmem_rings as u64
+                c.nic.nicmem_size / nicmem_buf / nicmem_rings as u64
             } else {
                 0
             };
@@ -560,7 +535,7 @@ impl World {
                             // The lock, consumer index and list tail share a
                             // line; the bitmap words follow.
                             r.sync_addr = map.alloc(64 + rx_size.div_ceil(8), 64);
-                            r.disc = if c.text("rings.discipline") == "list" {
+                            r.disc = if c.rings.discipline == "list" {
                                 Discipline::List {
                                     list: RxList::new(rx_size as u32),
                                     cached: vec![false; rx_size as usize],
@@ -615,16 +590,16 @@ impl World {
             let mut src =
                 Source::new(&traffic_spec(c, n as u16)).map_err(|e| format!("traffic: {e}"))?;
             src.aim_at_queue0(
-                c.f64("traffic.target_share"),
-                c.u64("traffic.target_size") as u32,
+                c.traffic.target_share,
+                c.traffic.target_size as u32,
                 seed,
                 n as u16,
             );
-            src.schedule(&phases(c), c.u64("traffic.target_size") as u32, seed, n as u16)
+            src.schedule(&phases(c), c.traffic.target_size as u32, seed, n as u16)
                 .map_err(|e| format!("traffic: {e}"))?;
             let next = src.next();
-            let remote = c.bool_at("nic.remote_socket", n, false);
-            let ddio = c.bool_at("nic.ddio", n, true);
+            let remote = c.nic.remote_socket.get(n).copied().unwrap_or(false);
+            let ddio = c.nic.ddio.get(n).copied().unwrap_or(true);
             let mode = if remote {
                 DmaMode::Remote
             } else if ddio {
@@ -634,8 +609,8 @@ impl World {
             };
             nic_states.push(NicState {
                 port: Port::new(
-                    c.u64("nic.rx_buffer"),
-                    c.u64("nic.tx_buffer"),
+                    c.nic.rx_buffer,
+                    c.nic.tx_buffer,
                     cores_per_nic,
                 ),
                 rxq,
@@ -651,10 +626,10 @@ impl World {
                 pay_pool,
                 nicmem,
                 mode,
-                accel: c.bool("nic.accel").then(|| {
-                    let ctx_base = map.alloc(c.u64("traffic.flows") * accel::CTX_BYTES, 4096);
+                accel: c.nic.accel.then(|| {
+                    let ctx_base = map.alloc(c.traffic.flows * accel::CTX_BYTES, 4096);
                     accel::Accel::new(
-                        c.u64("nic.ctx_cache_size"),
+                        c.nic.ctx_cache_size,
                         ctx_base,
                         rng(seed, stream::NF, 1000 + n as u64),
                     )
@@ -666,23 +641,23 @@ impl World {
                 total_in: 0,
                 total_out: 0,
                 total_drop: 0,
-                client: (c.u64("traffic.closed_loop") > 0).then(|| ClosedLoop {
-                    window: c.u64("traffic.closed_loop"),
-                    turnaround: c.u64("traffic.client_turnaround"),
+                client: (c.traffic.closed_loop > 0).then(|| ClosedLoop {
+                    window: c.traffic.closed_loop,
+                    turnaround: c.traffic.client_turnaround,
                     outstanding: 0,
                     waiting: None,
                 }),
-                fc: c.bool("nic.flow_control").then(|| {
+                fc: c.nic.flow_control.then(|| {
                     FlowControl::new(
-                        c.u64("nic.rx_buffer"),
-                        c.u64("nic.line_rate"),
-                        c.u64("nic.cable_len"),
-                        c.u64("traffic.source_queue") as usize,
+                        c.nic.rx_buffer,
+                        c.nic.line_rate,
+                        c.nic.cable_len,
+                        c.traffic.source_queue as usize,
                     )
                 }),
             });
         }
-        let mut nf = match c.text("app.nf") {
+        let mut nf = match c.app.nf {
             "l3fwd" => {
                 let routes = l3fwd_routes(c, nics);
                 let tbl24 = map.alloc((1 << 24) * 4, 1 << 21);
@@ -692,20 +667,20 @@ impl World {
                 Nf::L3fwd(lpm)
             }
             "workpackage" => Nf::WorkPackage {
-                base: map.alloc(c.u64("app.wp_size"), 4096),
-                size: c.u64("app.wp_size"),
-                reads: c.u64("app.wp_reads") as u32,
-                payload: match c.text("app.wp_payload") {
+                base: map.alloc(c.app.wp_size, 4096),
+                size: c.app.wp_size,
+                reads: c.app.wp_reads as u32,
+                payload: match c.app.wp_payload {
                     "read" => Some(false),
                     "write" => Some(true),
                     _ => None,
                 },
-                slow_reads: c.u64("app.slow_core_reads") as u32,
+                slow_reads: c.app.slow_core_reads as u32,
                 cores_per_nic,
-                mlp: c.u64("cpu.mlp") as u32,
+                mlp: c.cpu.mlp as u32,
             },
             nf if crate::nf::flow_tables_per_core(nf) > 0 => {
-                let entries = c.u64("app.flow_table_size");
+                let entries = c.app.flow_table_size;
                 let (b, k) = FlowTable::footprint(entries);
                 let mut tables = || {
                     (0..cores.len())
@@ -718,7 +693,7 @@ impl World {
                 };
                 let lb = |tables| Nf::Lb {
                     tables,
-                    backends: c.u64("app.lb_backends") as u32,
+                    backends: c.app.lb_backends as u32,
                     next: vec![0; cores.len()],
                 };
                 match nf {
@@ -729,10 +704,10 @@ impl World {
                 }
             }
             "kvs" => {
-                let items = c.u64("traffic.flows");
-                let value = c.u64("kvs.value_size");
+                let items = c.traffic.flows;
+                let value = c.kvs.value_size;
                 let vbuf = value.next_multiple_of(64);
-                let hot = (c.u64("kvs.hot_area") / vbuf) as usize;
+                let hot = (c.kvs.hot_area / vbuf) as usize;
                 let slot = (64 + 128 + value).next_multiple_of(64);
                 // MICA's index: buckets of 64 B, about 8 items each.
                 let buckets = items.div_ceil(8).next_power_of_two();
@@ -750,8 +725,8 @@ impl World {
             }
             _ => Nf::L2fwd,
         };
-        if c.bool("app.preload_flows") {
-            let stateful = crate::nf::flow_tables_per_core(c.text("app.nf")) > 0;
+        if c.app.preload_flows {
+            let stateful = crate::nf::flow_tables_per_core(c.app.nf) > 0;
             let mut r = rng(seed, stream::NF, u64::MAX);
             for (n, s) in nic_states.iter_mut().enumerate() {
                 let flows = s.src.flow_count() as u32;
@@ -777,25 +752,25 @@ impl World {
                 }
             }
         }
-        let corunner = c.bool("corunner.enabled").then(|| Corunner {
+        let corunner = c.corunner.enabled.then(|| Corunner {
             core: corunner_core,
-            base: map.alloc(c.u64("corunner.buffer"), 4096),
-            lines: c.u64("corunner.buffer") / 64,
+            base: map.alloc(c.corunner.buffer, 4096),
+            lines: c.corunner.buffer / 64,
             pos: 0,
             done_lines: 0,
             lat_sum: 0,
         });
-        let line_rate = c.u64("nic.line_rate");
+        let line_rate = c.nic.line_rate;
         let k = Knobs {
-            freq_mhz: c.u64("cpu.freq"),
-            mlp: c.u64("cpu.mlp"),
-            poll_cycles: c.u64("cpu.poll_cycles"),
-            rx_cycles: c.u64("cpu.rx_cycles"),
-            tx_cycles: c.u64("cpu.tx_cycles"),
-            nf_cycles: c.u64("app.nf_cycles"),
-            rx_burst: c.u64("app.rx_burst"),
-            tx_burst: c.u64("app.tx_burst"),
-            sw_queue: c.usize("app.sw_queue"),
+            freq_mhz: c.cpu.freq,
+            mlp: c.cpu.mlp,
+            poll_cycles: c.cpu.poll_cycles,
+            rx_cycles: c.cpu.rx_cycles,
+            tx_cycles: c.cpu.tx_cycles,
+            nf_cycles: c.app.nf_cycles,
+            rx_burst: c.app.rx_burst,
+            tx_burst: c.app.tx_burst,
+            sw_queue: (c.app.sw_queue as usize),
             line_rate,
             rx_desc,
             tx_desc,
@@ -803,24 +778,24 @@ impl World {
             rx_cqe,
             rx_inline,
             rx_sge,
-            cqe_per_line: if c.bool("nic.rx_cqe_comp") { 8 } else { 1 },
-            desc_fetch: c.u64("nic.desc_fetch"),
-            pipe_ps: (1e6 / c.f64("nic.pipeline_mpps")) as Time,
-            tx_cqe_every: c.u64("nic.tx_cqe_every"),
-            mrrs: c.u64("pcie.mrrs"),
-            split: if split { c.u64("nic.split_offset") } else { 0 },
-            tx_inline: c.bool("nic.tx_inline"),
-            seg_cycles: c.u64("cpu.seg_cycles"),
-            copy_cycles_per_line: c.u64("cpu.copy_cycles_per_line"),
-            nicmem_ps: c.u64("nic.nicmem_latency"),
-            tx_desched: c.bool("nic.tx_desched"),
-            tx_queue_buffer: if c.bool("nic.tx_desched") { c.u64("nic.tx_queue_buffer") } else { 0 },
-            atomic_cycles: c.u64("cpu.atomic_cycles"),
+            cqe_per_line: if c.nic.rx_cqe_comp { 8 } else { 1 },
+            desc_fetch: c.nic.desc_fetch,
+            pipe_ps: (1e6 / c.nic.pipeline_mpps) as Time,
+            tx_cqe_every: c.nic.tx_cqe_every,
+            mrrs: c.pcie.mrrs,
+            split: if split { c.nic.split_offset } else { 0 },
+            tx_inline: c.nic.tx_inline,
+            seg_cycles: c.cpu.seg_cycles,
+            copy_cycles_per_line: c.cpu.copy_cycles_per_line,
+            nicmem_ps: c.nic.nicmem_latency,
+            tx_desched: c.nic.tx_desched,
+            tx_queue_buffer: if c.nic.tx_desched { c.nic.tx_queue_buffer } else { 0 },
+            atomic_cycles: c.cpu.atomic_cycles,
         };
         let core_rng = (0..cores.len())
             .map(|i| rng(seed, stream::NF, i as u64))
             .collect();
-        let warmup = c.u64("sim.warmup");
+        let warmup = c.sim.warmup;
         let mut w = World {
             q: EventQueue::new(),
             mem,
@@ -832,7 +807,7 @@ impl World {
             k,
             corunner,
             warmup,
-            end: warmup + c.u64("sim.duration"),
+            end: warmup + c.sim.duration,
             measuring: false,
             mem_base: MemStats::default(),
             pcie_base: vec![],
@@ -840,8 +815,8 @@ impl World {
             seed,
             shared_rings: sharing > 1,
             dshring: dynamic.then(|| shring::Dshring::new(c)),
-            timeline: (c.u64("sim.sample_period") > 0).then(|| Timeline {
-                period: c.u64("sim.sample_period"),
+            timeline: (c.sim.sample_period > 0).then(|| Timeline {
+                period: c.sim.sample_period,
                 last: [0; 3],
                 samples: vec![],
             }),

@@ -13,39 +13,38 @@
 //! `cpu.nt_store_threshold` bytes use non-temporal stores (no read for
 //! ownership), as glibc's memcpy does.
 
-use super::pcie_config;
 use crate::cpu::Stall;
 use crate::mem::{AddressMap, Memory};
-use crate::params::Config;
-use crate::pcie::PcieLink;
-use crate::report::{CopyBenchReport, Report, SimInfo};
+use crate::config::Cfg;
+use crate::pcie::{PcieConfig, PcieLink};
+use crate::report::{CopyBenchReport, Report, Body, SimInfo};
 use crate::units::{cycles_to_ps, Time};
 use std::collections::VecDeque;
 
 /// Lines issued together before the core waits for their misses.
 const BATCH: u64 = 16;
 
-pub fn run(c: &Config) -> Result<Report, String> {
-    let all = (1u64 << c.u64("llc.ways")) - 1;
+pub fn run(c: &Cfg) -> Result<Report, String> {
+    let all = (1u64 << c.llc.ways) - 1;
     let mut mem = Memory::new(c, vec![all]);
-    let mut link = PcieLink::new(pcie_config(c)?);
+    let mut link = PcieLink::new(PcieConfig::from_section(&c.pcie)?);
     let mut map = AddressMap::new();
-    let mode = c.text("copy_bench.mode").to_string();
-    let size = c.u64("copy_bench.size").next_multiple_of(64);
+    let mode = c.copy_bench.mode.to_string();
+    let size = c.copy_bench.size.next_multiple_of(64);
     let (src, dst) = (map.alloc(size, 4096), map.alloc(size, 4096));
     let lines = size / 64;
-    let (mlp, freq) = (c.u64("cpu.mlp"), c.u64("cpu.freq"));
-    let line_cycles = c.u64("cpu.copy_cycles_per_line");
-    let wc_buffers = c.usize("cpu.wc_buffers");
-    let uc_bytes = c.u64("cpu.uc_load_bytes");
-    let nicmem_ps = c.u64("nic.nicmem_latency");
+    let (mlp, freq) = (c.cpu.mlp, c.cpu.freq);
+    let line_cycles = c.cpu.copy_cycles_per_line;
+    let wc_buffers = c.cpu.wc_buffers as usize;
+    let uc_bytes = c.cpu.uc_load_bytes;
+    let nicmem_ps = c.nic.nicmem_latency;
     // Large host copies stream their stores past the caches, as glibc does.
-    let nt = c.u64("cpu.nt_store_threshold");
+    let nt = c.cpu.nt_store_threshold;
     let streaming = nt > 0 && size >= nt;
     // Release times of the write-combining buffers in use.
     let mut wc: VecDeque<Time> = VecDeque::with_capacity(wc_buffers);
     let mut t: Time = 0;
-    for _ in 0..c.u64("copy_bench.iterations") {
+    for _ in 0..c.copy_bench.iterations {
         for first in (0..lines).step_by(BATCH as usize) {
             let mut stall = Stall::default();
             let n = BATCH.min(lines - first);
@@ -84,38 +83,31 @@ pub fn run(c: &Config) -> Result<Report, String> {
     }
     // Stores to nicmem are done when the last write has left the core.
     t = t.max(wc.back().copied().unwrap_or(0));
-    let bytes = size * c.u64("copy_bench.iterations");
+    let bytes = size * c.copy_bench.iterations;
     Ok(Report {
-        copy_bench: Some(CopyBenchReport {
+        body: Body::CopyBench { copy_bench: CopyBenchReport {
             mode,
             size,
             gbytes_s: bytes as f64 / t.max(1) as f64 * 1e3,
             ns_per_line: t as f64 / 1e3 / (bytes / 64) as f64,
-        }),
-        sim: SimInfo {
-            seed: c.u64("sim.seed"),
-            events: 0,
-            packets: 0,
-            sim_time_ps: t,
-            engine_version: env!("CARGO_PKG_VERSION"),
-        },
-        ..Report::default()
+        } },
+        sim: SimInfo::new(c.sim.seed, 0, 0, t),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::validate;
+    use crate::run::validated as validate;
     use serde_json::json;
 
     fn copy(mode: &str, size: &str) -> CopyBenchReport {
         let iterations = if size.ends_with("MiB") { 2 } else { 20 };
         let c = validate(
-            &json!({"copy_bench": {"mode": mode, "size": size, "iterations": iterations}}),
+            &json!({"sim": {"kind": "copy_bench"}, "copy_bench": {"mode": mode, "size": size, "iterations": iterations}}),
         )
         .unwrap();
-        run(&c).unwrap().copy_bench.unwrap()
+        run(&c).unwrap().copy_bench().cloned().unwrap()
     }
 
     #[test]

@@ -1,0 +1,778 @@
+//! Checks that involve more than one parameter, or a component's own
+//! knowledge (a flow table's footprint, a WQE's layout, PAUSE headroom).
+//! They run after parsing and before any component is built.
+
+use crate::config::Cfg;
+
+fn pow2(key: &str, v: u64) -> Result<(), String> {
+    if v.is_power_of_two() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{key} = {v}: must be a power of two (e.g. {} or {})",
+            v.next_power_of_two() / 2,
+            v.next_power_of_two()
+        ))
+    }
+}
+
+/// Checks that involve more than one parameter.
+pub fn cross_check(c: &Cfg) -> Result<(), String> {
+    for (k, v) in [
+        ("nic.rx_ring_size", c.nic.rx_ring_size),
+        ("nic.tx_ring_size", c.nic.tx_ring_size),
+        ("pcie.mps", c.pcie.mps),
+        ("pcie.mrrs", c.pcie.mrrs),
+    ] {
+        pow2(k, v)?;
+    }
+    let ways = c.llc.ways;
+    if c.llc.ddio_ways > ways {
+        return Err(format!(
+            "llc.ddio_ways = {}: must be <= llc.ways = {ways}",
+            c.llc.ddio_ways
+        ));
+    }
+    let line = 64 * ways * c.llc.slices;
+    // (sets per slice must be a power of two: the low line bits index them)
+    if c.llc.size % line != 0 || !(c.llc.size / line).is_power_of_two() {
+        return Err(format!(
+            "llc.size = {} B: must be llc.ways x llc.slices x 64 B x a power of two sets per slice ({} B per set-row)",
+            c.llc.size,
+            line
+        ));
+    }
+    let sets = c.llc.size / 64 / ways;
+    if !c.llc.slice_hash && !sets.is_power_of_two() {
+        return Err(format!(
+            "llc.slice_hash = false: plain modulo indexing needs a power-of-two number of sets, but llc.size / 64 B / llc.ways = {sets}; keep the slice hash or use llc.slices = 1"
+        ));
+    }
+    let l2line = 64 * c.l2.ways;
+    if c.l2.size % l2line != 0 || !(c.l2.size / l2line).is_power_of_two() {
+        return Err(format!(
+            "l2.size = {} B: must be l2.ways x 64 B x a power of two sets",
+            c.l2.size
+        ));
+    }
+    let sample = c.llc.set_sample;
+    let (llc_low, l2_sets) = crate::mem::sample::low_index_sets(c);
+    if !sample.is_power_of_two() || sample > llc_low.min(l2_sets) {
+        return Err(format!(
+            "llc.set_sample = {sample}: must be a power of two, at most the sets indexed by the low line bits (LLC sets per slice {llc_low}, L2 sets {l2_sets})"
+        ));
+    }
+    let full = (1u64 << ways) - 1;
+    for (i, m) in c.llc.cat_masks.as_slice().iter().enumerate() {
+        if *m == 0 || m & !full != 0 {
+            return Err(format!("llc.cat_masks[{i}] = {m:#x}: must be a non-empty mask within the {ways} ways (1..={full:#x})"));
+        }
+    }
+    let cm = c.corunner.cat_mask;
+    if cm & !full != 0 {
+        return Err(format!(
+            "corunner.cat_mask = {cm:#x}: must lie within the {ways} ways (0..={full:#x})"
+        ));
+    }
+    if c.traffic.rate > c.nic.line_rate {
+        return Err(format!(
+            "traffic.rate = {}Gbps: above nic.line_rate = {}Gbps",
+            c.traffic.rate as f64 / 1e3,
+            c.nic.line_rate as f64 / 1e3
+        ));
+    }
+    let nics = c.nic.count;
+    let cores = c.cpu.cores * nics + c.corunner.enabled as u64;
+    if cores > c.cpu.max_cores {
+        return Err(format!(
+            "cpu.cores = {}: {} NIC(s) x {} cores{} = {cores} exceeds cpu.max_cores = {}",
+            c.cpu.cores,
+            nics,
+            c.cpu.cores,
+            if c.corunner.enabled {
+                " + 1 co-runner"
+            } else {
+                ""
+            },
+            c.cpu.max_cores
+        ));
+    }
+    for (key, list) in [("nic.remote_socket", &c.nic.remote_socket), ("nic.ddio", &c.nic.ddio)] {
+        if list.len() as u64 > nics {
+            return Err(format!("{key}: {} entries for nic.count = {nics}", list.len()));
+        }
+    }
+    if c.llc.cat_masks.as_slice().len() as u64 > nics {
+        return Err(format!(
+            "llc.cat_masks: {} entries for nic.count = {nics}",
+            c.llc.cat_masks.as_slice().len()
+        ));
+    }
+    let max_frame = match c.traffic.size_dist {
+        "fixed" => c.traffic.size,
+        "bimodal" => c.traffic.bimodal_large
+            .max(c.traffic.bimodal_small),
+        "empirical" => {
+            let (s, w) = (c.traffic.sizes.as_slice(), c.traffic.weights.as_slice());
+            if s.is_empty() || s.len() != w.len() || w.iter().sum::<f64>() <= 0.0 {
+                return Err(format!(
+                    "traffic.sizes / traffic.weights: size_dist = empirical needs two lists of equal, non-zero length with a positive weight (got {} sizes, {} weights)",
+                    s.len(),
+                    w.len()
+                ));
+            }
+            *s.iter().max().unwrap()
+        }
+        "pcap" => {
+            if c.traffic.pcap.as_str().is_empty() {
+                return Err("traffic.pcap: size_dist = pcap needs a file path".into());
+            }
+            9216
+        }
+        _ => 1518,
+    };
+    if !c.traffic.pcap.as_str().is_empty() && c.traffic.size_dist != "pcap" {
+        return Err(format!(
+            "traffic.pcap = {}: only read with traffic.size_dist = pcap (now {}); set both, or drop traffic.pcap",
+            c.traffic.pcap.as_str().escape_debug(),
+            c.traffic.size_dist
+        ));
+    }
+    let phases = c.traffic.phase_at.as_slice();
+    for (key, n) in [
+        ("traffic.phase_rate", c.traffic.phase_rate.as_slice().len()),
+        ("traffic.phase_target_share", c.traffic.phase_target_share.as_slice().len()),
+    ] {
+        if n != 0 && n != phases.len() {
+            return Err(format!(
+                "{key}: {n} entries for the {} phases of traffic.phase_at (give one per phase, or none)",
+                phases.len()
+            ));
+        }
+    }
+    let end = c.sim.warmup + c.sim.duration;
+    if let Some(&late) = phases.iter().find(|&&t| t >= end) {
+        return Err(format!(
+            "traffic.phase_at = {late}ps: at or after the run's end (sim.warmup + sim.duration = {end}ps); the phase would never start"
+        ));
+    }
+    if let Some(w) = phases.windows(2).find(|w| w[0] >= w[1]) {
+        return Err(format!(
+            "traffic.phase_at = [.., {}ps, {}ps, ..]: phase start times must increase",
+            w[0], w[1]
+        ));
+    }
+    if let Some(r) = c.traffic.phase_rate.as_slice().iter().find(|&&r| r > c.nic.line_rate) {
+        return Err(format!(
+            "traffic.phase_rate = {}Gbps: above nic.line_rate = {}Gbps",
+            *r as f64 / 1e3,
+            c.nic.line_rate as f64 / 1e3
+        ));
+    }
+    if !c.traffic.phase_rate.as_slice().is_empty() && c.traffic.size_dist == "pcap" {
+        return Err("traffic.phase_rate: a pcap replay keeps the trace's own rate; leave phase_rate empty".into());
+    }
+    let targeted = c.traffic.target_share > 0.0
+        || c.traffic.phase_target_share.as_slice().iter().any(|&s| s > 0.0);
+    if (1..64).contains(&c.traffic.target_size) {
+        return Err(format!(
+            "traffic.target_size = {} B: give 0 (frames keep their size) or a frame of 64 .. 9216 B",
+            c.traffic.target_size
+        ));
+    }
+    let max_frame = if targeted {
+        max_frame.max(c.traffic.target_size)
+    } else {
+        max_frame
+    };
+    let data_room = c.mempool.mbuf_size
+        .saturating_sub(crate::cpu::mempool::DATA_OFFSET);
+    if max_frame > data_room && c.traffic.size_dist != "pcap" {
+        return Err(format!(
+            "mempool.mbuf_size = {}: a {max_frame} B frame needs at least {} B (320 B of headers and headroom + the frame)",
+            c.mempool.mbuf_size,
+            max_frame + crate::cpu::mempool::DATA_OFFSET
+        ));
+    }
+    check_nicmem(c, max_frame)?;
+    check_flow_control(c, max_frame)?;
+    check_rings(c)?;
+    check_kvs(c)?;
+    let mut rings = c.cpu.cores / c.rings.sharing;
+    if c.rings.dynamic {
+        rings += c.cpu.cores; // the private set too
+    }
+    let per_nic_bufs = rings * c.nic.rx_ring_size
+        + c.cpu.cores * c.mempool.cache
+        + c.app.tx_burst;
+    if c.mempool.size < per_nic_bufs {
+        return Err(format!(
+            "mempool.size = {}: the Rx rings and per-core caches of one NIC hold {per_nic_bufs} buffers; give at least that",
+            c.mempool.size
+        ));
+    }
+    // The model's physical address space is 64 GiB (cache tags are 30-bit).
+    // A split frame's payload pool is a second pool of the same size.
+    let pools = c.nic.count
+        * c.mempool.size
+        * c.mempool.mbuf_size
+        * if c.nic.header_split { 2 } else { 1 };
+    let tables = {
+        let (b, k) = crate::nf::flowtable::FlowTable::footprint(c.app.flow_table_size);
+        flow_tables_per_core(c) * c.nic.count * c.cpu.cores * (b + k)
+    };
+    let host = pools + tables + c.app.wp_size + c.corunner.buffer + (64 << 20);
+    if host > 60 << 30 {
+        // name the largest part: that is what to change
+        let parts = [
+            ("mempool.size", c.mempool.size, "packet pools", pools),
+            ("app.flow_table_size", c.app.flow_table_size, "flow tables", tables),
+            ("app.wp_size", c.app.wp_size, "the WorkPackage array", c.app.wp_size),
+            ("corunner.buffer", c.corunner.buffer, "the co-runner's buffer", c.corunner.buffer),
+        ];
+        let (key, value, what, bytes) = parts.iter().max_by_key(|p| p.3).expect("parts");
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        return Err(format!(
+            "{key} = {value}: {what} ({:.1} GiB) with the rest of host memory ({:.1} GiB in all) exceed the 60 GiB of host memory the model addresses",
+            gib(*bytes),
+            gib(host)
+        ));
+    }
+    netdimm_check(c)?;
+    check_preload(c)?;
+    if c.sim.warmup + c.sim.duration > 100 * crate::units::S {
+        return Err("sim.duration + sim.warmup: at most 100 s of simulated time".into());
+    }
+    cross_check_bf3(c)
+}
+
+/// Checks of the BlueField-3 parameters and workloads (issue 7).
+fn cross_check_bf3(c: &Cfg) -> Result<(), String> {
+    for (p, bytes, ways) in [
+        ("dpa.l1", c.dpa.l1_size, c.dpa.l1_ways),
+        ("dpa.l2", c.dpa.l2_size, c.dpa.l2_ways),
+        ("dpa.l3", c.dpa.l3_size, c.dpa.l3_ways),
+        ("arm.l1", c.arm.l1_size, c.arm.l1_ways),
+        ("arm.l2", c.arm.l2_size, c.arm.l2_ways),
+        ("arm.l3", c.arm.l3_size, c.arm.l3_ways),
+        ("host.l1", c.host.l1_size, c.host.l1_ways),
+    ] {
+        let size = format!("{p}_size");
+        if bytes % (64 * ways) != 0 || !(bytes / 64 / ways).is_power_of_two() {
+            return Err(format!(
+                "{size} = {bytes} B: must be {p}_ways x 64 B x a power of two sets"
+            ));
+        }
+    }
+    if c.bf3.nic_l2_ways > c.dpa.l2_ways {
+        return Err(format!(
+            "bf3.nic_l2_ways = {}: must be <= dpa.l2_ways = {}",
+            c.bf3.nic_l2_ways,
+            c.dpa.l2_ways
+        ));
+    }
+    let hw = c.dpa.cores * c.dpa.threads_per_core;
+    if c.dpa.usable_threads > hw {
+        return Err(format!(
+            "dpa.usable_threads = {}: more than dpa.cores x dpa.threads_per_core = {hw}",
+            c.dpa.usable_threads
+        ));
+    }
+    let workload = c.dpa_bench.workload;
+    if c.sim.kind != "dpa" {
+        return Ok(());
+    }
+    let proc = c.dpa_bench.proc;
+    let threads = c.dpa_bench.threads;
+    let (max, what) = match proc {
+        "dpa" => (
+            c.dpa.usable_threads,
+            "dpa.usable_threads".to_string(),
+        ),
+        "arm" => (c.arm.cores, "arm.cores".to_string()),
+        _ => (
+            c.cpu.max_cores * c.host.threads_per_core,
+            format!(
+                "cpu.max_cores x host.threads_per_core = {}",
+                c.cpu.max_cores * c.host.threads_per_core
+            ),
+        ),
+    };
+    if threads > max {
+        return Err(format!(
+            "dpa_bench.threads = {threads}: more than the {max} usable {proc} threads ({what})"
+        ));
+    }
+    let bg = c.dpa_bench.background;
+    let ports = c.nic.line_rate * c.nic.count;
+    if workload == "clocksync" && bg >= ports {
+        return Err(format!(
+            "dpa_bench.background = {}Gbps: at or above the {}Gbps of the ports (nic.line_rate x nic.count); queues would grow without bound",
+            bg as f64 / 1e3,
+            ports as f64 / 1e3
+        ));
+    }
+    let mem2 = c.dpa_bench.mem2;
+    let n2 = c.dpa_bench.mem2_threads;
+    if workload == "bandwidth" && mem2 != "none" && (n2 == 0 || n2 >= threads) {
+        return Err(format!("dpa_bench.mem2_threads = {n2}: with dpa_bench.mem2 = {mem2} give 1..{} threads (the rest use dpa_bench.mem)", threads.saturating_sub(1)));
+    }
+    if proc == "dpa" {
+        // The memories the workload touches.
+        let mut used = vec![];
+        if workload != "compute"
+            && !(workload == "net" && c.dpa_bench.net_mode != "kv")
+            && !(matches!(workload, "latency" | "clocksync") && c.dpa_bench.random_reads == 0)
+        {
+            used.push(("dpa_bench.mem", c.dpa_bench.mem));
+        }
+        if workload == "bandwidth" && mem2 != "none" {
+            used.push(("dpa_bench.mem2", mem2));
+        }
+        if matches!(workload, "latency" | "clocksync" | "net") {
+            used.push(("dpa_bench.net_buf", c.dpa_bench.net_buf));
+        }
+        let host = used.iter().find(|u| u.1 == "host");
+        let arm = used.iter().find(|u| u.1 == "arm");
+        if let (Some(h), Some(a)) = (host, arm) {
+            return Err(format!("{} = host with {} = arm: DPA threads cannot use host and Arm memory together (DOCA 2.5)", h.0, a.0));
+        }
+    }
+    let mem = if proc == "dpa" {
+        c.dpa_bench.mem
+    } else {
+        proc
+    };
+    let (cap, key) = match mem {
+        "dpa" => (c.dpa.memory_size, "dpa.memory_size"),
+        "arm" => (c.arm.memory_size, "arm.memory_size"),
+        _ => (
+            8u64 << 30,
+            "the 8 GiB of host memory the model gives buffers",
+        ),
+    };
+    let ws = if workload == "net" && c.dpa_bench.net_mode == "kv" {
+        c.dpa_bench.kv_keys * 16
+    } else {
+        c.dpa_bench.working_set
+    };
+    let which = if workload == "net" {
+        "dpa_bench.kv_keys x 16 B"
+    } else {
+        "dpa_bench.working_set"
+    };
+    if matches!(workload, "chase" | "bandwidth") || which != "dpa_bench.working_set" {
+        if ws > cap {
+            return Err(format!(
+                "{which} = {ws} B: larger than {mem} memory ({key} = {cap} B)"
+            ));
+        }
+    }
+    if workload == "chase" && c.dpa_bench.working_set < c.dpa_bench.stride {
+        return Err(format!(
+            "dpa_bench.working_set = {} B: smaller than dpa_bench.stride = {} B",
+            c.dpa_bench.working_set,
+            c.dpa_bench.stride
+        ));
+    }
+    Ok(())
+}
+
+/// Flow tables each core's NF keeps.
+fn flow_tables_per_core(c: &Cfg) -> u64 {
+    crate::nf::flow_tables_per_core(c.app.nf)
+}
+
+/// One big part of the simulator's own memory: the parameter that sizes
+/// it (and its value), what it is, and its bytes.
+pub struct MemoryPart {
+    pub key: &'static str,
+    pub value: u64,
+    pub what: &'static str,
+    pub bytes: u64,
+}
+
+/// The simulator's own memory for a packet run, by its big parts:
+/// flow tables, cache tag arrays, the traffic's flow records, the timeline.
+pub fn memory_estimate(c: &Cfg) -> [MemoryPart; 4] {
+    let nics = c.nic.count;
+    let cores = nics * c.cpu.cores;
+    let tables = flow_tables_per_core(c) * cores * crate::nf::flowtable::FlowTable::host_bytes(c.app.flow_table_size);
+    // Per cached line: tag, rank and sharer bits (~16 B with padding).
+    let lines = c.llc.size / 64 + (cores + 1) * c.l2.size / 64;
+    let period = c.sim.sample_period;
+    let samples = if period == 0 { 0 } else { (c.sim.warmup + c.sim.duration) / period + 1 };
+    let part = |key, value, what, bytes| MemoryPart { key, value, what, bytes };
+    [
+        part("app.flow_table_size", c.app.flow_table_size, "flow tables", tables),
+        part("llc.size", c.llc.size, "cache tags", lines * 16),
+        part("traffic.flows", c.traffic.flows, "flow records", nics * c.traffic.flows * 16),
+        part(
+            "sim.sample_period",
+            period,
+            "timeline samples",
+            samples.saturating_mul(std::mem::size_of::<crate::report::Sample>() as u64),
+        ),
+    ]
+}
+
+/// Preloaded flow tables must hold their flows: an overfull cuckoo table
+/// makes every preloaded insert run out its kicks (minutes of build for a
+/// table no long-running NF would have).
+fn check_preload(c: &Cfg) -> Result<(), String> {
+    let per_flow = crate::nf::entries_per_flow(c.app.nf);
+    if !c.app.preload_flows || per_flow == 0 {
+        return Ok(());
+    }
+    let (flows, cores, size) = (c.traffic.flows, c.cpu.cores, c.app.flow_table_size);
+    let need = (flows * per_flow).div_ceil(cores);
+    if need > size {
+        return Err(format!(
+            "app.flow_table_size = {size}: too small to preload traffic.flows = {flows} (about {need} entries per core: \
+             {per_flow} per flow over the {cores} cores of a NIC); give at least {need}, fewer flows, or app.preload_flows = false"
+        ));
+    }
+    Ok(())
+}
+
+/// KVS: the hot area fits in nicmem, hot items are items.
+fn check_kvs(c: &Cfg) -> Result<(), String> {
+    let (area, value) = (c.kvs.hot_area, c.kvs.value_size);
+    if area > c.nic.nicmem_capacity {
+        return Err(format!(
+            "kvs.hot_area = {area} B: more than the NIC's nicmem (nic.nicmem_capacity = {} B)",
+            c.nic.nicmem_capacity
+        ));
+    }
+    let hot = area / value.next_multiple_of(64);
+    if c.app.nf == "kvs" && hot > c.traffic.flows {
+        return Err(format!(
+            "kvs.hot_area = {area} B: holds {hot} hot items, more than the {} items (traffic.flows)",
+            c.traffic.flows
+        ));
+    }
+    if c.traffic.flow_popularity == "hot" && c.traffic.hot_flows > c.traffic.flows {
+        return Err(format!(
+            "traffic.hot_flows = {}: more hot items than traffic.flows = {}",
+            c.traffic.hot_flows,
+            c.traffic.flows
+        ));
+    }
+    let small = c.traffic.hot_share_small;
+    if small >= 0.0 && (c.traffic.flow_popularity != "hot" || c.traffic.size_dist != "bimodal") {
+        return Err(format!(
+            "traffic.hot_share_small = {small}: needs flow_popularity = hot and size_dist = bimodal (its small frames are the GETs); -1 = off"
+        ));
+    }
+    Ok(())
+}
+
+/// Shared rings: whole groups of cores, and a driver that can share.
+fn check_rings(c: &Cfg) -> Result<(), String> {
+    let (n, cores) = (c.rings.sharing, c.cpu.cores);
+    if cores % n != 0 {
+        return Err(format!(
+            "rings.sharing = {n}: must divide cpu.cores = {cores} (each ring is shared by a whole group of cores)"
+        ));
+    }
+    if c.rings.dynamic {
+        if n == 1 {
+            return Err("rings.dynamic = true: needs rings.sharing > 1 (the shared rings to switch to)".into());
+        }
+        if c.nic.payload_mem == "nicmem" {
+            return Err("rings.dynamic = true: not supported with nic.payload_mem = nicmem".into());
+        }
+    }
+    Ok(())
+}
+
+/// PAUSE needs an open-loop source and room above the XOFF threshold.
+fn check_flow_control(c: &Cfg, max_frame: u64) -> Result<(), String> {
+    if !c.nic.flow_control {
+        return Ok(());
+    }
+    if c.traffic.closed_loop > 0 {
+        return Err("nic.flow_control = true: not supported with traffic.closed_loop (the client's window already paces it)".into());
+    }
+    let headroom =
+        crate::wire::pause::mlx5_headroom(c.nic.line_rate / 1000, c.nic.cable_len);
+    let need = headroom + crate::wire::pause::XON_GAP + max_frame;
+    if c.nic.rx_buffer < need {
+        return Err(format!(
+            "nic.rx_buffer = {} B: with nic.flow_control it must hold the PAUSE headroom ({headroom} B for this line rate and cable) plus XON hysteresis and a frame, at least {need} B",
+            c.nic.rx_buffer
+        ));
+    }
+    Ok(())
+}
+
+/// Header split, nicmem and inlining: what the NIC and its descriptors can hold.
+fn check_nicmem(c: &Cfg, max_frame: u64) -> Result<(), String> {
+    let split = c.nic.header_split;
+    let off = c.nic.split_offset;
+    if split && off > max_frame {
+        return Err(format!(
+            "nic.split_offset = {off} B: beyond the largest frame of the traffic ({max_frame} B)"
+        ));
+    }
+    let nicmem = c.nic.payload_mem == "nicmem";
+    if nicmem && !split {
+        return Err("nic.payload_mem = nicmem: needs nic.header_split = true (the header must reach the cores in host memory)".into());
+    }
+    if c.nic.tx_inline && !split {
+        return Err(
+            "nic.tx_inline = true: needs nic.header_split = true (only a split header is inlined)"
+                .into(),
+        );
+    }
+    if c.nic.rx_inline {
+        if !split {
+            return Err("nic.rx_inline = true: needs nic.header_split = true (only a split header is inlined)".into());
+        }
+        if off > crate::wire::RX_INLINE_MAX {
+            return Err(format!(
+                "nic.rx_inline = true: nic.split_offset = {off} B is more than the {} B a 128 B CQE holds",
+                crate::wire::RX_INLINE_MAX
+            ));
+        }
+        if c.nic.rx_cqe_comp {
+            return Err("nic.rx_inline = true: needs nic.rx_cqe_comp = false (compressed mini-CQEs carry no data)".into());
+        }
+    }
+    let wqe = crate::nic::tx_wqe_bytes(&c.nic);
+    if wqe > c.nic.max_wqe_size {
+        return Err(format!(
+            "nic.split_offset = {off} B: inlining it makes a {wqe} B Tx WQE, more than nic.max_wqe_size = {} B",
+            c.nic.max_wqe_size
+        ));
+    }
+    if c.nic.accel && (c.app.nf != "flowcount" || split) {
+        return Err(format!(
+            "nic.accel = true: the NIC runs the per-flow counter on its hairpin path; needs app.nf = flowcount (got {}) and no header split",
+            c.app.nf
+        ));
+    }
+    if c.nic.nicmem_size > c.nic.nicmem_capacity {
+        return Err(format!(
+            "nic.nicmem_size = {} B: more than the NIC exposes (nic.nicmem_capacity = {} B)",
+            c.nic.nicmem_size,
+            c.nic.nicmem_capacity
+        ));
+    }
+    let (cores, host_q) = (c.cpu.cores, c.nic.host_queues);
+    if host_q > cores {
+        return Err(format!(
+            "nic.host_queues = {host_q}: more than the {cores} queues of a NIC (cpu.cores)"
+        ));
+    }
+    if nicmem && host_q < cores {
+        let buf = c.nic.nicmem_buf_size;
+        if max_frame.saturating_sub(off) > buf {
+            return Err(format!(
+                "nic.nicmem_buf_size = {buf} B: a {max_frame} B frame split at {off} B needs {} B",
+                max_frame - off
+            ));
+        }
+        let per_queue = c.nic.nicmem_size / buf / (cores - host_q);
+        if per_queue == 0 {
+            return Err(format!(
+                "nic.nicmem_size = {} B: not one {buf} B buffer for each of the {} nicmem queues",
+                c.nic.nicmem_size,
+                cores - host_q
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The NetDIMM scenario's bad inputs (issue 6): a channel that does not
+/// exist, interleaving over NetDIMM space, a frame beyond the MTU.
+fn netdimm_check(c: &Cfg) -> Result<(), String> {
+    let ch = c.netdimm.channel;
+    if ch >= c.dram.channels {
+        return Err(format!(
+            "netdimm.channel = {ch}: the host has dram.channels = {} (channels 0..={})",
+            c.dram.channels,
+            c.dram.channels - 1
+        ));
+    }
+    if c.netdimm.nf != "none" && !matches!(c.netdimm.nic, "inic" | "netdimm") {
+        return Err(format!("netdimm.nf = {}: the co-runner experiment (Fig 12b) runs with netdimm.nic = inic or netdimm, not {}", c.netdimm.nf, c.netdimm.nic));
+    }
+    if c.netdimm.interleave {
+        return Err("netdimm.interleave = true: the NetDIMM address range must stay on one channel (flex mode, paper Sec. 4.2.1); set it to false".into());
+    }
+    if c.sim.kind == "netdimm"
+        && c.netdimm.traffic == "fixed"
+        && !c.netdimm.segmentation
+    {
+        let frame = c.netdimm.size + crate::wire::UDP_HEADERS;
+        if frame > c.netdimm.mtu {
+            return Err(format!(
+                "netdimm.size = {}: a {frame} B frame ({} B of headers) exceeds netdimm.mtu = {} B; set netdimm.segmentation = true or a size <= {} B",
+                c.netdimm.size,
+                crate::wire::UDP_HEADERS,
+                c.netdimm.mtu,
+                c.netdimm.mtu.saturating_sub(crate::wire::UDP_HEADERS)
+            ));
+        }
+    }
+    if c.sim.kind == "netdimm"
+        && c.netdimm.traffic != "fixed"
+        && c.netdimm.mtu < 1514
+    {
+        return Err(format!(
+            "netdimm.mtu = {}: the Facebook size distributions reach 1514 B frames",
+            c.netdimm.mtu
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::run::validated as validate;
+    use serde_json::json;
+
+    #[test]
+    fn wqe_sizes_follow_the_mlx5_layout() {
+        let wqe = |v: serde_json::Value| crate::nic::tx_wqe_bytes(&validate(&v).unwrap().nic);
+        assert_eq!(wqe(json!({})), 64);
+        assert_eq!(wqe(json!({"nic.header_split": true})), 64);
+        assert_eq!(
+            wqe(json!({"nic.header_split": true, "nic.tx_inline": true})),
+            128
+        );
+        assert_eq!(
+            wqe(json!({"nic.header_split": true, "nic.tx_inline": true, "nic.split_offset": 200})),
+            256
+        );
+    }
+
+    #[test]
+    fn nicmem_bad_inputs_name_the_key() {
+        let err = |v: serde_json::Value| validate(&v).unwrap_err();
+        assert!(err(json!({"nic.payload_mem": "nicmem"})).starts_with("nic.payload_mem"));
+        assert!(
+            err(json!({"nic.header_split": true, "nic.split_offset": 2000}))
+                .starts_with("nic.split_offset = 2000")
+        );
+        assert!(err(json!({"nic.header_split": true, "nic.tx_inline": true, "nic.split_offset": 1400, "nic.max_wqe_size": 1024})).contains("max_wqe_size"));
+        assert!(
+            err(json!({"nic.host_queues": 3, "cpu.cores": 2})).starts_with("nic.host_queues = 3")
+        );
+        assert!(err(json!({"nic.accel": true, "app.nf": "nat"})).starts_with("nic.accel"));
+        assert!(err(json!({"traffic.target_size": 40})).starts_with("traffic.target_size = 40 B"));
+        assert!(err(json!({"nic.nicmem_size": "1MiB"}))
+            .starts_with("nic.nicmem_size = 1048576 B: more than"));
+        assert!(err(
+            json!({"nic.header_split": true, "nic.payload_mem": "nicmem", "nic.nicmem_size": 1024})
+        )
+        .starts_with("nic.nicmem_size"));
+    }
+
+    #[test]
+    fn defaults_validate() {
+        let c = validate(&json!({})).unwrap();
+        assert_eq!(c.llc.ways, 11);
+        assert_eq!(c.traffic.rate, 100_000);
+        assert_eq!(c.sim.duration, 5 * crate::units::MS);
+    }
+
+    #[test]
+    fn nested_and_flat_keys_agree() {
+        let a = validate(&json!({"llc": {"ddio_ways": 4}})).unwrap();
+        let b = validate(&json!({"llc.ddio_ways": 4})).unwrap();
+        assert_eq!(a.llc.ddio_ways, 4);
+        assert_eq!(b.llc.ddio_ways, 4);
+    }
+
+    #[test]
+    fn unknown_key_suggests() {
+        let e = validate(&json!({"nic": {"rx_ring_sz": 64}})).unwrap_err();
+        assert!(
+            e.contains("unknown parameter 'nic.rx_ring_sz'")
+                && e.contains("did you mean 'nic.rx_ring_size'"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn errors_stay_one_line_and_list_each_section_once() {
+        // Found by the scenario_json fuzzer: a key with a newline.
+        let e = validate(&json!({"8e\ng_si": "nat", "x": 1})).unwrap_err();
+        assert!(!e.contains('\n') && e.contains("unknown parameter '8e\\ng_si'"), "{e}");
+        let sections: Vec<&str> = e.split("sections are ").nth(1).unwrap().split(", ").collect();
+        let mut unique = sections.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), sections.len(), "{e}");
+        let e = validate(&json!({"traffic": {"size_dist": "a\nb"}})).unwrap_err();
+        assert!(!e.contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn impossible_values_are_named() {
+        let e = validate(&json!({"llc": {"ddio_ways": 12}})).unwrap_err();
+        assert!(e.starts_with("llc.ddio_ways = 12"), "{e}");
+        let e = validate(&json!({"nic": {"rx_ring_size": 1000}})).unwrap_err();
+        assert!(e.contains("power of two"), "{e}");
+        let e = validate(&json!({"traffic": {"rate": "200Gbps"}})).unwrap_err();
+        assert!(e.contains("above nic.line_rate"), "{e}");
+        let e = validate(&json!({"traffic": {"rate": "fastGbps"}})).unwrap_err();
+        assert!(e.starts_with("traffic.rate = "), "{e}");
+        let e = validate(&json!({"traffic": {"rate": 100}})).unwrap_err();
+        assert!(e.contains("give a unit"), "{e}");
+    }
+
+    #[test]
+    fn host_memory_beyond_the_model_is_refused() {
+        let e = validate(&json!({"mempool": {"size": 40_000_000}})).unwrap_err();
+        assert!(
+            e.starts_with("mempool.size = 40000000") && e.contains("60 GiB"),
+            "{e}"
+        );
+        // the largest part is named, not the pools that did not overflow
+        let e = validate(&json!({"app": {"nf": "workpackage", "wp_size": "100GB"}})).unwrap_err();
+        assert!(e.starts_with("app.wp_size = 100000000000: the WorkPackage array"), "{e}");
+    }
+
+    #[test]
+    fn preloaded_flow_tables_must_hold_their_flows() {
+        // 4 M flows x 2 entries over 7 cores: 1.14 M entries in tables of 1 Mi
+        let nat = json!({"app": {"nf": "nat"}, "traffic": {"flows": 4_000_000}, "cpu": {"cores": 7}, "nic": {"count": 2}});
+        let e = validate(&nat).unwrap_err();
+        assert!(e.starts_with("app.flow_table_size = 1048576: too small to preload traffic.flows = 4000000 (about 1142858 entries"), "{e}");
+        let mut lb = nat.clone();
+        lb["app"]["nf"] = json!("lb");
+        assert!(validate(&lb).is_ok(), "LB keeps one entry per flow: 571 k per core fits");
+        let mut lazy = nat.clone();
+        lazy["app"]["preload_flows"] = json!(false);
+        assert!(validate(&lazy).is_ok(), "tables that fill during the run may overflow");
+    }
+
+    #[test]
+    fn a_pcap_without_pcap_sizes_is_refused() {
+        let e = validate(&json!({"traffic": {"pcap": "trace.pcap"}})).unwrap_err();
+        assert!(e.starts_with("traffic.pcap = trace.pcap: only read with traffic.size_dist = pcap (now fixed)"), "{e}");
+    }
+
+    #[test]
+    fn whole_bytes_and_phases_within_the_run() {
+        let e = validate(&json!({"traffic": {"size": 64.5}})).unwrap_err();
+        assert!(e.starts_with("traffic.size = 64.5: must be a whole number of bytes"), "{e}");
+        assert!(validate(&json!({"traffic": {"size": "1.5KiB"}})).is_ok(), "1536 B is whole");
+        let e = validate(&json!({"traffic": {"phase_at": ["8ms"], "phase_rate": ["10Gbps"]}})).unwrap_err();
+        assert!(e.starts_with("traffic.phase_at = 8000000000ps: at or after the run's end"), "{e}");
+        assert!(validate(&json!({"traffic": {"phase_at": ["6ms"], "phase_rate": ["10Gbps"]}})).is_ok());
+    }
+
+    #[test]
+    fn lists_parse_from_text_and_arrays() {
+        let c = validate(&json!({"nic": {"count": 2, "remote_socket": "false,true"}, "llc": {"cat_masks": ["0x0ff", 3]}, "corunner": {"cat_mask": "0x030"}})).unwrap();
+        assert_eq!(c.corunner.cat_mask, 0x30);
+        assert_eq!(c.nic.remote_socket.as_slice(), &[false, true]);
+        assert_eq!(c.llc.cat_masks.as_slice(), &[0xff, 3]);
+    }
+
+}
