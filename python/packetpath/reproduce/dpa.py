@@ -56,7 +56,7 @@ RECENCY_SIZES = [256, 512, 1024]
 
 
 def _s(**bench) -> dict:
-    return {"profile": PROFILE, "dpa_bench": bench}
+    return {"profile": PROFILE, "sim": {"kind": "dpa"}, "dpa_bench": bench}
 
 
 def _kind(p: str, m: str) -> str:

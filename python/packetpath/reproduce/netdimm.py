@@ -48,7 +48,7 @@ BREAKDOWN = ["tx_copy", "tx_flush", "io_reg_access", "tx_dma", "wire", "rx_dma",
 
 
 def _run(nic: str, **values) -> dict:
-    s: dict = {"profile": PROFILE, "netdimm": {"nic": nic, "segmentation": True, "messages": 600}}
+    s: dict = {"profile": PROFILE, "sim": {"kind": "netdimm"}, "netdimm": {"nic": nic, "segmentation": True, "messages": 600}}
     for key, v in values.items():
         section, name = key.split("__")
         s.setdefault(section, {})[name] = v

@@ -130,7 +130,7 @@ def scenarios() -> dict[str, dict]:
         for size in FIG14_SIZES:
             # 100 copies as in the paper for small buffers; fewer for large
             # ones, whose steady state needs no more (each streams from DRAM).
-            runs[f"fig14/{mode}/{size}"] = {"profile": PROFILE, "copy_bench": {"mode": mode, "size": size, "iterations": 100 if size.endswith("KiB") else 3}}
+            runs[f"fig14/{mode}/{size}"] = {"profile": PROFILE, "sim": {"kind": "copy_bench"}, "copy_bench": {"mode": mode, "size": size, "iterations": 100 if size.endswith("KiB") else 3}}
     return runs
 
 

@@ -5,8 +5,9 @@
 
 pub mod parse;
 pub mod table;
+pub mod value;
 
-pub use parse::{Val, Values};
+pub use value::{Val, Values};
 pub use table::*;
 
 use serde_json::Value;

@@ -6,7 +6,7 @@
 //! parameter.
 
 use crate::units::Unit;
-use super::parse::{FromVal, Values};
+use super::value::{FromVal, Values};
 
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

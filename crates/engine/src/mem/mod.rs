@@ -21,7 +21,7 @@ pub mod cache;
 pub mod dram;
 pub mod sample;
 
-use crate::config::Cfg;
+use crate::config::{DramCfg, L2Cfg, LlcCfg};
 use crate::sim::{rng, stream};
 use crate::units::Time;
 use cache::{Cache, Indexing, Policy, Victim, LINE};
@@ -146,13 +146,14 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// `core_masks`: the CAT mask of every core that accesses memory.
-    pub fn new(c: &Cfg, core_masks: Vec<u64>) -> Memory {
+    /// The LLC, the L2s and DRAM of their sections; `core_masks`: the CAT
+    /// mask of every core that accesses memory.
+    pub fn new(llc_cfg: &LlcCfg, l2_cfg: &L2Cfg, dram_cfg: &DramCfg, seed: u64, core_masks: Vec<u64>) -> Memory {
         let n_cores = core_masks.len();
-        let ways = c.llc.ways as usize;
-        let slices = c.llc.slices;
-        let sets = c.llc.size / LINE / ways as u64;
-        let indexing = if c.llc.slice_hash {
+        let ways = llc_cfg.ways as usize;
+        let slices = llc_cfg.slices;
+        let sets = llc_cfg.size / LINE / ways as u64;
+        let indexing = if llc_cfg.slice_hash {
             Indexing::SliceHash {
                 slices,
                 sets_per_slice: sets / slices,
@@ -160,15 +161,14 @@ impl Memory {
         } else {
             Indexing::Modulo
         };
-        let policy = match c.llc.replacement {
+        let policy = match llc_cfg.replacement {
             "random" => Policy::Random,
             "qlru" => Policy::Qlru,
             "qlru_adaptive" => Policy::QlruAdaptive,
             _ => Policy::Lru,
         };
-        let seed = c.sim.seed;
         let llc = Cache::new(
-            c.llc.size,
+            llc_cfg.size,
             ways,
             indexing,
             policy,
@@ -177,20 +177,20 @@ impl Memory {
         let l2 = (0..core_masks.len())
             .map(|i| {
                 Cache::new(
-                    c.l2.size,
-                    c.l2.ways as usize,
+                    l2_cfg.size,
+                    l2_cfg.ways as usize,
                     Indexing::Modulo,
                     Policy::Lru,
                     rng(seed, stream::LLC, 1 + i as u64),
                 )
             })
             .collect();
-        let n_sample = c.llc.set_sample;
+        let n_sample = llc_cfg.set_sample;
         let sampler = (n_sample > 1).then(|| {
-            let (llc_low, l2_sets) = sample::low_index_sets(c);
+            let (llc_low, l2_sets) = sample::low_index_sets(llc_cfg, l2_cfg);
             Sampler::new(n_sample, llc_low.min(l2_sets).trailing_zeros(), n_cores)
         });
-        let ddio = c.llc.ddio_ways;
+        let ddio = llc_cfg.ddio_ways;
         // DDIO owns the top ways (IIO LLC WAYS = 0x600 on an 11-way Skylake).
         let ddio_mask = if ddio == 0 {
             0
@@ -201,16 +201,16 @@ impl Memory {
             llc,
             l2,
             dram: Dram::new(
-                c.dram.channels as usize,
-                c.dram.channel_bw,
-                c.dram.latency,
+                dram_cfg.channels as usize,
+                dram_cfg.channel_bw,
+                dram_cfg.latency,
             ),
             ddio_mask,
             core_mask: core_masks,
-            llc_lat: c.llc.latency,
-            l2_lat: c.l2.latency,
-            snoop_lat: c.llc.snoop_latency,
-            remote_lat: c.dram.remote_latency,
+            llc_lat: llc_cfg.latency,
+            l2_lat: l2_cfg.latency,
+            snoop_lat: llc_cfg.snoop_latency,
+            remote_lat: dram_cfg.remote_latency,
             stats: MemStats::default(),
             core_misses: vec![0; n_cores],
             sampler,
@@ -631,7 +631,10 @@ mod tests {
         }
         let c = validate(&s).unwrap();
         Memory::new(
-            &c,
+            &c.llc,
+            &c.l2,
+            &c.dram,
+            c.sim.seed,
             vec![c.llc.cat_masks.as_slice().first().copied().unwrap_or(0x7ff); 2],
         )
     }

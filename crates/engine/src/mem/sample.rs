@@ -24,18 +24,18 @@
 //! always hits after its DDIO write is priced at the class's hit rate), so
 //! per-packet latency spreads more evenly than in the full model.
 
-use crate::config::Cfg;
+use crate::config::{L2Cfg, LlcCfg};
 
 /// Sets the low line bits alone index: in the LLC (within a slice, under
 /// the slice hash) and in an L2. Sampling reads the bits both share.
-pub fn low_index_sets(c: &Cfg) -> (u64, u64) {
-    let llc_sets = c.llc.size / 64 / c.llc.ways;
-    let llc_low = if c.llc.slice_hash {
-        llc_sets / c.llc.slices
+pub fn low_index_sets(llc: &LlcCfg, l2: &L2Cfg) -> (u64, u64) {
+    let llc_sets = llc.size / 64 / llc.ways;
+    let llc_low = if llc.slice_hash {
+        llc_sets / llc.slices
     } else {
         llc_sets
     };
-    (llc_low, c.l2.size / 64 / c.l2.ways)
+    (llc_low, l2.size / 64 / l2.ways)
 }
 
 /// Outcomes of one access: where it was served.

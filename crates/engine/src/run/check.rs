@@ -56,7 +56,7 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
         ));
     }
     let sample = c.llc.set_sample;
-    let (llc_low, l2_sets) = crate::mem::sample::low_index_sets(c);
+    let (llc_low, l2_sets) = crate::mem::sample::low_index_sets(&c.llc, &c.l2);
     if !sample.is_power_of_two() || sample > llc_low.min(l2_sets) {
         return Err(format!(
             "llc.set_sample = {sample}: must be a power of two, at most the sets indexed by the low line bits (LLC sets per slice {llc_low}, L2 sets {l2_sets})"

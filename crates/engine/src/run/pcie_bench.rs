@@ -14,7 +14,7 @@ use hdrhistogram::Histogram;
 pub fn run(c: &Cfg) -> Result<Report, String> {
     let pcfg = PcieConfig::from_section(&c.pcie)?;
     let all = (1u64 << c.llc.ways) - 1;
-    let mut mem = Memory::new(c, vec![all]);
+    let mut mem = Memory::new(&c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);
     let mut link = PcieLink::new(pcfg);
     let mut tags = ReadTags::new(pcfg.max_read_tags);
     let mode = c.pcie_bench.mode.to_string();

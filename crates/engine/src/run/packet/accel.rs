@@ -84,12 +84,12 @@ impl World {
                 self.dma_read(n, start, ctx * 64, CTX_BYTES)
             }
         };
-        let k = &self.k;
+        let (k, cfg) = (&self.k, &self.cfg);
         let nic = &mut self.nics[n];
         let done = ready + k.pipe_ps;
         nic.accel.as_mut().expect("accel NIC").engine_free = done;
         let wire_start = done.max(nic.port.wire_free);
-        let end = wire_start + ser_time(wire_bytes(pkt.size), k.line_rate);
+        let end = wire_start + ser_time(wire_bytes(pkt.size), cfg.nic.line_rate);
         nic.port.wire_free = end;
         // The frame holds its Rx buffer space until it leaves the wire.
         nic.port.rx_buffer_used += pkt.size as u64;

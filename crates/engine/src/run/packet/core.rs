@@ -7,7 +7,8 @@
 //! ring the Rx and Tx doorbells. Its duration is the cycles of the code plus
 //! the memory stalls the cache hierarchy reports.
 
-use super::{pay_mbuf, request_done, Ev, Knobs, NicState, World};
+use super::{pay_mbuf, request_done, Ev, Layout, NicState, World};
+use crate::config::Cfg;
 use crate::cpu::mempool::Mempool;
 use crate::cpu::Stall;
 use crate::mem::Memory;
@@ -20,10 +21,10 @@ impl World {
         // `qi`: the core's Tx queue; `cqi`: the completion ring it polls;
         // `ri`: that ring's Rx descriptor ring.
         let (n, qi, local) = (self.cores[c].nic, self.cores[c].queue, self.cores[c].local);
-        let k = &self.k;
+        let (k, cfg) = (&self.k, &self.cfg);
         let measuring = self.measuring;
         let mut stall = Stall::default();
-        let mut cycles = k.poll_cycles;
+        let mut cycles = cfg.cpu.poll_cycles;
         let nic = &mut self.nics[n];
         let cqi = nic.poll_cq(qi);
         let ri = nic.cqs[cqi].ring;
@@ -33,13 +34,13 @@ impl World {
         let (from, to) = (nic.txq[qi].freed, nic.txq[qi].completed);
         let freed = to - from;
         if freed > 0 {
-            stall.add(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, k.cqe), false, now));
+            stall.add(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, cfg.nic.cqe_size), false, now));
             for i in from..to {
                 let p = nic.txq[qi].slot_pkt[nic.txq[qi].slot(i)];
                 if let Nf::Kvs(kv) = &mut self.nf {
                     kv.tx_complete(c, p.kvs, mem, now, &mut stall);
                 }
-                cycles += free_pkt(mem, c, nic, ri, local, p, k, now, &mut stall);
+                cycles += free_pkt(mem, c, nic, ri, local, p, cfg, now, &mut stall);
             }
             nic.txq[qi].freed = to;
         }
@@ -48,7 +49,7 @@ impl World {
         let posted = nic.rxq[ri].post_primary();
         if posted > 0 {
             // one scatter entry each
-            nic.pcie.mmio_write(now, posted * k.rx_sge);
+            nic.pcie.mmio_write(now, posted * cfg.nic.rx_desc_size);
         }
 
         // Packets queued in software go first, keeping order.
@@ -60,21 +61,21 @@ impl World {
             let Some(p) = core.sw_queue.pop_front() else {
                 break;
             };
-            tx_extra += post_wqe(mem, c, tq, &mut nic.pool, local, p, k, now, &mut stall);
+            tx_extra += post_wqe(mem, c, tq, &mut nic.pool, local, p, (k, cfg), now, &mut stall);
         }
 
         // rx_burst: the core's completion ring names the descriptors of
         // its frames in its Rx ring.
         let cq = &mut nic.cqs[cqi];
         cq.sample(now, measuring);
-        let got = (cq.completed - cq.consumed).min(k.rx_burst);
+        let got = (cq.completed - cq.consumed).min(cfg.app.rx_burst);
         let rq = &mut nic.rxq[ri];
         core.re_armed.clear();
         for j in 0..got {
             // A core works through its burst packet by packet: this
             // packet's misses issue once the stalls before it have passed
             // (overlapped up to cpu.mlp), not all at the poll's start.
-            let now = now + stall.total(k.mlp);
+            let now = now + stall.total(cfg.cpu.mlp);
             let pos = cq.consumed + j;
             let idx = cq.rx_index(pos);
             core.re_armed.push(idx);
@@ -83,24 +84,24 @@ impl World {
             let cqe = cq.cqe_addr(pos, k.rx_cqe, k.cqe_per_line);
             stall.add(mem.core_access(c, cqe, false, now));
             stall.add(mem.core_access(c, nic.pool.mbuf_addr(pkt.mbuf), true, now));
-            cycles += k.rx_cycles + k.nf_cycles;
+            cycles += cfg.cpu.rx_cycles + cfg.app.nf_cycles;
             if k.hdr_in_cqe(pkt.size) {
                 // Scatter-to-CQE: the header is the CQE's first 64 B; the
                 // driver copies it into the mbuf, as mlx5's PMD does.
                 stall.add(mem.core_access(c, cqe + 64, false, now));
                 stall.add(mem.core_access(c, nic.pool.data_addr(pkt.mbuf), true, now));
-                cycles += k.copy_cycles_per_line;
+                cycles += cfg.cpu.copy_cycles_per_line;
             }
             if pkt.pay != NO_BUF {
                 // The payload's mbuf is chained to the header's.
                 let meta = pay_mbuf(nic.nicmem.as_ref(), nic.pay_pool.as_ref(), &pkt);
                 stall.add(mem.core_access(c, meta, true, now));
-                cycles += k.seg_cycles;
+                cycles += cfg.cpu.seg_cycles;
             }
             let data = nic.pool.data_addr(pkt.mbuf);
             if let Nf::Kvs(kv) = &mut self.nf {
                 let cost = kv.serve(c, &mut pkt, data, mem, now, &mut stall);
-                cycles += cost.copied_lines * k.copy_cycles_per_line;
+                cycles += cost.copied_lines * cfg.cpu.copy_cycles_per_line;
                 if cost.nicmem_bytes > 0 {
                     nic.pcie.mmio_write(now, cost.nicmem_bytes);
                 }
@@ -140,8 +141,8 @@ impl World {
                 }
             }
             if tq.room() > 0 && core.sw_queue.is_empty() {
-                tx_extra += post_wqe(mem, c, tq, &mut nic.pool, local, pkt, k, now, &mut stall);
-            } else if core.sw_queue.len() < k.sw_queue {
+                tx_extra += post_wqe(mem, c, tq, &mut nic.pool, local, pkt, (k, cfg), now, &mut stall);
+            } else if core.sw_queue.len() < (cfg.app.sw_queue as usize) {
                 core.sw_queue.push_back(pkt);
             } else {
                 let (pool, pay_pool, spare) =
@@ -167,9 +168,9 @@ impl World {
         // its old one if the packet was dropped): hand them back.
         let (sync_cycles, sync_ps) = if got > 0 {
             let (cyc, ps) =
-                super::shring::hand_back(mem, c, rq, &core.re_armed, k, now, measuring, &mut stall);
+                super::shring::hand_back(mem, c, rq, &core.re_armed, (k, &cfg.cpu), now, measuring, &mut stall);
             if measuring {
-                core.sync_ps += cycles_to_ps(cyc, k.freq_mhz) + ps;
+                core.sync_ps += cycles_to_ps(cyc, cfg.cpu.freq) + ps;
             }
             (cyc, ps)
         } else {
@@ -177,7 +178,7 @@ impl World {
         };
         cycles += sync_cycles;
         let tx_new = tq.produced - produced_before;
-        cycles += tx_new * k.tx_cycles + tx_extra;
+        cycles += tx_new * cfg.cpu.tx_cycles + tx_extra;
         if measuring {
             nic.c.rx_pkts += got;
         }
@@ -193,7 +194,7 @@ impl World {
             // index), then the MMIO the NIC sees.
             stall.add(mem.core_access(c, nic.dbr_addr + 64 * qi as u64, true, now));
         }
-        let cost = cycles_to_ps(cycles, k.freq_mhz) + stall.total(k.mlp) + sync_ps;
+        let cost = cycles_to_ps(cycles, cfg.cpu.freq) + stall.total(cfg.cpu.mlp) + sync_ps;
         let done = now + cost;
         // Doorbells leave when the burst's work is done; the link is used
         // then, in time order with the NIC's own traffic.
@@ -210,7 +211,7 @@ impl World {
             );
         }
         if tx_new > 0 {
-            let doorbells = tx_new.div_ceil(k.tx_burst) as u32;
+            let doorbells = tx_new.div_ceil(cfg.app.tx_burst) as u32;
             self.q.push(
                 done,
                 Ev::TxDoorbell {
@@ -248,7 +249,7 @@ impl World {
             cr.done_lines += 16;
             cr.lat_sum += lat_sum;
         }
-        let cost = stall.total(self.k.mlp) + cycles_to_ps(16, self.k.freq_mhz);
+        let cost = stall.total(self.cfg.cpu.mlp) + cycles_to_ps(16, self.cfg.cpu.freq);
         self.q.push(now + cost, Ev::Corunner);
     }
 }
@@ -264,7 +265,7 @@ fn post_wqe(
     pool: &mut Mempool,
     local: usize,
     mut p: PktRef,
-    k: &Knobs,
+    (k, cfg): (&Layout, &Cfg),
     now: Time,
     stall: &mut Stall,
 ) -> u64 {
@@ -273,16 +274,16 @@ fn post_wqe(
         stall.add(mem.core_access(c, wqe + off, true, now));
     }
     let mut cycles = 0;
-    if k.tx_inline {
+    if cfg.nic.tx_inline {
         let hdr = k.hdr_len(p.size);
         for off in (0..hdr).step_by(64) {
             stall.add(mem.core_access(c, pool.data_addr(p.mbuf) + off, false, now));
         }
-        cycles += hdr.div_ceil(64) * k.copy_cycles_per_line;
+        cycles += hdr.div_ceil(64) * cfg.cpu.copy_cycles_per_line;
         pool.free(local, p.mbuf);
         p.mbuf = NO_BUF;
     } else if p.pay != NO_BUF {
-        cycles += k.seg_cycles;
+        cycles += cfg.cpu.seg_cycles;
     }
     let s = tq.slot(tq.produced);
     tq.slot_pkt[s] = p;
@@ -300,7 +301,7 @@ fn free_pkt(
     ri: usize,
     local: usize,
     p: PktRef,
-    k: &Knobs,
+    cfg: &Cfg,
     now: Time,
     stall: &mut Stall,
 ) -> u64 {
@@ -311,7 +312,7 @@ fn free_pkt(
     if p.pay != NO_BUF {
         let meta = pay_mbuf(nic.nicmem.as_ref(), nic.pay_pool.as_ref(), &p);
         stall.add(mem.core_access(c, meta, false, now));
-        cycles += k.seg_cycles;
+        cycles += cfg.cpu.seg_cycles;
     }
     release(
         &mut nic.pool,

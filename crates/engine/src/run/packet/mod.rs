@@ -110,46 +110,29 @@ pub enum Ev {
     WarmupEnd,
 }
 
-/// Plain numbers the hot path needs, read once from the config.
-pub(crate) struct Knobs {
-    pub freq_mhz: u64,
-    pub mlp: u64,
-    pub poll_cycles: u64,
-    pub rx_cycles: u64,
-    pub tx_cycles: u64,
-    pub nf_cycles: u64,
-    pub rx_burst: u64,
-    pub tx_burst: u64,
-    pub sw_queue: usize,
-    pub line_rate: u64,
+/// The NIC's descriptor and completion layout and the other values the
+/// hot path derives from several parameters, worked out once at build.
+/// (Plain parameters are read from `World::cfg`.)
+pub(crate) struct Layout {
+    /// Bytes of one Rx descriptor: one scatter entry per buffer.
     pub rx_desc: u64,
+    /// Bytes of one Tx WQE (mlx5 layout).
     pub tx_desc: u64,
-    pub cqe: u64,
-    /// One Rx scatter entry (a descriptor has one per buffer).
-    pub rx_sge: u64,
-    /// Rx completion entry: `cqe`, or 128 B with Rx header inlining.
+    /// Rx completion entry: `nic.cqe_size`, or 128 B with Rx header inlining.
     pub rx_cqe: u64,
-    /// Rx header inlining: a split frame's header arrives in its CQE.
-    pub rx_inline: bool,
     /// Rx completions per CQE line (8 with CQE compression, else 1).
     pub cqe_per_line: u64,
-    pub desc_fetch: u64,
+    /// Time the NIC pipeline spends per packet.
     pub pipe_ps: Time,
-    pub tx_cqe_every: u64,
-    pub mrrs: u64,
     /// Header split offset (0 = frames are not split).
     pub split: u64,
-    pub tx_inline: bool,
-    pub seg_cycles: u64,
-    pub copy_cycles_per_line: u64,
-    pub nicmem_ps: Time,
-    pub tx_desched: bool,
     /// `nic.tx_queue_buffer` with `nic.tx_desched` (0 = no per-queue limit).
     pub tx_queue_buffer: u64,
-    pub atomic_cycles: u64,
+    /// Rx header inlining: a split frame's header arrives in its CQE.
+    pub rx_inline: bool,
 }
 
-impl Knobs {
+impl Layout {
     /// Whether a frame's header arrives inside its CQE (Rx inlining of a
     /// split frame) rather than in its header buffer.
     #[inline]
@@ -334,7 +317,9 @@ pub struct World {
     /// Lines a flow-table NF touched for the packet in hand.
     pub(crate) nf_scratch: crate::nf::flowtable::Touched,
     pub(crate) nf: Nf,
-    pub(crate) k: Knobs,
+    pub(crate) k: Layout,
+    /// The scenario, typed; the hot path reads its plain parameters here.
+    pub(crate) cfg: Cfg,
     pub(crate) corunner: Option<Corunner>,
     pub(crate) warmup: Time,
     pub(crate) end: Time,
@@ -458,7 +443,7 @@ impl World {
             let m = c.corunner.cat_mask;
             masks.push(if m == 0 { all } else { m });
         }
-        let mem = Memory::new(c, masks);
+        let mem = Memory::new(&c.llc, &c.l2, &c.dram, c.sim.seed, masks);
         let mut map = AddressMap::new();
         let pcfg = PcieConfig::from_section(&c.pcie)?;
         let rx_size = c.nic.rx_ring_size;
@@ -761,36 +746,15 @@ impl World {
             lat_sum: 0,
         });
         let line_rate = c.nic.line_rate;
-        let k = Knobs {
-            freq_mhz: c.cpu.freq,
-            mlp: c.cpu.mlp,
-            poll_cycles: c.cpu.poll_cycles,
-            rx_cycles: c.cpu.rx_cycles,
-            tx_cycles: c.cpu.tx_cycles,
-            nf_cycles: c.app.nf_cycles,
-            rx_burst: c.app.rx_burst,
-            tx_burst: c.app.tx_burst,
-            sw_queue: (c.app.sw_queue as usize),
-            line_rate,
+        let k = Layout {
             rx_desc,
             tx_desc,
-            cqe,
             rx_cqe,
-            rx_inline,
-            rx_sge,
             cqe_per_line: if c.nic.rx_cqe_comp { 8 } else { 1 },
-            desc_fetch: c.nic.desc_fetch,
             pipe_ps: (1e6 / c.nic.pipeline_mpps) as Time,
-            tx_cqe_every: c.nic.tx_cqe_every,
-            mrrs: c.pcie.mrrs,
             split: if split { c.nic.split_offset } else { 0 },
-            tx_inline: c.nic.tx_inline,
-            seg_cycles: c.cpu.seg_cycles,
-            copy_cycles_per_line: c.cpu.copy_cycles_per_line,
-            nicmem_ps: c.nic.nicmem_latency,
-            tx_desched: c.nic.tx_desched,
             tx_queue_buffer: if c.nic.tx_desched { c.nic.tx_queue_buffer } else { 0 },
-            atomic_cycles: c.cpu.atomic_cycles,
+            rx_inline,
         };
         let core_rng = (0..cores.len())
             .map(|i| rng(seed, stream::NF, i as u64))
@@ -805,6 +769,7 @@ impl World {
             nf_scratch: Default::default(),
             nf,
             k,
+            cfg: c.clone(),
             corunner,
             warmup,
             end: warmup + c.sim.duration,
@@ -814,7 +779,7 @@ impl World {
             core_miss_base: vec![],
             seed,
             shared_rings: sharing > 1,
-            dshring: dynamic.then(|| shring::Dshring::new(c)),
+            dshring: dynamic.then(|| shring::Dshring::new(&c.rings)),
             timeline: (c.sim.sample_period > 0).then(|| Timeline {
                 period: c.sim.sample_period,
                 last: [0; 3],

@@ -43,7 +43,7 @@ impl World {
             per_nic.push(n.c.metrics(&n.hist, (u, d), o, nm, secs));
         }
         let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
-        let busy_cycles = busy as f64 * self.k.freq_mhz as f64 / 1e6;
+        let busy_cycles = busy as f64 * self.cfg.cpu.freq as f64 / 1e6;
         let corunner = self.corunner.as_ref().map(|cr| CorunnerReport {
             mean_latency_ns: if cr.done_lines == 0 {
                 0.0
@@ -96,7 +96,7 @@ impl World {
                     sync_cycles_per_packet: if total.rx_pkts == 0 {
                         0.0
                     } else {
-                        sync as f64 * self.k.freq_mhz as f64 / 1e6 / total.rx_pkts as f64
+                        sync as f64 * self.cfg.cpu.freq as f64 / 1e6 / total.rx_pkts as f64
                     },
                     repost_wait_ns: if n == 0 { 0.0 } else { wait as f64 / n as f64 / 1000.0 },
                     nic_rx_wait_ns: if total.rx_desc_given == 0 {

@@ -15,7 +15,7 @@ use crate::wire::{wire_bytes, MIN_FRAME};
 
 impl World {
     pub(super) fn on_arrive(&mut self, n: usize, epoch: u32, now: Time) {
-        let line_rate = self.k.line_rate;
+        let line_rate = self.cfg.nic.line_rate;
         let measuring = self.measuring;
         let nic = &mut self.nics[n];
         let mut p = nic.next;
@@ -127,7 +127,7 @@ impl World {
         if self.measuring {
             nic.c.rx_desc_given += 1;
             // Time since the frame's last bit arrived.
-            let last_bit = pkt.arrival + crate::units::ser_time(wire_bytes(pkt.size), self.k.line_rate);
+            let last_bit = pkt.arrival + crate::units::ser_time(wire_bytes(pkt.size), self.cfg.nic.line_rate);
             nic.c.rx_desc_wait_ps += now.saturating_sub(last_bit);
         }
         let c = &mut nic.cqs[cq];
@@ -212,7 +212,7 @@ impl World {
     /// frame time and a cable after `now`, as if it went out at once (a
     /// MAC sends it after the frame on the wire, at most one frame later).
     pub(super) fn send_pause(&mut self, n: usize, s: Signal, now: Time) {
-        let line_rate = self.k.line_rate;
+        let line_rate = self.cfg.nic.line_rate;
         let measuring = self.measuring;
         let nic = &mut self.nics[n];
         nic.port.wire_free =
@@ -233,7 +233,7 @@ impl World {
     /// PAUSE moved NIC `n`'s pending frame to `fc.due`: queue its arrival
     /// there; the event queued before becomes stale (an older epoch).
     fn rearm_arrival(&mut self, n: usize) {
-        let line_rate = self.k.line_rate;
+        let line_rate = self.cfg.nic.line_rate;
         let nic = &mut self.nics[n];
         let Some(fc) = &mut nic.fc else { return };
         fc.epoch += 1;
@@ -286,7 +286,7 @@ impl World {
     /// starting at the first descriptor ahead in list order that is not
     /// cached, so a shuffled list costs a read per short run.
     pub(super) fn rx_fetch(&mut self, n: usize, qi: usize, now: Time) {
-        let k = &self.k;
+        let (k, cfg) = (&self.k, &self.cfg);
         let nic = &mut self.nics[n];
         let rq = &mut nic.rxq[qi];
         if rq.fetching {
@@ -294,19 +294,19 @@ impl World {
         }
         let (from, cnt) = match &rq.disc {
             Discipline::List { list, cached } => {
-                let visible = (rq.posted - rq.used).min(k.desc_fetch) as usize;
+                let visible = (rq.posted - rq.used).min(cfg.nic.desc_fetch) as usize;
                 let Some(d) = list.ahead(visible).find(|&d| !cached[d as usize]) else {
                     return;
                 };
-                (d as u64, k.desc_fetch.min(rq.size - d as u64))
+                (d as u64, cfg.nic.desc_fetch.min(rq.size - d as u64))
             }
             _ => {
-                if rq.posted == rq.fetched || rq.fetched - rq.used >= k.desc_fetch {
+                if rq.posted == rq.fetched || rq.fetched - rq.used >= cfg.nic.desc_fetch {
                     return;
                 }
                 // Contiguous descriptors only: a fetch stops at the ring's end.
                 let to_end = rq.size - rq.fetched % rq.size;
-                (rq.fetched, (rq.posted - rq.fetched).min(k.desc_fetch).min(to_end))
+                (rq.fetched, (rq.posted - rq.fetched).min(cfg.nic.desc_fetch).min(to_end))
             }
         };
         let addr = rq.desc_addr(from, k.rx_desc);
@@ -330,7 +330,7 @@ impl World {
     pub(super) fn dma_read(&mut self, n: usize, now: Time, addr: u64, len: u64) -> Time {
         let nic = &mut self.nics[n];
         let mut t = now;
-        let tags = len.div_ceil(self.k.mrrs);
+        let tags = len.div_ceil(self.cfg.pcie.mrrs);
         for _ in 0..tags {
             t = t.max(nic.tags.acquire(now));
         }

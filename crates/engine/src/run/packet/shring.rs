@@ -6,7 +6,6 @@
 //! charges for those lines bouncing between cores, plus the locked
 //! instructions and the time spent spinning while another core holds the lock.
 
-use super::Knobs;
 use crate::cpu::Stall;
 use crate::mem::Memory;
 use crate::nic::{Discipline, RxQueue};
@@ -20,12 +19,12 @@ pub(super) fn hand_back(
     c: usize,
     rq: &mut RxQueue,
     re_armed: &[u64],
-    k: &Knobs,
+    (k, cpu): (&super::Layout, &crate::config::CpuCfg),
     now: Time,
     measuring: bool,
     stall: &mut Stall,
 ) -> (u64, Time) {
-    let atomic = cycles_to_ps(k.atomic_cycles, k.freq_mhz);
+    let atomic = cycles_to_ps(cpu.atomic_cycles, cpu.freq);
     let (size, lock, ring_addr) = (rq.size, rq.sync_addr, rq.ring_addr);
     let bitmap = lock + 64;
     match &mut rq.disc {
@@ -41,7 +40,7 @@ pub(super) fn hand_back(
             for &w in words.iter() {
                 stall.add(mem.core_access(c, bitmap + 8 * w as u64, true, now));
             }
-            let cycles = words.len() as u64 * k.atomic_cycles;
+            let cycles = words.len() as u64 * cpu.atomic_cycles;
             for &i in re_armed {
                 marked_at[(i % size) as usize] = now;
             }
@@ -116,13 +115,13 @@ pub(crate) struct Dshring {
 }
 
 impl Dshring {
-    pub fn new(c: &crate::config::Cfg) -> Dshring {
+    pub fn new(rings: &crate::config::RingsCfg) -> Dshring {
         Dshring {
-            period: c.rings.dshring_period,
-            window: (c.rings.dshring_window as usize),
-            gbps: c.rings.dshring_gbps as f64 / 1e3,
-            mem_bytes_s: c.rings.dshring_mem_bw as f64 * 1e6,
-            skew: c.rings.dshring_skew,
+            period: rings.dshring_period,
+            window: (rings.dshring_window as usize),
+            gbps: rings.dshring_gbps as f64 / 1e3,
+            mem_bytes_s: rings.dshring_mem_bw as f64 * 1e6,
+            skew: rings.dshring_skew,
             samples: Default::default(),
             last_out: 0,
             last_dram: 0,

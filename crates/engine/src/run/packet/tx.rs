@@ -46,7 +46,7 @@ impl World {
             return;
         }
         let to_end = tq.size - tq.fetched % tq.size;
-        let cnt = (tq.nic_pi - tq.fetched).min(self.k.desc_fetch).min(to_end);
+        let cnt = (tq.nic_pi - tq.fetched).min(self.cfg.nic.desc_fetch).min(to_end);
         let addr = tq.wqe_addr(tq.fetched, self.k.tx_desc);
         tq.fetching = true;
         let t_done = self.dma_read(n, now, addr, cnt * self.k.tx_desc);
@@ -105,7 +105,7 @@ impl World {
             }
             let queue_full = share > 0 && tq.held > 0 && tq.held + held > share;
             if queue_full || nic.port.tx_buffer_used + held > nic.port.tx_buffer {
-                if self.k.tx_desched {
+                if self.cfg.nic.tx_desched {
                     // ConnectX-5: the queue is descheduled for about the
                     // time of another read from it (a PCIe round trip),
                     // expecting other queues to keep the wire busy.
@@ -137,7 +137,7 @@ impl World {
             let t_data = self.tx_data_read(n, &pkt, now);
             let nic = &mut self.nics[n];
             let start = t_data.max(nic.port.wire_free);
-            let end = start + ser_time(wire_bytes(pkt.size), self.k.line_rate);
+            let end = start + ser_time(wire_bytes(pkt.size), self.cfg.nic.line_rate);
             nic.port.wire_free = end;
             nic.port.tx_leaving.push_back((end, held as u32));
             if share > 0 {
@@ -154,7 +154,7 @@ impl World {
                 }
             }
             let tq = &mut nic.txq[qi];
-            if tq.sent - tq.cqe_issued >= self.k.tx_cqe_every || tq.sent == tq.nic_pi {
+            if tq.sent - tq.cqe_issued >= self.cfg.nic.tx_cqe_every || tq.sent == tq.nic_pi {
                 let upto = tq.sent;
                 tq.cqe_issued = upto;
                 // Issued when the frame has left; the PCIe write is sent then,
@@ -180,7 +180,7 @@ impl World {
             // nmKVS zero copy: the header from host memory, the value from nicmem.
             let addr = self.nics[n].pool.data_addr(pkt.mbuf);
             let t = self.dma_read(n, now, addr, mem_len(crate::nf::kvs::RESP_HDR as u32));
-            return t.max(now + self.k.nicmem_ps);
+            return t.max(now + self.cfg.nic.nicmem_latency);
         }
         let hdr = self.k.hdr_len(pkt.size);
         let mut t = now;
@@ -191,7 +191,7 @@ impl World {
         if let Some(addr) = self.nics[n].host_payload(pkt) {
             t = t.max(self.dma_read(n, now, addr, mem_len(pkt.size) - hdr));
         } else if pkt.pay_nic {
-            t = t.max(now + self.k.nicmem_ps);
+            t = t.max(now + self.cfg.nic.nicmem_latency);
         }
         t
     }
@@ -217,9 +217,9 @@ impl World {
     pub(super) fn on_tx_cqe(&mut self, n: usize, qi: usize, upto: u64, now: Time) {
         let nic = &mut self.nics[n];
         let tq = &mut nic.txq[qi];
-        let addr = tq.cqe_addr(upto - 1, self.k.cqe);
-        let at = nic.pcie.dma_write(now, addr, self.k.cqe);
-        self.mem.dma_write(addr, self.k.cqe, nic.mode, at);
+        let addr = tq.cqe_addr(upto - 1, self.cfg.nic.cqe_size);
+        let at = nic.pcie.dma_write(now, addr, self.cfg.nic.cqe_size);
+        self.mem.dma_write(addr, self.cfg.nic.cqe_size, nic.mode, at);
         tq.completed = tq.completed.max(upto);
         let core = nic.first_core + qi;
         self.wake(core, now);
