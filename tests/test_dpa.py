@@ -14,7 +14,7 @@ from packetpath.sweep import make_task
 
 from test_cli import assert_one_line_error
 
-BF3 = {"profile": "bf3"}
+BF3 = {"profile": "bf3", "sim": {"kind": "dpa"}}
 
 
 def run(**bench):

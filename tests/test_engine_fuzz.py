@@ -146,7 +146,7 @@ netdimm_scenarios = st.fixed_dictionaries(
 @given(netdimm_scenarios, st.integers(0, 2**32 - 1))
 def test_random_netdimm_messages_run_or_are_refused_cleanly(values, seed):
     try:
-        r = packetpath.run({"profile": "netdimm-table1", **values}, seed=seed)
+        r = packetpath.run({"profile": "netdimm-table1", "sim.kind": "netdimm", **values}, seed=seed)
     except ConfigError as e:
         assert "\n" not in str(e)
         return
@@ -172,7 +172,7 @@ dpa_sync = st.fixed_dictionaries(
 @given(dpa_sync)
 def test_random_clock_syncs_run_or_are_refused_cleanly(values):
     try:
-        r = packetpath.run({"profile": "bf3", "dpa_bench": {"workload": "clocksync", **values}})
+        r = packetpath.run({"profile": "bf3", "sim": {"kind": "dpa"}, "dpa_bench": {"workload": "clocksync", **values}})
     except ConfigError as e:
         assert "\n" not in str(e)
         return

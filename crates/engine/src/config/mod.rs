@@ -54,3 +54,33 @@ pub fn typed(scenario: &Value) -> Result<(Values, Cfg), String> {
     }
     Ok((values, cfg))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_parameter_of_another_run_kind_is_an_error_naming_both() {
+        // The review's example: three kinds' selectors at once used to run
+        // pcie_bench alone and report zeros for the rest.
+        let e = typed(&json!({"pcie_bench": {"mode": "read"}, "netdimm": {"nic": "dnic"}, "dpa_bench": {"workload": "compute"}}))
+            .unwrap_err();
+        assert!(e.contains("a parameter of sim.kind = ") && e.contains("but sim.kind = packet"), "{e}");
+        let e = typed(&json!({"sim": {"kind": "pcie_bench"}, "pcie_bench": {"mode": "read"}, "netdimm": {"nic": "dnic"}})).unwrap_err();
+        assert_eq!(e, "netdimm.nic: a parameter of sim.kind = netdimm, but sim.kind = pcie_bench; set sim.kind = netdimm or drop netdimm.nic");
+        let (_, cfg) = typed(&json!({"sim": {"kind": "pcie_bench"}, "pcie_bench": {"mode": "write"}})).unwrap();
+        assert_eq!((cfg.sim.kind, cfg.pcie_bench.mode), ("pcie_bench", "write"));
+        // hardware shared by every kind may be set for any of them
+        assert!(typed(&json!({"sim": {"kind": "netdimm"}, "netdimm": {"ranks": 4}, "llc": {"ways": 11}})).is_ok());
+        let e = typed(&json!({"sim": {"kind": "world"}})).unwrap_err();
+        assert!(e.starts_with("sim.kind = world: expected one of packet, pcie_bench, copy_bench, dpa, netdimm"), "{e}");
+    }
+
+    #[test]
+    fn every_kind_key_names_a_parameter() {
+        for (key, _) in KIND_KEYS {
+            assert!(PARAMS.iter().any(|p| p.key.starts_with(key)), "{key}");
+        }
+    }
+}

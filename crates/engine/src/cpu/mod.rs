@@ -2,7 +2,7 @@
 //! software around them that shapes memory traffic (the mempool).
 //!
 //! A core's state between polls lives here; the poll itself, which touches
-//! the NIC's rings and the memory system, is in `world::core`.
+//! the NIC's rings and the memory system, is in `run::packet::core`.
 
 pub mod mempool;
 

@@ -4,7 +4,7 @@
 //!
 //! Ring indices are free-running counters (as in DPDK and mlx5); the slot of
 //! index `i` is `i % size`. The NIC-side behaviour (descriptor prefetch,
-//! DMA, Tx scheduling) is in `world::rx` and `world::tx`.
+//! DMA, Tx scheduling) is in `run::packet::rx` and `run::packet::tx`.
 //!
 //! Receive is split as on mlx5 (and shRing, Fig 4): a descriptor ring
 //! ([`RxQueue`]) holds the buffers, and every core has its own completion

@@ -1,5 +1,6 @@
-//! The world: builds every component from a validated [`Config`], runs the
-//! event loop, and turns the counters into a [`Report`].
+//! The packet run (`sim.kind = packet`): builds every component from its
+//! sections of the validated [`Cfg`], runs the event loop, and turns the
+//! counters into a [`Report`] (`report.rs`).
 //!
 //! Events are small copyable records routed here; each component's
 //! behaviour lives in its own file: `rx.rs` (the NIC receive path), `tx.rs`
