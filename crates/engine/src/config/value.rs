@@ -18,7 +18,7 @@ pub enum Val {
     BoolList(Vec<bool>),
 }
 
-/// Validated values, flat: every key of [`PARAMS`] with its value, in key
+/// Validated values, flat: every key of the parameter table with its value, in key
 /// order (what `validate_json` returns).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Values(pub BTreeMap<&'static str, Val>);
