@@ -4,6 +4,7 @@
 
 use crate::config;
 use crate::run::{self, check::MemoryPart};
+use crate::units::gib;
 use serde_json::Value;
 
 /// Every parameter as JSON metadata (key, kind, unit, base_unit, default,
@@ -63,10 +64,6 @@ fn reserve(parts: &[MemoryPart]) -> Result<(), String> {
             gib(p.bytes)
         )
     })
-}
-
-fn gib(bytes: u64) -> f64 {
-    bytes as f64 / (1u64 << 30) as f64
 }
 
 /// Bytes this process may still allocate, if the OS says (Linux): the least

@@ -138,6 +138,11 @@ pub fn cycles_to_ps(cycles: u64, freq_mhz: u64) -> Time {
     cycles * 1_000_000 / freq_mhz
 }
 
+/// Bytes as GiB, for messages.
+pub fn gib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}
+
 /// Picoseconds to cycles at `freq_mhz` (rounded down).
 pub fn ps_to_cycles(ps: Time, freq_mhz: u64) -> u64 {
     ps * freq_mhz / 1_000_000

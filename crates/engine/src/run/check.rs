@@ -231,11 +231,10 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
             ("corunner.buffer", c.corunner.buffer, "the co-runner's buffer", c.corunner.buffer),
         ];
         let (key, value, what, bytes) = parts.iter().max_by_key(|p| p.3).expect("parts");
-        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
         return Err(format!(
             "{key} = {value}: {what} ({:.1} GiB) with the rest of host memory ({:.1} GiB in all) exceed the 60 GiB of host memory the model addresses",
-            gib(*bytes),
-            gib(host)
+            crate::units::gib(*bytes),
+            crate::units::gib(host)
         ));
     }
     netdimm_check(c)?;

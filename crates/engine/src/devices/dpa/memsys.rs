@@ -140,28 +140,31 @@ pub fn l1_of(c: &Cfg, proc: &str) -> (u64, u64, u64) {
 impl MemSys {
     pub fn new(c: &Cfg) -> MemSys {
         let seed = c.sim.seed;
-        let private = |prefix: &str, n: u64, l2: bool, base: u64| Private {
-            l1: (0..n).map(|i| cache(l1_of(c, prefix).0, l1_of(c, prefix).1, seed, base + i)).collect(),
-            l1_lat: l1_of(c, prefix).2,
-            l2: if l2 {
-                let (size, ways) = if prefix == "host" {
-                    (c.l2.size, c.l2.ways)
+        let private = |prefix: &str, n: u64, l2: bool, base: u64| {
+            let (l1_size, l1_ways, l1_lat) = l1_of(c, prefix);
+            Private {
+                l1: (0..n).map(|i| cache(l1_size, l1_ways, seed, base + i)).collect(),
+                l1_lat,
+                l2: if l2 {
+                    let (size, ways) = if prefix == "host" {
+                        (c.l2.size, c.l2.ways)
+                    } else {
+                        (c.arm.l2_size, c.arm.l2_ways)
+                    };
+                    (0..n)
+                        .map(|i| cache(size, ways, seed, base + 1000 + i))
+                        .collect()
                 } else {
-                    (c.arm.l2_size, c.arm.l2_ways)
-                };
-                (0..n)
-                    .map(|i| cache(size, ways, seed, base + 1000 + i))
-                    .collect()
-            } else {
-                vec![]
-            },
-            l2_lat: if prefix == "host" {
-                c.l2.latency
-            } else if prefix == "arm" {
-                c.arm.l2_latency
-            } else {
-                0
-            },
+                    vec![]
+                },
+                l2_lat: if prefix == "host" {
+                    c.l2.latency
+                } else if prefix == "arm" {
+                    c.arm.l2_latency
+                } else {
+                    0
+                },
+            }
         };
         let dpa_threads = c.dpa.cores * c.dpa.threads_per_core;
         let slices = c.llc.slices;

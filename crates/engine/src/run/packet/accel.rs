@@ -96,9 +96,9 @@ impl World {
         nic.port.rx_draining.push_back((end, pkt.size));
         nic.total_out += 1;
         super::request_done(&mut self.q, n, &mut nic.client, end);
-        if end >= self.warmup && end <= self.end {
+        if end >= self.cfg.sim.warmup && end <= self.end {
             nic.c.tx_bytes += pkt.size as u64;
-            if pkt.arrival >= self.warmup {
+            if pkt.arrival >= self.cfg.sim.warmup {
                 let _ = nic
                     .hist
                     .record(((end - pkt.arrival) / 1000 + pkt.held as u64).max(1));

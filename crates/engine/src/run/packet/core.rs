@@ -134,7 +134,7 @@ impl World {
                     request_done(&mut self.q, n, &mut nic.client, now);
                     // Counted against the window the packet arrived in,
                     // like every other drop, so drop_rate stays a share.
-                    if pkt.arrival >= self.warmup {
+                    if pkt.arrival >= self.cfg.sim.warmup {
                         nic.c.drop_core += 1;
                     }
                     continue;
@@ -154,7 +154,7 @@ impl World {
                 }
                 nic.total_drop += 1;
                 request_done(&mut self.q, n, &mut nic.client, now);
-                if pkt.arrival >= self.warmup {
+                if pkt.arrival >= self.cfg.sim.warmup {
                     nic.c.drop_core += 1;
                 }
             }

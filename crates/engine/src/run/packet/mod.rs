@@ -322,16 +322,13 @@ pub struct World {
     /// The scenario, typed; the hot path reads its plain parameters here.
     pub(crate) cfg: Cfg,
     pub(crate) corunner: Option<Corunner>,
-    pub(crate) warmup: Time,
+    /// End of the run: `sim.warmup + sim.duration`.
     pub(crate) end: Time,
     pub(crate) measuring: bool,
     pub(crate) mem_base: MemStats,
     /// At warm-up end, per NIC: PCIe busy time up, down; payload bytes up, down.
     pub(crate) pcie_base: Vec<[u64; 4]>,
     pub(crate) core_miss_base: Vec<u64>,
-    pub(crate) seed: u64,
-    /// rings.sharing > 1: report what sharing costs.
-    pub(crate) shared_rings: bool,
     pub(crate) dshring: Option<shring::Dshring>,
     pub(crate) timeline: Option<Timeline>,
 }
@@ -772,14 +769,11 @@ impl World {
             k,
             cfg: c.clone(),
             corunner,
-            warmup,
             end: warmup + c.sim.duration,
             measuring: false,
             mem_base: MemStats::default(),
             pcie_base: vec![],
             core_miss_base: vec![],
-            seed,
-            shared_rings: sharing > 1,
             dshring: dynamic.then(|| shring::Dshring::new(&c.rings)),
             timeline: (c.sim.sample_period > 0).then(|| Timeline {
                 period: c.sim.sample_period,
@@ -864,7 +858,7 @@ impl World {
         let now_counts = [sum(|n| n.out_bytes), sum(|n| n.total_in), sum(|n| n.total_drop)];
         let d: Vec<u64> = now_counts.iter().zip(&t.last).map(|(a, b)| a - b).collect();
         t.last = now_counts;
-        let shared = if self.dshring.is_some() { self.nics[0].set == 1 } else { self.shared_rings };
+        let shared = if self.dshring.is_some() { self.nics[0].set == 1 } else { self.cfg.rings.sharing > 1 };
         t.samples.push(crate::report::Sample {
             t_us: now as f64 / 1e6,
             tx_gbps: d[0] as f64 * 8.0 / (t.period as f64 / 1e12) / 1e9,

@@ -10,8 +10,8 @@ use hdrhistogram::Histogram;
 
 impl World {
     pub(crate) fn report(&self) -> Report {
-        let secs = (self.end - self.warmup) as f64 / 1e12;
-        let dur = (self.end - self.warmup) as f64;
+        let secs = (self.end - self.cfg.sim.warmup) as f64 / 1e12;
+        let dur = (self.end - self.cfg.sim.warmup) as f64;
         let m = self.mem.stats.since(&self.mem_base);
         let core_misses =
             |c: usize| self.mem.core_misses[c] - self.core_miss_base.get(c).copied().unwrap_or(0);
@@ -53,7 +53,7 @@ impl World {
             gbytes_s: cr.done_lines as f64 * 64.0 / secs / 1e9,
         });
         let sim = SimInfo::new(
-            self.seed,
+            self.cfg.sim.seed,
             self.q.events(),
             self.nics.iter().map(|n| n.total_in).sum(),
             self.end,
@@ -75,7 +75,7 @@ impl World {
             core_util: busy as f64 / (dur * self.cores.len() as f64),
             per_nic,
             corunner,
-            rings: self.shared_rings.then(|| {
+            rings: (self.cfg.rings.sharing > 1).then(|| {
                 let (n, wait) = self.nics.iter().flat_map(|n| &n.rxq).fold((0, 0u128), |(a, b), r| {
                     (a + r.reposted, b + r.repost_wait)
                 });
@@ -84,7 +84,7 @@ impl World {
                     Some(d) => {
                         let mut shared = d.shared_ps;
                         if self.nics[0].set == 1 {
-                            shared += self.end - d.since.max(self.warmup);
+                            shared += self.end - d.since.max(self.cfg.sim.warmup);
                         }
                         (d.switches, shared as f64 / dur)
                     }

@@ -188,7 +188,7 @@ impl super::World {
             if self.measuring {
                 d.switches += 1;
                 if shared {
-                    d.shared_ps += now - d.since.max(self.warmup);
+                    d.shared_ps += now - d.since.max(self.cfg.sim.warmup);
                 }
             }
             d.since = now;

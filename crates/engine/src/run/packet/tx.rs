@@ -146,9 +146,9 @@ impl World {
             nic.total_out += 1;
             request_done(&mut self.q, n, &mut nic.client, end);
             nic.out_bytes += pkt.size as u64;
-            if end >= self.warmup && end <= self.end {
+            if end >= self.cfg.sim.warmup && end <= self.end {
                 nic.c.tx_bytes += pkt.size as u64;
-                if pkt.arrival >= self.warmup {
+                if pkt.arrival >= self.cfg.sim.warmup {
                     let ns = (end - pkt.arrival) / 1000 + pkt.held as u64;
                     let _ = nic.hist.record(ns.max(1));
                 }
