@@ -122,8 +122,8 @@ def test_non_finite_numbers_are_rejected():
         ("llc.ddio_ways", "4", 4),
         ("traffic.zipf_s", "0.5", 0.5),
         ("traffic.zipf_s", "1", 1),
-        ("llc.slice_hash", "false", False),
-        ("llc.slice_hash", "TRUE", True),
+        ("llc.inclusive", "false", False),
+        ("llc.inclusive", "TRUE", True),
         ("traffic.rate", "50Gbps", "50Gbps"),  # units stay text for the engine
         ("llc.size", "24.75MiB", "24.75MiB"),
         ("corunner.cat_mask", "0x7ff", 0x7FF),

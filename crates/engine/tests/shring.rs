@@ -41,7 +41,7 @@ fn go(v: Value) -> Report {
 #[test]
 fn a_line_another_core_modified_costs_a_snoop() {
     let c = validate(&json!({"llc": {"latency": "20ns", "snoop_latency": "48ns"}, "l2": {"latency": "6ns"}})).unwrap();
-    let mut m = Memory::new(&c.llc, &c.l2, &c.dram, c.sim.seed, vec![0x7ff, 0x7ff]);
+    let mut m = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![0x7ff, 0x7ff]);
     let a = 1 << 31;
     m.core_access(0, a, true, 0); // core 0 owns it modified
     assert_eq!(m.core_access(1, a, false, 0), 48_000, "load of a modified line: snoop");

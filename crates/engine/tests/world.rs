@@ -154,11 +154,14 @@ fn ddio_off_and_remote_socket_send_every_dma_write_to_dram() {
 #[test]
 fn leaky_dma_grows_with_the_ring() {
     // Reuse distance of a buffer is one trip around the ring: 256 x 24 lines
-    // fit the 2 DDIO ways (~73 K lines), 4096 x 24 lines do not.
+    // fit the 2 DDIO ways (~73 K lines), 4096 x 24 lines do not. (Under
+    // the non-inclusive LLC the lines the core and its L2 prefetchers read
+    // wait in its L2, and the next write to them allocates again: the small
+    // ring misses those.)
     let small = go(short(json!({"nic": {"rx_ring_size": 256}})));
     let large = go(short(json!({"nic": {"rx_ring_size": 4096}})));
     assert!(
-        small.pcie_write_hit_rate > 0.95,
+        small.pcie_write_hit_rate > 0.8,
         "{}",
         small.pcie_write_hit_rate
     );
@@ -275,9 +278,10 @@ fn a_window_without_completed_packets_reports_no_latency() {
 #[test]
 fn poisson_at_line_rate_is_the_constant_schedule_whatever_the_seed() {
     // At 100% load a Poisson source has no idle time to draw: the seed
-    // cannot change the arrivals, and one flow to one core leaves nothing else to it.
+    // cannot change the arrivals, and one flow to one core leaves nothing else to it
+    // (flat pages: the seed also draws the hugepages' physical frames).
     let at = |rate: &str, arrival: &str, seed: u64| {
-        run_json(&json!({"traffic": {"arrival": arrival, "rate": rate}, "sim": {"seed": seed, "warmup": "0.2ms", "duration": "0.5ms"}}).to_string()).unwrap()
+        run_json(&json!({"traffic": {"arrival": arrival, "rate": rate}, "mem": {"hugepage": "flat"}, "sim": {"seed": seed, "warmup": "0.2ms", "duration": "0.5ms"}}).to_string()).unwrap()
     };
     let strip = |s: String| { let mut v: Value = serde_json::from_str(&s).unwrap(); v["sim"]["seed"] = json!(0); v };
     assert_eq!(strip(at("100Gbps", "poisson", 1)), strip(at("100Gbps", "poisson", 2)));

@@ -46,6 +46,8 @@ def _run(cfg: str, nm: bool, hot_share: float, set_share: float = 0.0, nohit: bo
         "nic": {"count": 1},
         "cpu": {"cores": 4},
         "app": {"nf": "kvs"},
+        # the artifact appendix: MICA experiments use 2M hugepages
+        "mem": {"hugepage": "2MiB"},
         "kvs": {"hot_area": area if nm else 0},
         "traffic": {"rate": "100Gbps", "flows": ITEMS, "flow_popularity": "hot", "hot_flows": hot, "hot_share": hot_share} | sizes,
         "sim": SIM,

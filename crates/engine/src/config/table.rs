@@ -203,7 +203,9 @@ params! {
         size: int(Bytes, "24.75MiB", 65536, 1e10, "last-level cache capacity (all slices)"),
         ways: int(None, "11", 1, 20, "LLC associativity"),
         slices: int(None, "18", 1, 128, "LLC slices (sets are spread over slices by the slice hash)"),
-        slice_hash: bool(None, "true", 0, 0, "hash line addresses to slices (Intel's complex addressing) instead of plain modulo"),
+        slice_hash: choice["measured", "random", "none"](None, "measured", 0, 0, "how a physical line picks its slice: measured = the mapping measured on Skylake-SP / Cascade Lake parts with llc.slices slices (McCalpin, TACC TR-2021-03; 16, 18, 20, 24 or 28 slices), random = a strong hash no hardware uses, none = plain modulo over all sets"),
+        inclusive: bool(None, "false", 0, 0, "the LLC holds every line an L2 holds (inclusive) or, as on Skylake-SP and later Xeons, mostly L2 victims with a snoop filter tracking the L2s' lines (false)"),
+        sf_ways: int(None, "12", 1, 20, "llc.inclusive = false: snoop-filter ways per LLC set (entries tracking lines held in L2s)"),
         replacement: choice["lru", "random", "qlru", "qlru_adaptive"](None, "lru", 0, 0, "LLC replacement policy within the allowed ways"),
         latency: int(Time, "20ns", 0, 1e6, "load-to-use latency of an LLC hit"),
         ddio_ways: int(None, "2", 0, 20, "LLC ways DMA writes may allocate into (IIO LLC WAYS); 0 = DDIO off"),
@@ -211,10 +213,15 @@ params! {
         snoop_latency: int(Time, "48ns", 0, 1e6, "load-to-use latency of a line served by snooping another core's private cache (modified line read, or a store to a shared line)"),
         set_sample: int(None, "1", 1, 1024, "set sampling, for speed: the LLC and L2s model the lines of a fixed, scrambled 1 in N of their sets exactly; other accesses take the recent outcome mix of modelled ones of their kind. 1 = the full model; a power of two"),
     }
+    mem: MemCfg {
+        hugepage: choice["2MiB", "1GiB", "flat"](None, "2MiB", 0, 0, "pages backing DPDK's memory: each hugepage is physically contiguous, consecutive pages sit at unrelated physical frames (drawn by seed); flat = physical equals virtual (gem5's page table)"),
+    }
     l2: L2Cfg {
         size: int(Bytes, "1MiB", 4096, 1e9, "private L2 per core"),
         ways: int(None, "16", 1, 20, "L2 associativity"),
         latency: int(Time, "6ns", 0, 1e6, "load-to-use latency of an L2 hit"),
+        prefetch_adjacent: bool(None, "true", 0, 0, "the spatial prefetcher: an L2 demand miss also fetches the other line of its 128 B pair"),
+        prefetch_streamer: bool(None, "true", 0, 0, "the streamer: accesses moving through a 4 KiB page fetch the next lines of it, 2 per access, up to 20 ahead"),
     }
     dram: DramCfg {
         channels: int(None, "6", 1, 64, "memory channels of the socket"),

@@ -65,6 +65,7 @@ impl Mempool {
     /// Address of the packet data.
     #[inline]
     pub fn data_addr(&self, m: u32) -> u64 {
+        debug_assert!(m != u32::MAX, "data_addr of no buffer");
         if let Some((base, stride)) = self.ext_data {
             return base + m as u64 * stride;
         }

@@ -6,6 +6,7 @@
 //! Only tags are kept: the simulator needs to know where a line is, never
 //! its data.
 
+use super::slice::SliceFn;
 use crate::sim::Rng;
 use rand::Rng as _;
 
@@ -46,13 +47,13 @@ const DUEL_MR31: usize = 33;
 const PSEL_MAX: u16 = 1023;
 
 /// How a line address picks its set.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone)]
 pub enum Indexing {
     /// `line % sets`: the textbook cache.
     Modulo,
-    /// Intel's complex addressing: a hash of the address picks the slice,
-    /// the low line bits pick the set within the slice.
-    SliceHash { slices: u64, sets_per_slice: u64 },
+    /// Intel's complex addressing: `hash` picks the slice, the low line
+    /// bits pick the set within the slice.
+    Sliced { slices: u64, sets_per_slice: u64, hash: SliceFn },
 }
 
 /// A line evicted to make room.
@@ -201,20 +202,9 @@ fn age_younger(rank: &mut [u8; MAX_WAYS], r: u8) {
     }
 }
 
-/// Fast 64-bit mixer (from MurmurHash3's finaliser) standing in for Intel's
-/// undocumented slice hash: every address bit influences the slice.
-#[inline]
-fn mix(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
-}
-
 impl Cache {
     /// `size_bytes / 64 / ways` sets; with `Modulo` indexing the set count
-    /// must be a power of two, with `SliceHash` the sets per slice.
+    /// must be a power of two, with `Sliced` the sets per slice.
     pub fn new(
         size_bytes: u64,
         ways: usize,
@@ -229,7 +219,7 @@ impl Cache {
         );
         let low_sets = match indexing {
             Indexing::Modulo => sets,
-            Indexing::SliceHash { sets_per_slice, .. } => sets_per_slice,
+            Indexing::Sliced { sets_per_slice, .. } => sets_per_slice,
         };
         assert!(
             low_sets.is_power_of_two(),
@@ -279,16 +269,13 @@ impl Cache {
     /// (the slice is a hash; the set within the slice the low line bits).
     #[inline]
     pub fn set_of(&self, line: u64) -> u64 {
-        match self.indexing {
+        match &self.indexing {
             Indexing::Modulo => line & (self.sets - 1),
-            Indexing::SliceHash {
+            Indexing::Sliced {
                 slices,
                 sets_per_slice,
-            } => {
-                // Multiply-shift maps the hash onto 0..slices without a division.
-                let slice = ((mix(line) as u128 * slices as u128) >> 64) as u64;
-                (line & (sets_per_slice - 1)) * slices + slice
-            }
+                hash,
+            } => (line & (sets_per_slice - 1)) * slices + hash.slice(line),
         }
     }
 
@@ -569,9 +556,9 @@ impl Cache {
     /// low bits.
     pub fn line_at(&self, slot: usize) -> u64 {
         let (s, w) = Self::split(slot);
-        let low = match self.indexing {
+        let low = match &self.indexing {
             Indexing::Modulo => s as u64,
-            Indexing::SliceHash { slices, .. } => s as u64 / slices,
+            Indexing::Sliced { slices, .. } => s as u64 / slices,
         };
         (((self.set[s].tag[w] & !FLAGS) as u64 - 1) << self.tag_shift) | low
     }
@@ -769,9 +756,10 @@ mod tests {
         let mut c = Cache::new(
             18 * 64 * 11 * 64,
             11,
-            Indexing::SliceHash {
+            Indexing::Sliced {
                 slices: 18,
                 sets_per_slice: 64,
+                hash: SliceFn::measured(18).unwrap(),
             },
             Policy::Lru,
             rng(1, 0, 0),

@@ -19,14 +19,22 @@
 
 pub mod cache;
 pub mod dram;
+mod noninclusive;
+pub mod pages;
+pub mod prefetch;
 pub mod sample;
+pub mod slice;
+mod slice_data;
 
-use crate::config::{DramCfg, L2Cfg, LlcCfg};
+use crate::config::{DramCfg, L2Cfg, LlcCfg, MemCfg};
 use crate::sim::{rng, stream};
 use crate::units::Time;
 use cache::{Cache, Indexing, Policy, Victim, LINE};
 use dram::Dram;
+use pages::PageTable;
+use prefetch::Prefetchers;
 use sample::{Sampler, L2_HIT, LLC_HIT, MISS, SNOOP};
+use slice::SliceFn;
 
 /// How a DMA write treats the LLC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +58,10 @@ pub struct MemStats {
     pub core_llc_hits: u64,
     pub core_llc_misses: u64,
     pub coherence_invalidations: u64,
+    /// L2 copies dropped because the snoop filter evicted their entry.
+    pub sf_back_invalidations: u64,
+    /// Lines the L2 prefetchers brought in.
+    pub l2_prefetches: u64,
     pub dram_read_bytes: u64,
     pub dram_write_bytes: u64,
 }
@@ -65,6 +77,8 @@ impl MemStats {
             core_llc_hits: self.core_llc_hits - base.core_llc_hits,
             core_llc_misses: self.core_llc_misses - base.core_llc_misses,
             coherence_invalidations: self.coherence_invalidations - base.coherence_invalidations,
+            sf_back_invalidations: self.sf_back_invalidations - base.sf_back_invalidations,
+            l2_prefetches: self.l2_prefetches - base.l2_prefetches,
             dram_read_bytes: self.dram_read_bytes - base.dram_read_bytes,
             dram_write_bytes: self.dram_write_bytes - base.dram_write_bytes,
         }
@@ -117,18 +131,49 @@ fn spread(first: u64, n: usize, i: u64, k: u64) -> u64 {
 }
 
 /// The lines `len` bytes at `addr` cover, as (first line, count) batches of
-/// at most BATCH lines.
-fn batches(addr: u64, len: u64) -> impl Iterator<Item = (u64, usize)> {
-    let first = addr / LINE;
+/// at most BATCH lines that do not cross a page of `page_lines`.
+fn batches(addr: u64, len: u64, page_lines: u64) -> impl Iterator<Item = (u64, usize)> {
     let end = (addr + len.max(1) - 1) / LINE + 1;
-    (first..end)
-        .step_by(BATCH)
-        .map(move |f| (f, (end - f).min(BATCH as u64) as usize))
+    let mut f = addr / LINE;
+    std::iter::from_fn(move || {
+        if f >= end {
+            return None;
+        }
+        let page_end = (f | (page_lines - 1)).saturating_add(1);
+        let n = (end - f).min(BATCH as u64).min(page_end - f);
+        f += n;
+        Some((f - n, n as usize))
+    })
+}
+
+/// The LLC's set indexing: sliced by `llc.slice_hash`, or plain modulo.
+pub fn llc_indexing(llc: &LlcCfg) -> Result<Indexing, String> {
+    let sets = llc.size / LINE / llc.ways;
+    let hash = match llc.slice_hash {
+        _ if llc.slices == 1 => return Ok(Indexing::Modulo),
+        "none" => return Ok(Indexing::Modulo),
+        "random" => SliceFn::Random { slices: llc.slices },
+        _ => SliceFn::measured(llc.slices).ok_or_else(|| {
+            format!(
+                "llc.slice_hash = measured: no measured mapping for llc.slices = {}; measured mappings exist for {:?} slices; set llc.slice_hash = random (a strong hash) or none",
+                llc.slices,
+                slice::measured_counts()
+            )
+        })?,
+    };
+    Ok(Indexing::Sliced {
+        slices: llc.slices,
+        sets_per_slice: sets / llc.slices,
+        hash,
+    })
 }
 
 pub struct Memory {
     pub llc: Cache,
     l2: Vec<Cache>,
+    /// With a non-inclusive LLC: the snoop filter, tracking which L2s hold
+    /// a line (its sharers); the LLC's own entries then have none.
+    sf: Option<Cache>,
     pub dram: Dram,
     ddio_mask: u64,
     /// CAT mask per core (index = core id).
@@ -143,30 +188,39 @@ pub struct Memory {
     /// With `llc.set_sample` > 1: which lines the caches model, and the
     /// outcomes of the others.
     sampler: Option<Sampler>,
+    /// Virtual to physical lines (the caches and DRAM see physical ones).
+    pages: PageTable,
+    /// The L2 prefetchers, if any is on.
+    prefetch: Option<Prefetchers>,
 }
 
 impl Memory {
     /// The LLC, the L2s and DRAM of their sections; `core_masks`: the CAT
     /// mask of every core that accesses memory.
-    pub fn new(llc_cfg: &LlcCfg, l2_cfg: &L2Cfg, dram_cfg: &DramCfg, seed: u64, core_masks: Vec<u64>) -> Memory {
+    pub fn new(
+        mem_cfg: &MemCfg,
+        llc_cfg: &LlcCfg,
+        l2_cfg: &L2Cfg,
+        dram_cfg: &DramCfg,
+        seed: u64,
+        core_masks: Vec<u64>,
+    ) -> Memory {
         let n_cores = core_masks.len();
         let ways = llc_cfg.ways as usize;
-        let slices = llc_cfg.slices;
-        let sets = llc_cfg.size / LINE / ways as u64;
-        let indexing = if llc_cfg.slice_hash {
-            Indexing::SliceHash {
-                slices,
-                sets_per_slice: sets / slices,
-            }
-        } else {
-            Indexing::Modulo
-        };
+        // (validation checked the mapping exists)
+        let indexing = llc_indexing(llc_cfg).unwrap_or(Indexing::Modulo);
         let policy = match llc_cfg.replacement {
             "random" => Policy::Random,
             "qlru" => Policy::Qlru,
             "qlru_adaptive" => Policy::QlruAdaptive,
             _ => Policy::Lru,
         };
+        let sf_ways = llc_cfg.sf_ways as usize;
+        let sf = (!llc_cfg.inclusive).then(|| {
+            let sets = llc_cfg.size / LINE / ways as u64;
+            // (its replacement is unpublished: LRU)
+            Cache::new(sets * sf_ways as u64 * LINE, sf_ways, indexing.clone(), Policy::Lru, rng(seed, stream::LLC, 1 << 20))
+        });
         let llc = Cache::new(
             llc_cfg.size,
             ways,
@@ -200,6 +254,7 @@ impl Memory {
         Memory {
             llc,
             l2,
+            sf,
             dram: Dram::new(
                 dram_cfg.channels as usize,
                 dram_cfg.channel_bw,
@@ -214,6 +269,8 @@ impl Memory {
             stats: MemStats::default(),
             core_misses: vec![0; n_cores],
             sampler,
+            pages: PageTable::new(mem_cfg.hugepage, seed),
+            prefetch: Prefetchers::new(l2_cfg.prefetch_adjacent, l2_cfg.prefetch_streamer, n_cores),
         }
     }
 
@@ -344,7 +401,19 @@ impl Memory {
     /// A core load (`write = false`) or store of the line holding `addr`.
     /// Returns the latency the core sees.
     pub fn core_access(&mut self, core: usize, addr: u64, write: bool, now: Time) -> Time {
-        let line = addr / LINE;
+        let line = self.pages.phys(addr / LINE);
+        if self.prefetch.is_none() {
+            return self.demand(core, line, write, now);
+        }
+        let l2_hits = self.stats.core_l2_hits;
+        let lat = self.demand(core, line, write, now);
+        let l2_hit = self.stats.core_l2_hits > l2_hits;
+        self.prefetch_after(core, line, l2_hit, now, lat)
+    }
+
+    /// A core's demand access to physical `line`.
+    #[inline(always)]
+    fn demand(&mut self, core: usize, line: u64, write: bool, now: Time) -> Time {
         if self.sampler.is_none() {
             return self.core_access_modelled(core, line, write, now);
         }
@@ -370,6 +439,9 @@ impl Memory {
     /// A core access to a line the caches model.
     #[inline(always)]
     fn core_access_modelled(&mut self, core: usize, line: u64, write: bool, now: Time) -> Time {
+        if self.sf.is_some() {
+            return self.core_access_ni(core, line, write, now);
+        }
         if let Some(s) = self.l2[core].find(line) {
             self.l2[core].touch(s);
             self.stats.core_l2_hits += 1;
@@ -450,7 +522,8 @@ impl Memory {
     pub fn dma_write(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) {
         let allocating = mode == DmaMode::Ddio && self.ddio_mask != 0;
         let mut sets = [0u32; BATCH];
-        for (first, n) in batches(addr, len) {
+        for (virt, n) in batches(addr, len, self.pages.page_lines()) {
+            let first = self.pages.phys(virt);
             self.llc_sets(first, n, &mut sets);
             let mut skipped = 0;
             for (line, &s) in (first..).zip(&sets[..n]) {
@@ -474,6 +547,10 @@ impl Memory {
     fn dma_write_line(&mut self, set: usize, line: u64, allocating: bool, now: Time) {
         let before = self.side_effects();
         let hits = self.stats.dma_write_hits;
+        if self.sf.is_some() {
+            // (non-inclusive: the L2 copies the snoop filter tracks)
+            self.sf_drop(set, line);
+        }
         match (self.llc.lookup_in(set, line), allocating) {
             (Ok(s), true) => {
                 self.stats.dma_write_hits += 1;
@@ -536,7 +613,8 @@ impl Memory {
         let extra = if mode == DmaMode::Remote { self.remote_lat } else { 0 };
         let mut lat = 0;
         let mut sets = [0u32; BATCH];
-        for (first, n) in batches(addr, len) {
+        for (virt, n) in batches(addr, len, self.pages.page_lines()) {
+            let first = self.pages.phys(virt);
             self.llc_sets(first, n, &mut sets);
             let mut skipped = 0;
             for (line, &s) in (first..).zip(&sets[..n]) {
@@ -545,12 +623,14 @@ impl Memory {
                     continue;
                 }
                 let hit = self.llc.lookup_in(s as usize, line).map(|s| self.llc.touch(s)).is_ok();
+                // (non-inclusive: an L2 may hold it, and a snoop serves it)
+                let snooped = !hit && self.in_some_l2(s as usize, line);
                 if let Some(s) = &mut self.sampler {
-                    s.record(sample::DMA_READ, if hit { LLC_HIT } else { MISS }, 0, 0);
+                    s.record(sample::DMA_READ, if hit || snooped { LLC_HIT } else { MISS }, 0, 0);
                 }
-                if hit {
+                if hit || snooped {
                     self.stats.dma_read_hits += 1;
-                    lat = lat.max(self.llc_lat);
+                    lat = lat.max(if hit { self.llc_lat } else { self.snoop_lat });
                 } else {
                     lat = lat.max(self.dma_read_miss(line, now) + extra);
                 }
@@ -586,7 +666,10 @@ impl Memory {
     /// A non-temporal (streaming) store of a whole line: no read for
     /// ownership; cached copies are dropped and the line goes to DRAM.
     pub fn nt_store(&mut self, addr: u64, now: Time) {
-        let line = addr / LINE;
+        let line = self.pages.phys(addr / LINE);
+        if self.sampled(line) && self.sf.is_some() {
+            self.sf_drop(self.llc.set_of(line) as usize, line);
+        }
         if let Some(s) = self.sampled(line).then(|| self.llc.find(line)).flatten() {
             self.invalidate_sharers(s, None);
             self.llc.clear(s);
@@ -598,7 +681,12 @@ impl Memory {
     /// Flush `len` bytes at `addr` from every cache (clflush): dirty data is
     /// written back to DRAM, all copies are invalidated.
     pub fn flush(&mut self, addr: u64, len: u64, now: Time) {
-        for line in addr / LINE..=(addr + len.max(1) - 1) / LINE {
+        for virt in addr / LINE..=(addr + len.max(1) - 1) / LINE {
+            let line = self.pages.phys(virt);
+            if self.sampled(line) && self.sf.is_some() && self.sf_drop(self.llc.set_of(line) as usize, line) {
+                self.dram.write(line, now);
+                self.stats.dram_write_bytes += LINE;
+            }
             // (an unsampled line is in no cache: nothing to flush)
             if let Some(v) = self
                 .sampled(line)
@@ -623,7 +711,7 @@ mod tests {
     use serde_json::json;
 
     fn mem(extra: serde_json::Value) -> Memory {
-        let mut s = json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false}, "l2": {"size": "64KiB"}});
+        let mut s = json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": true}, "l2": {"size": "64KiB", "prefetch_adjacent": false, "prefetch_streamer": false}, "mem": {"hugepage": "flat"}});
         if let (Some(a), Some(b)) = (s.as_object_mut(), extra.as_object()) {
             for (k, v) in b {
                 a.insert(k.clone(), v.clone());
@@ -631,6 +719,7 @@ mod tests {
         }
         let c = validate(&s).unwrap();
         Memory::new(
+            &c.mem,
             &c.llc,
             &c.l2,
             &c.dram,
@@ -644,8 +733,14 @@ mod tests {
     /// the same latencies and counters as the full model.
     #[test]
     fn sampled_lines_behave_exactly_as_in_the_full_model() {
+        for inclusive in [true, false] {
+            sampled_lines_are_exact(inclusive);
+        }
+    }
+
+    fn sampled_lines_are_exact(inclusive: bool) {
         use rand::Rng as _;
-        let llc = json!({"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false});
+        let llc = json!({"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": inclusive});
         let mut sampled_llc = llc.clone();
         sampled_llc["set_sample"] = json!(8);
         let mut full = mem(json!({ "llc": llc }));
@@ -723,7 +818,7 @@ mod tests {
     #[test]
     fn ddio_off_writes_to_dram() {
         let mut m = mem(
-            json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false, "ddio_ways": 0}}),
+            json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": true, "ddio_ways": 0}}),
         );
         m.dma_write(0x1_0000_0000, 1500, DmaMode::Ddio, 0);
         assert_eq!(m.stats.dma_write_misses, 24);
@@ -736,7 +831,7 @@ mod tests {
     #[test]
     fn sampled_dmas_account_for_every_line() {
         for ddio in [2, 0] {
-            let llc = json!({"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false, "ddio_ways": ddio, "set_sample": 8});
+            let llc = json!({"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": true, "ddio_ways": ddio, "set_sample": 8});
             let mut m = mem(json!({ "llc": llc }));
             let lines = 3 * 11 * 1024u64; // 3x the LLC: evictions
             for i in 0..lines / 32 {
@@ -777,7 +872,7 @@ mod tests {
     #[test]
     fn cat_mask_confines_core_fills() {
         let mut m = mem(
-            json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": false, "cat_masks": [3]}}),
+            json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": true, "cat_masks": [3]}}),
         );
         for i in 0..5000u64 {
             m.core_access(0, 0x1_0000_0000 + i * 64, false, 0);

@@ -30,7 +30,7 @@ use crate::config::{L2Cfg, LlcCfg};
 /// the slice hash) and in an L2. Sampling reads the bits both share.
 pub fn low_index_sets(llc: &LlcCfg, l2: &L2Cfg) -> (u64, u64) {
     let llc_sets = llc.size / 64 / llc.ways;
-    let llc_low = if llc.slice_hash {
+    let llc_low = if llc.slice_hash != "none" {
         llc_sets / llc.slices
     } else {
         llc_sets

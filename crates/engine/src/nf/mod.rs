@@ -277,7 +277,7 @@ mod tests {
         };
         let accesses = |mut nf: Nf| {
             let c = crate::run::validated(&serde_json::json!({})).unwrap();
-            let mut mem = Memory::new(&c.llc, &c.l2, &c.dram, c.sim.seed, vec![0x7ff]);
+            let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![0x7ff]);
             let (mut r, mut scratch) = (crate::sim::rng(1, 0, 0), Touched::default());
             for f in 0..100 {
                 nf.preload(0, f, &mut r);

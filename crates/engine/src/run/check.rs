@@ -43,11 +43,12 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
         ));
     }
     let sets = c.llc.size / 64 / ways;
-    if !c.llc.slice_hash && !sets.is_power_of_two() {
+    if c.llc.slice_hash == "none" && !sets.is_power_of_two() {
         return Err(format!(
-            "llc.slice_hash = false: plain modulo indexing needs a power-of-two number of sets, but llc.size / 64 B / llc.ways = {sets}; keep the slice hash or use llc.slices = 1"
+            "llc.slice_hash = none: plain modulo indexing needs a power-of-two number of sets, but llc.size / 64 B / llc.ways = {sets}; use a slice hash or llc.slices = 1"
         ));
     }
+    crate::mem::llc_indexing(&c.llc)?;
     let l2line = 64 * c.l2.ways;
     if c.l2.size % l2line != 0 || !(c.l2.size / l2line).is_power_of_two() {
         return Err(format!(

@@ -26,7 +26,7 @@ const BATCH: u64 = 16;
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
     let all = (1u64 << c.llc.ways) - 1;
-    let mut mem = Memory::new(&c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);
+    let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);
     let mut link = PcieLink::new(PcieConfig::from_section(&c.pcie)?);
     let mut map = AddressMap::new();
     let mode = c.copy_bench.mode.to_string();

@@ -21,6 +21,7 @@ pub mod stream {
     pub const CORE: u64 = 3;
     pub const NF: u64 = 4;
     pub const ROUTES: u64 = 5;
+    pub const PAGES: u64 = 6;
 }
 
 pub fn rng(seed: u64, stream: u64, index: u64) -> Rng {

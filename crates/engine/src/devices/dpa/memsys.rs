@@ -167,8 +167,6 @@ impl MemSys {
             }
         };
         let dpa_threads = c.dpa.cores * c.dpa.threads_per_core;
-        let slices = c.llc.slices;
-        let host_l3_sets = c.llc.size / 64 / c.llc.ways;
         let ddio = c.llc.ddio_ways.max(1);
         let pcie = crate::pcie::phy::tlp_layer_gbps(
             c.pcie.gen as u8,
@@ -195,10 +193,7 @@ impl MemSys {
             host_l3: Cache::new(
                 c.llc.size,
                 c.llc.ways as usize,
-                Indexing::SliceHash {
-                    slices,
-                    sets_per_slice: host_l3_sets / slices,
-                },
+                crate::mem::llc_indexing(&c.llc).unwrap_or(Indexing::Modulo),
                 Policy::Lru,
                 rng(seed, STREAM, 3003),
             ),

@@ -441,7 +441,7 @@ impl World {
             let m = c.corunner.cat_mask;
             masks.push(if m == 0 { all } else { m });
         }
-        let mem = Memory::new(&c.llc, &c.l2, &c.dram, c.sim.seed, masks);
+        let mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, masks);
         let mut map = AddressMap::new();
         let pcfg = PcieConfig::from_section(&c.pcie)?;
         let rx_size = c.nic.rx_ring_size;

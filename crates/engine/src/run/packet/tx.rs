@@ -177,9 +177,13 @@ impl World {
     /// nicmem inside the NIC. Returns when all of it is in the NIC.
     fn tx_data_read(&mut self, n: usize, pkt: &crate::nic::PktRef, now: Time) -> Time {
         if pkt.kvs != NO_BUF {
-            // nmKVS zero copy: the header from host memory, the value from nicmem.
-            let addr = self.nics[n].pool.data_addr(pkt.mbuf);
-            let t = self.dma_read(n, now, addr, mem_len(crate::nf::kvs::RESP_HDR as u32));
+            // nmKVS zero copy: the header from host memory (unless the WQE
+            // carries it inline: no mbuf), the value from nicmem.
+            let mut t = now;
+            if pkt.mbuf != NO_BUF {
+                let addr = self.nics[n].pool.data_addr(pkt.mbuf);
+                t = self.dma_read(n, now, addr, mem_len(crate::nf::kvs::RESP_HDR as u32));
+            }
             return t.max(now + self.cfg.nic.nicmem_latency);
         }
         let hdr = self.k.hdr_len(pkt.size);

@@ -1,0 +1,223 @@
+//! The L2 hardware prefetchers of Intel's cores, as the Intel 64 and IA-32
+//! Architectures Optimization Reference Manual describes them ("Data
+//! Prefetching", Sandy Bridge onwards, unchanged through Skylake-SP):
+//!
+//! - the spatial (adjacent-line) prefetcher completes every line an L2
+//!   demand miss fetches with the other line of its 128-byte-aligned pair;
+//! - the streamer keeps up to 32 streams, one forward and one backward per
+//!   4 KiB page; once accesses in a page move in one direction it fetches
+//!   the next lines of the page, at most two per L2 lookup and at most 20
+//!   lines ahead of the load.
+//!
+//! Left out: the streamer's switch to LLC-only prefetching when the core
+//! has many requests outstanding, and the L1 prefetchers (L1 is not
+//! modelled).
+
+use super::Memory;
+use crate::units::Time;
+
+/// Streams the streamer tracks.
+const STREAMS: usize = 32;
+/// Lines the streamer runs ahead of the load, at most.
+const AHEAD: u64 = 20;
+/// Prefetches the streamer issues per L2 lookup, at most.
+const PER_LOOKUP: usize = 2;
+/// Lines in a 4 KiB page.
+const PAGE_LINES: u64 = 64;
+
+#[derive(Clone, Copy, Default)]
+struct Stream {
+    /// 4 KiB page (line / 64) + 1; 0 = unused.
+    page: u64,
+    /// The last line accessed in the page.
+    last: u64,
+    /// +1 ascending, -1 descending, 0 not yet seen to move.
+    dir: i64,
+    /// The furthest line prefetched.
+    front: u64,
+    /// Last use, for LRU replacement of streams.
+    used: u64,
+}
+
+/// One core's streamer.
+#[derive(Clone)]
+pub struct Streamer {
+    streams: [Stream; STREAMS],
+    clock: u64,
+}
+
+impl Default for Streamer {
+    fn default() -> Self {
+        Streamer {
+            streams: [Stream::default(); STREAMS],
+            clock: 0,
+        }
+    }
+}
+
+impl Streamer {
+    /// Train on an access to `line`; the lines to prefetch go to `out`
+    /// (returns how many).
+    pub fn access(&mut self, line: u64, out: &mut [u64; PER_LOOKUP]) -> usize {
+        self.clock += 1;
+        let page = line / PAGE_LINES + 1;
+        let i = match self.streams.iter().position(|s| s.page == page) {
+            Some(i) => i,
+            None => {
+                let i = (0..STREAMS).min_by_key(|&i| self.streams[i].used).unwrap_or(0);
+                self.streams[i] = Stream { page, last: line, dir: 0, front: line, used: self.clock };
+                return 0;
+            }
+        };
+        let s = &mut self.streams[i];
+        s.used = self.clock;
+        let dir = (line as i64 - s.last as i64).signum();
+        s.last = line;
+        if dir == 0 {
+            return 0;
+        }
+        if dir != s.dir {
+            // a new direction: the stream restarts from here
+            (s.dir, s.front) = (dir, line);
+        }
+        let first = (page - 1) * PAGE_LINES;
+        let mut n = 0;
+        while n < PER_LOOKUP {
+            let next = s.front as i64 + dir;
+            if next < first as i64 || next >= (first + PAGE_LINES) as i64 || next.abs_diff(line as i64) > AHEAD {
+                break;
+            }
+            s.front = next as u64;
+            out[n] = s.front;
+            n += 1;
+        }
+        n
+    }
+}
+
+/// The pair line the adjacent-line prefetcher adds to a miss of `line`.
+pub fn adjacent(line: u64) -> u64 {
+    line ^ 1
+}
+
+
+/// Prefetches of one core still on their way, with when each lands.
+const IN_FLIGHT: usize = 16;
+
+/// The prefetchers of every core.
+pub struct Prefetchers {
+    adjacent: bool,
+    /// One per core; empty with the streamer off.
+    streamers: Vec<Streamer>,
+    /// Per core: recent prefetches (line, ready time), oldest overwritten.
+    in_flight: Vec<[(u64, Time); IN_FLIGHT]>,
+    next: Vec<usize>,
+}
+
+impl Prefetchers {
+    /// `None` when both are off.
+    pub fn new(adjacent: bool, streamer: bool, cores: usize) -> Option<Prefetchers> {
+        (adjacent || streamer).then(|| Prefetchers {
+            adjacent,
+            streamers: if streamer { vec![Streamer::default(); cores] } else { Vec::new() },
+            in_flight: vec![[(u64::MAX, 0); IN_FLIGHT]; cores],
+            next: vec![0; cores],
+        })
+    }
+}
+
+impl Memory {
+    /// After a demand access of `core` to `line` (an L2 hit or not, seen
+    /// after `lat`): wait for a prefetch of it still in flight, and train
+    /// and fire the prefetchers. Returns the latency the core sees.
+    pub(super) fn prefetch_after(&mut self, core: usize, line: u64, l2_hit: bool, now: Time, lat: Time) -> Time {
+        let p = self.prefetch.as_mut().expect("prefetchers on");
+        let mut lat = lat;
+        if l2_hit {
+            if let Some(&(_, ready)) = p.in_flight[core].iter().find(|(l, _)| *l == line) {
+                lat = lat.max(ready.saturating_sub(now));
+            }
+        }
+        let mut todo = [0u64; PER_LOOKUP + 1];
+        let mut n = 0;
+        if !l2_hit && p.adjacent {
+            todo[0] = adjacent(line);
+            n = 1;
+        }
+        if let Some(s) = p.streamers.get_mut(core) {
+            let mut out = [0u64; PER_LOOKUP];
+            let k = s.access(line, &mut out);
+            for &l in &out[..k] {
+                todo[n] = l;
+                n += 1;
+            }
+        }
+        for &l in &todo[..n] {
+            self.prefetch_fill(core, l, now);
+        }
+        lat
+    }
+
+    /// Bring `line` into `core`'s L2 as a load the core does not wait for;
+    /// its cache and DRAM effects are a load's, its count is apart.
+    fn prefetch_fill(&mut self, core: usize, line: u64, now: Time) {
+        // (set sampling: only modelled lines are fetched; the others'
+        // hits come from the modelled lines' mix, prefetches included)
+        if !self.sampled(line) || self.l2[core].find(line).is_some() {
+            return;
+        }
+        let s = self.stats;
+        let misses = self.core_misses[core];
+        let lat = self.core_access_modelled(core, line, false, now);
+        (self.stats.core_l2_hits, self.stats.core_llc_hits, self.stats.core_llc_misses) =
+            (s.core_l2_hits, s.core_llc_hits, s.core_llc_misses);
+        self.core_misses[core] = misses;
+        self.stats.l2_prefetches += 1;
+        let p = self.prefetch.as_mut().expect("prefetchers on");
+        let i = p.next[core];
+        p.in_flight[core][i] = (line, now + lat);
+        p.next[core] = (i + 1) % IN_FLIGHT;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(lines: impl IntoIterator<Item = u64>) -> Vec<u64> {
+        let mut s = Streamer::default();
+        let mut got = Vec::new();
+        let mut out = [0; PER_LOOKUP];
+        for l in lines {
+            let n = s.access(l, &mut out);
+            got.extend_from_slice(&out[..n]);
+        }
+        got
+    }
+
+    #[test]
+    fn an_ascending_walk_is_prefetched_two_per_access_up_to_20_ahead() {
+        let base = 64 * 1000;
+        let got = run(base..base + 20);
+        // the second access confirms the stream; from then on two lines
+        // per access until the front is 20 lines ahead
+        assert_eq!(&got[..4], &[base + 2, base + 3, base + 4, base + 5]);
+        assert_eq!(*got.last().unwrap(), base + 19 + 20);
+        assert!(got.windows(2).all(|w| w[1] == w[0] + 1), "no line twice");
+    }
+
+    #[test]
+    fn streams_stop_at_the_page_and_follow_descending_walks() {
+        let base = 64 * 1000;
+        let got = run(base + 50..base + 64);
+        assert!(got.iter().all(|&l| l < base + 64), "never past the 4 KiB page");
+        let down = run((base..base + 10).rev());
+        assert_eq!(&down[..2], &[base + 7, base + 6]);
+    }
+
+    #[test]
+    fn random_accesses_start_no_stream() {
+        let got = run([5u64, 900_000, 77, 123_456_789, 4_242]);
+        assert!(got.is_empty());
+    }
+}
