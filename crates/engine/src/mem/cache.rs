@@ -80,6 +80,8 @@ pub struct Cache {
     /// Set-dueling selector (QlruAdaptive): above half, followers insert
     /// mostly at age 3.
     psel: u16,
+    /// QLRU: the byte mask of the `ways` ways' ages.
+    way_bytes: ages::Words,
 }
 
 /// Most ways a cache may have (Haswell-EP's LLC has 20).
@@ -202,6 +204,90 @@ fn age_younger(rank: &mut [u8; MAX_WAYS], r: u8) {
     }
 }
 
+/// QLRU's 2-bit ages, one per byte of a set's `rank`, worked on eight
+/// ways at a time as the bytes of a u64 (ways 0-7, 8-15, 16-19): ages stay
+/// in 0..=3, so adding to every byte never carries into the next.
+mod ages {
+    use super::MAX_WAYS;
+
+    const LOW: u64 = 0x0101_0101_0101_0101;
+
+    /// 0xFF in every byte whose bit is set in the index.
+    const SPREAD: [u64; 256] = {
+        let mut t = [0u64; 256];
+        let mut b = 0;
+        while b < 256 {
+            let mut i = 0;
+            while i < 8 {
+                if b >> i & 1 == 1 {
+                    t[b] |= 0xFF << (8 * i);
+                }
+                i += 1;
+            }
+            b += 1;
+        }
+        t
+    };
+
+    pub type Words = [u64; 3];
+
+    #[inline(always)]
+    pub fn load(rank: &[u8; MAX_WAYS]) -> Words {
+        let w = |i: usize| u64::from_le_bytes(rank[i..i + 8].try_into().expect("8 bytes"));
+        let top = u32::from_le_bytes(rank[16..20].try_into().expect("4 bytes"));
+        [w(0), w(8), top as u64]
+    }
+
+    #[inline(always)]
+    pub fn store(rank: &mut [u8; MAX_WAYS], a: &Words) {
+        rank[0..8].copy_from_slice(&a[0].to_le_bytes());
+        rank[8..16].copy_from_slice(&a[1].to_le_bytes());
+        rank[16..20].copy_from_slice(&(a[2] as u32).to_le_bytes());
+    }
+
+    /// Byte mask of the ways set in `ways`.
+    #[inline(always)]
+    pub fn byte_mask(ways: u32) -> Words {
+        let b = |i: u32| SPREAD[(ways >> (8 * i) & 0xFF) as usize];
+        [b(0), b(1), b(2)]
+    }
+
+    /// The oldest age among the masked ways (0 if none).
+    #[inline(always)]
+    pub fn max(a: &Words, m: &Words) -> u8 {
+        let (mut any, mut three) = (0u64, 0u64);
+        for i in 0..3 {
+            let x = a[i] & m[i];
+            any |= x;
+            three |= x & (x >> 1);
+        }
+        if three & LOW != 0 {
+            3
+        } else if any & (LOW << 1) != 0 {
+            2
+        } else {
+            (any & LOW != 0) as u8
+        }
+    }
+
+    /// Add `k` to the age of every masked way.
+    #[inline(always)]
+    pub fn add(a: &mut Words, m: &Words, k: u8) {
+        for i in 0..3 {
+            a[i] += (m[i] & LOW) * k as u64;
+        }
+    }
+
+    /// The first masked way of age 3.
+    #[inline(always)]
+    pub fn first_old(a: &Words, m: &Words) -> Option<usize> {
+        (0..3).find_map(|i| {
+            let x = a[i] & (a[i] >> 1) & m[i] & LOW;
+            (x != 0).then(|| 8 * i + x.trailing_zeros() as usize / 8)
+        })
+    }
+}
+
 impl Cache {
     /// `size_bytes / 64 / ways` sets; with `Modulo` indexing the set count
     /// must be a power of two, with `Sliced` the sets per slice.
@@ -251,6 +337,7 @@ impl Cache {
             sharers: huge_vec(sets as usize * ways, 0),
             rng,
             psel: PSEL_MAX / 2,
+            way_bytes: ages::byte_mask(((1u64 << ways) - 1) as u32),
         }
     }
 
@@ -276,6 +363,27 @@ impl Cache {
                 sets_per_slice,
                 hash,
             } => (line & (sets_per_slice - 1)) * slices + hash.slice(line),
+        }
+    }
+
+    /// The sets of the consecutive lines from `first`, one per entry of
+    /// `out` (a measured slice hash computes its permutation once per block).
+    #[inline(always)]
+    pub fn sets_of_run(&self, first: u64, out: &mut [u32]) {
+        match &self.indexing {
+            Indexing::Sliced {
+                slices,
+                sets_per_slice,
+                hash,
+            } => hash.slices_of_run(first, out.len(), |i, slice| {
+                let line = first + i as u64;
+                out[i] = ((line & (sets_per_slice - 1)) * slices + slice) as u32;
+            }),
+            Indexing::Modulo => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = ((first + i as u64) & (self.sets - 1)) as u32;
+                }
+            }
         }
     }
 
@@ -354,8 +462,6 @@ impl Cache {
         set.rank[w] = 0;
     }
 
-    // (#[cold] keeps the LRU path that every built-in profile takes small)
-    #[cold]
     fn qlru_hit(&mut self, s: usize, w: usize) {
         let age = &mut self.set[s].rank[w];
         *age = QLRU_HIT[*age as usize];
@@ -364,27 +470,28 @@ impl Cache {
 
     /// QLRU's update after an access: every age rises until the oldest
     /// way (of all `ways`, valid or not) is 3.
+    #[inline]
     fn qlru_age(&mut self, s: usize) {
-        let ages = &mut self.set[s].rank[..self.ways];
-        let up = 3 - ages.iter().copied().max().unwrap_or(3);
-        ages.iter_mut().for_each(|a| *a += up);
+        let mut a = ages::load(&self.set[s].rank);
+        let m = self.way_bytes;
+        let up = 3 - ages::max(&a, &m);
+        if up > 0 {
+            ages::add(&mut a, &m, up);
+            ages::store(&mut self.set[s].rank, &a);
+        }
     }
 
     /// QLRU's victim among the allowed ways (all valid): the first of age
     /// 3, after ageing them until one is.
     fn qlru_victim(&mut self, s: usize, allowed: u32) -> usize {
-        let ages = &mut self.set[s].rank;
-        let oldest = (0..self.ways)
-            .filter(|w| allowed & (1 << w) != 0)
-            .map(|w| ages[w])
-            .max()
-            .unwrap_or(3);
-        for w in (0..self.ways).filter(|w| allowed & (1 << w) != 0) {
-            ages[w] += 3 - oldest;
+        let mut a = ages::load(&self.set[s].rank);
+        let m = ages::byte_mask(allowed & self.all_ways() as u32);
+        let up = 3 - ages::max(&a, &m);
+        if up > 0 {
+            ages::add(&mut a, &m, up);
+            ages::store(&mut self.set[s].rank, &a);
         }
-        (0..self.ways)
-            .find(|&w| allowed & (1 << w) != 0 && ages[w] == 3)
-            .unwrap_or(0)
+        ages::first_old(&a, &m).unwrap_or(0)
     }
 
     /// The age a new line gets in set `s`; QlruAdaptive's leader sets move
@@ -499,7 +606,6 @@ impl Cache {
 
     /// [`Cache::insert_at`] under QLRU: the first free allowed way, else
     /// the QLRU victim; the new line's age, then the ageing update.
-    #[cold]
     fn qlru_insert(&mut self, s: usize, line: u64, allowed: u32, dirty: bool) -> (usize, Option<Victim>) {
         let free = ways_where(&self.set[s].tag, self.ways, u32::MAX, 0) & allowed;
         let pick = if free != 0 {

@@ -507,14 +507,13 @@ impl Memory {
     /// load in parallel.
     #[inline(always)]
     fn llc_sets(&self, first: u64, n: usize, sets: &mut [u32; BATCH]) {
+        self.llc.sets_of_run(first, &mut sets[..n]);
         for (i, line) in (first..first + n as u64).enumerate() {
-            sets[i] = if self.sampled(line) {
-                let s = self.llc.set_of(line) as usize;
-                self.llc.prefetch_set(s);
-                s as u32
+            if self.sampled(line) {
+                self.llc.prefetch_set(sets[i] as usize);
             } else {
-                UNSAMPLED
-            };
+                sets[i] = UNSAMPLED;
+            }
         }
     }
 

@@ -27,30 +27,34 @@ const PAGE_LINES: u64 = 64;
 
 #[derive(Clone, Copy, Default)]
 struct Stream {
-    /// 4 KiB page (line / 64) + 1; 0 = unused.
-    page: u64,
     /// The last line accessed in the page.
     last: u64,
     /// +1 ascending, -1 descending, 0 not yet seen to move.
     dir: i64,
     /// The furthest line prefetched.
     front: u64,
-    /// Last use, for LRU replacement of streams.
-    used: u64,
 }
 
 /// One core's streamer.
 #[derive(Clone)]
 pub struct Streamer {
+    /// Each stream's 4 KiB page (line / 64) + 1; 0 = unused.
+    pages: [u64; STREAMS],
     streams: [Stream; STREAMS],
-    clock: u64,
+    /// The stream used last (most accesses stay in one page).
+    last: usize,
+    /// The next stream a new page replaces (the oldest started; Intel does
+    /// not say which the hardware drops).
+    next: usize,
 }
 
 impl Default for Streamer {
     fn default() -> Self {
         Streamer {
+            pages: [0; STREAMS],
             streams: [Stream::default(); STREAMS],
-            clock: 0,
+            last: 0,
+            next: 0,
         }
     }
 }
@@ -59,18 +63,25 @@ impl Streamer {
     /// Train on an access to `line`; the lines to prefetch go to `out`
     /// (returns how many).
     pub fn access(&mut self, line: u64, out: &mut [u64; PER_LOOKUP]) -> usize {
-        self.clock += 1;
         let page = line / PAGE_LINES + 1;
-        let i = match self.streams.iter().position(|s| s.page == page) {
+        let found = if self.pages[self.last] == page {
+            Some(self.last)
+        } else {
+            self.pages.iter().position(|&p| p == page)
+        };
+        let i = match found {
             Some(i) => i,
             None => {
-                let i = (0..STREAMS).min_by_key(|&i| self.streams[i].used).unwrap_or(0);
-                self.streams[i] = Stream { page, last: line, dir: 0, front: line, used: self.clock };
+                let i = self.next;
+                self.next = (i + 1) % STREAMS;
+                self.pages[i] = page;
+                self.streams[i] = Stream { last: line, dir: 0, front: line };
+                self.last = i;
                 return 0;
             }
         };
+        self.last = i;
         let s = &mut self.streams[i];
-        s.used = self.clock;
         let dir = (line as i64 - s.last as i64).signum();
         s.last = line;
         if dir == 0 {

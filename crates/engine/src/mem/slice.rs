@@ -53,20 +53,51 @@ impl SliceFn {
         Some(SliceFn::Measured { base: m.base, perm })
     }
 
+    /// The permutation of `line`'s block (measured mappings).
+    #[inline(always)]
+    fn perm(perm: &[[u16; 256]; 4], line: u64) -> usize {
+        (perm[0][(line & 255) as usize]
+            ^ perm[1][(line >> 8 & 255) as usize]
+            ^ perm[2][(line >> 16 & 255) as usize]
+            ^ perm[3][(line >> 24 & 255) as usize]) as usize
+    }
+
     /// The slice of physical line `line` (address / 64).
     #[inline(always)]
     pub fn slice(&self, line: u64) -> u64 {
         match self {
             SliceFn::Measured { base, perm } => {
-                let p = perm[0][(line & 255) as usize]
-                    ^ perm[1][(line >> 8 & 255) as usize]
-                    ^ perm[2][(line >> 16 & 255) as usize]
-                    ^ perm[3][(line >> 24 & 255) as usize];
                 // (base.len() is a power of two; permutation bits lie above it)
-                base[((line as usize) ^ p as usize) & (base.len() - 1)] as u64
+                base[(line as usize ^ Self::perm(perm, line)) & (base.len() - 1)] as u64
             }
             // Multiply-shift maps the hash onto 0..slices without a division.
             SliceFn::Random { slices } => ((mix(line) as u128 * *slices as u128) >> 64) as u64,
+        }
+    }
+}
+
+impl SliceFn {
+    /// `f(i, slice)` for the `n` consecutive lines from `first`: the
+    /// permutation changes only where a block of the base sequence ends.
+    #[inline(always)]
+    pub fn slices_of_run(&self, first: u64, n: usize, mut f: impl FnMut(usize, u64)) {
+        match self {
+            SliceFn::Measured { base, perm } => {
+                let mask = base.len() as u64 - 1;
+                let mut p = Self::perm(perm, first);
+                for i in 0..n {
+                    let line = first + i as u64;
+                    if i > 0 && line & mask == 0 {
+                        p = Self::perm(perm, line);
+                    }
+                    f(i, base[(line as usize ^ p) & mask as usize] as u64);
+                }
+            }
+            SliceFn::Random { .. } => {
+                for i in 0..n {
+                    f(i, self.slice(first + i as u64));
+                }
+            }
         }
     }
 }
@@ -123,6 +154,19 @@ mod tests {
 
     /// The base sequences start at physical address 0 (McCalpin's tables):
     /// lines 0.. of the 18-slice part are slices 0, 11, 2, 9, 7, 12.
+    #[test]
+    fn runs_of_lines_hash_as_lines_one_by_one() {
+        for &s in &measured_counts() {
+            let f = SliceFn::measured(s).unwrap();
+            for first in [0u64, 4090, (7 << 15) - 3, 123_456_789] {
+                let mut got = Vec::new();
+                f.slices_of_run(first, 64, |i, sl| got.push((i, sl)));
+                let want: Vec<(usize, u64)> = (0..64).map(|i| (i, f.slice(first + i as u64))).collect();
+                assert_eq!(got, want, "{s} slices from {first}");
+            }
+        }
+    }
+
     #[test]
     fn known_addresses_map_to_their_measured_slices() {
         let f = SliceFn::measured(18).unwrap();
