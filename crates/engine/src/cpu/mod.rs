@@ -5,6 +5,7 @@
 //! the NIC's rings and the memory system, is in `run::packet::core`.
 
 pub mod mempool;
+pub mod wc;
 
 use crate::nic::PktRef;
 use crate::units::Time;

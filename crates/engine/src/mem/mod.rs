@@ -2,16 +2,20 @@
 //! DDIO and CAT way masks, DRAM, and the physical address map.
 //!
 //! Model choices, and why:
-//! - The LLC is kept inclusive of the L2s. Skylake-SP's LLC is non-inclusive
-//!   but its snoop filter is inclusive; tracking which cores hold a line in
-//!   the LLC entry gives the same coherence behaviour (a DMA write
-//!   invalidates exactly the cores holding the line) at a fraction of the cost.
+//! - The caches and DRAM see physical lines: `pages` maps the model's
+//!   virtual addresses through hugepages, `slice` picks a line's LLC slice.
+//! - `llc.inclusive = true`: the LLC holds every L2 line and its entry
+//!   tracks which cores hold it. `false` (Skylake-SP and later): the LLC
+//!   holds mostly L2 victims and a snoop filter tracks the L2s
+//!   (`noninclusive`).
 //! - DDIO (write-allocate / write-update): a DMA write to a line present in
 //!   any way updates it (a PCIe write hit, PCM's ItoM hit); otherwise the line
 //!   is allocated only in the DDIO ways. With DDIO off or a remote-socket NIC
 //!   the write goes to DRAM and cached copies are invalidated.
 //! - DMA reads hit in any way or are served from DRAM without allocating.
-//! - L1 is not modelled: the cycle counts of the NF and driver stand for it.
+//! - L1 is not modelled: the cycle counts of the NF and driver stand for it;
+//!   every core access is an L2 lookup, which trains the L2 prefetchers
+//!   (`prefetch`).
 //! - Coherence transfers: a load of a line another core holds modified, a
 //!   store to a line other cores hold, is served by a snoop of their private
 //!   caches and costs `llc.snoop_latency` instead of an LLC hit (shared
@@ -376,20 +380,26 @@ impl Memory {
         false
     }
 
-    /// Drop private copies other than `keep`'s; returns whether any was dirty.
-    fn invalidate_sharers(&mut self, slot: usize, keep: Option<usize>) -> bool {
-        let line_sharers = self.llc.sharers(slot);
-        let mut s = line_sharers & !keep.map_or(0, |k| 1u64 << k);
+    /// Invalidate the L2 copies of `line` in `cores` (coherence
+    /// invalidations); returns whether one was dirty.
+    fn drop_l2_copies(&mut self, line: u64, mut cores: u64) -> bool {
         let mut dirty = false;
-        let l = self.llc.line_at(slot);
-        while s != 0 {
-            let core = s.trailing_zeros() as usize;
-            s &= s - 1;
+        while cores != 0 {
+            let core = cores.trailing_zeros() as usize;
+            cores &= cores - 1;
             self.stats.coherence_invalidations += 1;
-            if let Some(pv) = self.l2[core].invalidate(l) {
+            if let Some(pv) = self.l2[core].invalidate(line) {
                 dirty |= pv.dirty;
             }
         }
+        dirty
+    }
+
+    /// Drop private copies other than `keep`'s; returns whether any was dirty.
+    fn invalidate_sharers(&mut self, slot: usize, keep: Option<usize>) -> bool {
+        let line_sharers = self.llc.sharers(slot);
+        let l = self.llc.line_at(slot);
+        let dirty = self.drop_l2_copies(l, line_sharers & !keep.map_or(0, |k| 1u64 << k));
         let keep_bits = line_sharers & keep.map_or(0, |k| 1u64 << k);
         self.llc.clear_sharers(slot);
         if keep_bits != 0 {

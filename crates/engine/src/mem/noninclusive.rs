@@ -163,17 +163,7 @@ impl Memory {
         } else {
             sf.add_sharer(fs, keep.expect("kept"));
         }
-        let mut s = sharers & !kept;
-        let mut dirty = false;
-        while s != 0 {
-            let c = s.trailing_zeros() as usize;
-            s &= s - 1;
-            self.stats.coherence_invalidations += 1;
-            if let Some(pv) = self.l2[c].invalidate(line) {
-                dirty |= pv.dirty;
-            }
-        }
-        dirty
+        self.drop_l2_copies(line, sharers & !kept)
     }
 
     /// Drop every L2 copy of `line` in LLC set `set` (the snoop filter's

@@ -13,13 +13,13 @@
 //! `cpu.nt_store_threshold` bytes use non-temporal stores (no read for
 //! ownership), as glibc's memcpy does.
 
+use crate::cpu::wc::WcBuffers;
 use crate::cpu::Stall;
 use crate::mem::{AddressMap, Memory};
 use crate::config::Cfg;
 use crate::pcie::{PcieConfig, PcieLink};
 use crate::report::{CopyBenchReport, Report, Body, SimInfo};
 use crate::units::{cycles_to_ps, Time};
-use std::collections::VecDeque;
 
 /// Lines issued together before the core waits for their misses.
 const BATCH: u64 = 16;
@@ -41,8 +41,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
     // Large host copies stream their stores past the caches, as glibc does.
     let nt = c.cpu.nt_store_threshold;
     let streaming = nt > 0 && size >= nt;
-    // Release times of the write-combining buffers in use.
-    let mut wc: VecDeque<Time> = VecDeque::with_capacity(wc_buffers);
+    let mut wc = WcBuffers::new(wc_buffers);
     let mut t: Time = 0;
     for _ in 0..c.copy_bench.iterations {
         for first in (0..lines).step_by(BATCH as usize) {
@@ -60,13 +59,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
                     }
                     "host_to_nicmem" => {
                         stall.add(mem.core_access(0, src + off, false, t));
-                        // A full WC buffer flushes as one posted 64 B write;
-                        // with every buffer busy the store waits for one.
-                        if wc.len() == wc_buffers {
-                            t = t.max(wc.pop_front().unwrap_or(t));
-                        }
-                        let left = link.mmio_write(t, 64) - link.latency();
-                        wc.push_back(left);
+                        t = wc.store_line(t, |at| link.mmio_write(at, 64) - link.latency());
                     }
                     _ => {
                         stall.add(mem.core_access(0, src + off, false, t));
@@ -82,7 +75,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
         }
     }
     // Stores to nicmem are done when the last write has left the core.
-    t = t.max(wc.back().copied().unwrap_or(0));
+    t = t.max(wc.drained());
     let bytes = size * c.copy_bench.iterations;
     Ok(Report {
         body: Body::CopyBench { copy_bench: CopyBenchReport {

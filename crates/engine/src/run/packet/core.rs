@@ -10,6 +10,7 @@
 use super::{pay_mbuf, request_done, Ev, Layout, NicState, World};
 use crate::config::Cfg;
 use crate::cpu::mempool::Mempool;
+use crate::cpu::wc::WcBuffers;
 use crate::cpu::Stall;
 use crate::mem::Memory;
 use crate::nf::Nf;
@@ -103,7 +104,16 @@ impl World {
                 let cost = kv.serve(c, &mut pkt, data, mem, now, &mut stall);
                 cycles += cost.copied_lines * cfg.cpu.copy_cycles_per_line;
                 if cost.nicmem_bytes > 0 {
-                    nic.pcie.mmio_write(now, cost.nicmem_bytes);
+                    // The copy into nicmem: write-combined stores, each
+                    // full line a posted 64 B write; the core waits only
+                    // when its WC buffers are all draining.
+                    let mut wc = WcBuffers::new(cfg.cpu.wc_buffers as usize);
+                    let mut t = now;
+                    for _ in 0..cost.nicmem_bytes.div_ceil(64) {
+                        let pcie = &mut nic.pcie;
+                        t = wc.store_line(t, |at| pcie.mmio_write(at, 64) - pcie.latency());
+                    }
+                    stall.add(t - now);
                 }
             } else {
                 self.nf
