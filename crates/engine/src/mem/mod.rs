@@ -556,10 +556,9 @@ impl Memory {
     fn dma_write_line(&mut self, set: usize, line: u64, allocating: bool, now: Time) {
         let before = self.side_effects();
         let hits = self.stats.dma_write_hits;
-        if self.sf.is_some() {
-            // (non-inclusive: the L2 copies the snoop filter tracks)
-            self.sf_drop(set, line);
-        }
+        // (non-inclusive: the L2 copies the snoop filter tracks go; the
+        // lookup found the line in the combined LLC / snoop-filter tags)
+        let in_l2 = self.sf.is_some() && self.sf_drop(set, line).is_some();
         match (self.llc.lookup_in(set, line), allocating) {
             (Ok(s), true) => {
                 self.stats.dma_write_hits += 1;
@@ -570,7 +569,13 @@ impl Memory {
                 self.llc.set_dirty(s);
             }
             (Err(set), true) => {
-                self.stats.dma_write_misses += 1;
+                // A line only an L2 held is a hit of the tag lookup (PCM's
+                // ItoM hit) but has no LLC copy to update: it is allocated.
+                if in_l2 {
+                    self.stats.dma_write_hits += 1;
+                } else {
+                    self.stats.dma_write_misses += 1;
+                }
                 let (_, victim) = self.llc.insert_at(set, line, self.ddio_mask, true);
                 if let Some(v) = victim {
                     self.evict_llc(v, now);
@@ -677,7 +682,7 @@ impl Memory {
     pub fn nt_store(&mut self, addr: u64, now: Time) {
         let line = self.pages.phys(addr / LINE);
         if self.sampled(line) && self.sf.is_some() {
-            self.sf_drop(self.llc.set_of(line) as usize, line);
+            let _ = self.sf_drop(self.llc.set_of(line) as usize, line);
         }
         if let Some(s) = self.sampled(line).then(|| self.llc.find(line)).flatten() {
             self.invalidate_sharers(s, None);
@@ -692,7 +697,7 @@ impl Memory {
     pub fn flush(&mut self, addr: u64, len: u64, now: Time) {
         for virt in addr / LINE..=(addr + len.max(1) - 1) / LINE {
             let line = self.pages.phys(virt);
-            if self.sampled(line) && self.sf.is_some() && self.sf_drop(self.llc.set_of(line) as usize, line) {
+            if self.sampled(line) && self.sf.is_some() && self.sf_drop(self.llc.set_of(line) as usize, line) == Some(true) {
                 self.dram.write(line, now);
                 self.stats.dram_write_bytes += LINE;
             }

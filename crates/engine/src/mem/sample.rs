@@ -22,7 +22,10 @@
 //!
 //! Left out: correlation between one packet's accesses (a header read that
 //! always hits after its DDIO write is priced at the class's hit rate), so
-//! per-packet latency spreads more evenly than in the full model.
+//! per-packet latency spreads more evenly than in the full model. The L2
+//! prefetchers fetch only sampled lines, and the adjacent-line prefetcher
+//! fires on an unsampled line's predicted L2 miss, so with prefetchers on
+//! sampling is no longer exact for the modelled lines.
 
 use crate::config::{L2Cfg, LlcCfg};
 
