@@ -462,6 +462,7 @@ impl Cache {
         set.rank[w] = 0;
     }
 
+    #[inline]
     fn qlru_hit(&mut self, s: usize, w: usize) {
         let age = &mut self.set[s].rank[w];
         *age = QLRU_HIT[*age as usize];
@@ -606,6 +607,7 @@ impl Cache {
 
     /// [`Cache::insert_at`] under QLRU: the first free allowed way, else
     /// the QLRU victim; the new line's age, then the ageing update.
+    #[inline]
     fn qlru_insert(&mut self, s: usize, line: u64, allowed: u32, dirty: bool) -> (usize, Option<Victim>) {
         let free = ways_where(&self.set[s].tag, self.ways, u32::MAX, 0) & allowed;
         let pick = if free != 0 {
