@@ -18,6 +18,13 @@ pub const DATA_OFFSET: u64 = OBJ_HDR + MBUF_HDR + HEADROOM;
 pub struct Mempool {
     base: u64,
     obj_size: u64,
+    /// Objects per hugepage and the page's bytes: DPDK never lets an object
+    /// cross a page (rte_mempool_op_populate_helper skips to the next page),
+    /// so each page ends in a gap. u64::MAX objects: no pages.
+    per_page: u64,
+    page: u64,
+    /// Objects before the first page boundary after `base`.
+    first: u64,
     ring: VecDeque<u32>,
     caches: Vec<Vec<u32>>,
     cache_size: usize,
@@ -33,6 +40,9 @@ impl Mempool {
         Mempool {
             base,
             obj_size,
+            per_page: u64::MAX,
+            page: 0,
+            first: 0,
             ring: (0..count as u32).collect(),
             caches: vec![Vec::with_capacity(cache_size * 3 / 2 + 64); cores],
             cache_size,
@@ -56,10 +66,43 @@ impl Mempool {
         p
     }
 
+    /// The objects laid out in hugepages of `page` bytes (0: none).
+    pub fn in_pages(mut self, page: u64) -> Mempool {
+        if page >= self.obj_size {
+            (self.per_page, self.page) = (page / self.obj_size, page);
+            self.first = (page - self.base % page) / self.obj_size;
+        }
+        self
+    }
+
+    /// Bytes `count` objects of `obj_size` may take in pages of `page`
+    /// bytes (0: none), wherever they start: each page boundary they pass
+    /// costs a gap shorter than one object.
+    pub fn footprint(obj_size: u64, count: u64, page: u64) -> u64 {
+        let packed = count * obj_size;
+        if page < obj_size {
+            return packed;
+        }
+        packed + (packed / page + 2) * obj_size
+    }
+
+    /// Start of object `m`.
+    #[inline]
+    fn obj(&self, m: u32) -> u64 {
+        let m = m as u64;
+        if self.per_page == u64::MAX || m < self.first {
+            return self.base + m * self.obj_size;
+        }
+        // the pages after the first boundary, each from its start
+        let k = m - self.first;
+        let next_page = self.base - self.base % self.page + self.page;
+        next_page + k / self.per_page * self.page + k % self.per_page * self.obj_size
+    }
+
     /// Address of the mbuf header (its first line holds the fields the driver touches).
     #[inline]
     pub fn mbuf_addr(&self, m: u32) -> u64 {
-        self.base + m as u64 * self.obj_size + OBJ_HDR
+        self.obj(m) + OBJ_HDR
     }
 
     /// Address of the packet data.
@@ -69,7 +112,7 @@ impl Mempool {
         if let Some((base, stride)) = self.ext_data {
             return base + m as u64 * stride;
         }
-        self.base + m as u64 * self.obj_size + DATA_OFFSET
+        self.obj(m) + DATA_OFFSET
     }
 
     /// `rte_mempool_get` for one object by `core` (pool-local core index).
@@ -118,6 +161,30 @@ impl Mempool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn objects_never_cross_a_hugepage() {
+        let page = 2 << 20;
+        let p = Mempool::new(1 << 30, 2368, 2000, 1, 0).in_pages(page);
+        // 885 objects of 2368 B per 2 MiB page, then the next page
+        assert_eq!(p.mbuf_addr(884) - OBJ_HDR, (1 << 30) + 884 * 2368);
+        assert_eq!(p.mbuf_addr(885) - OBJ_HDR, (1 << 30) + page);
+        for m in 0..2000 {
+            let start = p.mbuf_addr(m) - OBJ_HDR;
+            assert_eq!(start / page, (start + 2367) / page, "object {m} crosses a page");
+        }
+        assert!(p.mbuf_addr(1999) - OBJ_HDR + 2368 <= (1 << 30) + Mempool::footprint(2368, 2000, page));
+        // a pool starting inside a page fills it first, then whole pages
+        let q = Mempool::new((1 << 30) + page - 3 * 2368 - 100, 2368, 2000, 1, 0).in_pages(page);
+        assert_eq!(q.mbuf_addr(3) - OBJ_HDR, (1 << 30) + page);
+        for m in 0..2000 {
+            let start = q.mbuf_addr(m) - OBJ_HDR;
+            assert_eq!(start / page, (start + 2367) / page, "object {m} crosses a page");
+            assert!(start + 2368 <= q.base + Mempool::footprint(2368, 2000, page));
+        }
+        // without pages: packed
+        assert_eq!(Mempool::new(0, 2368, 4, 1, 0).in_pages(0).mbuf_addr(3), 3 * 2368 + OBJ_HDR);
+    }
 
     #[test]
     fn lifo_cache_returns_the_last_freed_buffer() {

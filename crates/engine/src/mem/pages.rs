@@ -8,9 +8,8 @@
 //! records each page's IOVA in its memseg lists; Linux
 //! Documentation/admin-guide/mm/hugetlbpage.rst). The model draws each
 //! virtual page's frame, without replacement and by seed, from the
-//! modelled 64 GiB of physical memory. Where an object spans two pages its
-//! halves land on two frames (DPDK's mempool avoids that for objects; the
-//! model leaves at most one mbuf per page split).
+//! modelled 64 GiB of physical memory. Mempools keep every object inside
+//! one page, as DPDK's do (`cpu::mempool`).
 //!
 //! `flat` maps virtual to physical one to one, as gem5's simple page table
 //! does for a simulated process (the NetDIMM paper's setup).
@@ -18,6 +17,15 @@
 use super::cache::{LINE, MAX_LINE};
 use crate::sim::{rng, stream};
 use rand::seq::SliceRandom as _;
+
+/// Bytes of a `mem.hugepage` page; 0 for `flat`.
+pub fn page_bytes(hugepage: &str) -> u64 {
+    match hugepage {
+        "2MiB" => 2 << 20,
+        "1GiB" => 1 << 30,
+        _ => 0,
+    }
+}
 
 pub struct PageTable {
     /// log2 of the lines in a page; 0 with `flat`.
@@ -29,11 +37,10 @@ pub struct PageTable {
 impl PageTable {
     /// `hugepage`: "flat", "2MiB" or "1GiB" (the parameter's words).
     pub fn new(hugepage: &str, seed: u64) -> PageTable {
-        let page_bytes: u64 = match hugepage {
-            "2MiB" => 2 << 20,
-            "1GiB" => 1 << 30,
-            _ => return PageTable { shift: 0, frames: Vec::new() },
-        };
+        let page_bytes = page_bytes(hugepage);
+        if page_bytes == 0 {
+            return PageTable { shift: 0, frames: Vec::new() };
+        }
         let lines = page_bytes / LINE;
         let mut frames: Vec<u32> = (0..(MAX_LINE / lines) as u32).collect();
         frames.shuffle(&mut rng(seed, stream::PAGES, 0));

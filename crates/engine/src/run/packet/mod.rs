@@ -464,8 +464,11 @@ impl World {
         let mut nic_states = vec![];
         let mut cores = vec![];
         for n in 0..nics {
+            // (mempools sit in hugepages, no object across a page)
+            let page = crate::mem::pages::page_bytes(c.mem.hugepage);
+            let pool_bytes = Mempool::footprint(c.mempool.mbuf_size, c.mempool.size, page);
             let mut pool = Mempool::new(
-                map.alloc(c.mempool.size * c.mempool.mbuf_size, 4096),
+                map.alloc(pool_bytes, 4096),
                 c.mempool.mbuf_size,
                 c.mempool.size as usize,
                 cores_per_nic,
@@ -474,16 +477,17 @@ impl World {
                 } else {
                     c.mempool.cache as usize
                 },
-            );
+            )
+            .in_pages(page);
             let mut pay_pool = split.then(|| {
-                let size = c.mempool.size;
                 Mempool::new(
-                    map.alloc(size * c.mempool.mbuf_size, 4096),
+                    map.alloc(pool_bytes, 4096),
                     c.mempool.mbuf_size,
-                    size as usize,
+                    c.mempool.size as usize,
                     cores_per_nic,
                     c.mempool.cache as usize,
                 )
+                .in_pages(page)
             });
             // nicmem: the NIC's buffer region shared evenly by its nicmem queues.
             let nicmem_buf = c.nic.nicmem_buf_size;
@@ -494,14 +498,16 @@ impl World {
             };
             let nicmem = (nicmem_rings > 0).then(|| {
                 let count = per_queue as usize * nicmem_rings;
+                let hdr = crate::cpu::mempool::OBJ_HDR + crate::cpu::mempool::MBUF_HDR;
                 Mempool::with_external_data(
-                    map.alloc(count as u64 * 192, 4096),
+                    map.alloc(Mempool::footprint(hdr, count as u64, page), 4096),
                     count,
                     1,
                     0,
                     NICMEM_BASE + ((n as u64) << 32),
                     nicmem_buf,
                 )
+                .in_pages(page)
             });
             let mut rxq = vec![];
             let mut cqs = vec![];
