@@ -22,8 +22,10 @@
 //!   the DDIO ways. It counts as a write hit when the lookup finds the line
 //!   in the LLC or in the snoop filter: on Skylake-SP the two share one tag
 //!   array per slice (12 snoop-filter + 11 LLC ways looked up together:
-//!   Yan et al., S&P'19; McCalpin, Intel forum), and PCM's PCIe hit/miss
-//!   counts are the CHA's TOR inserts classified by that lookup. A DMA read
+//!   Yan et al., S&P'19; McCalpin, Intel forum), and PCM counts PCIe
+//!   write hits and misses from the CHA's TOR inserts, which that lookup
+//!   classifies (our reading of PCM and the uncore manual, not verified on
+//!   hardware). A DMA read
 //!   is served by the LLC, by snooping an L2 that holds the line, or by
 //!   DRAM.
 
