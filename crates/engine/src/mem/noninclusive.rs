@@ -4,9 +4,8 @@
 //! What the hardware does, and the sources:
 //! - A core's miss fills its L2 only; the LLC mostly holds L2 victims, clean
 //!   or dirty (Intel Optimization Reference Manual, Skylake Server
-//!   microarchitecture: "the LLC is non-inclusive"; Intel Xeon Scalable
-//!   platform overview). Intel says victims are inserted subject to a
-//!   heuristic it does not publish; the model inserts every one.
+//!   microarchitecture; Intel Xeon Scalable platform overview). Which L2
+//!   victims the LLC keeps is not published; the model inserts every one.
 //! - A core's LLC hit moves the line into its L2 and out of the LLC, as the
 //!   DDIO studies describe for a DMA'd buffer the core reads (Alian et al.,
 //!   IDIO, MICRO'20; Yuan et al., ISCA'21): it comes back to the LLC, in
