@@ -290,12 +290,19 @@ impl Report {
 pub struct PacketReport {
     #[serde(flatten)]
     pub packets: PacketMetrics,
-    /// DMA-written lines that were already in the LLC (PCM ItoM hits).
+    /// DMA-written lines the LLC's tag lookup found (in the LLC, or with a
+    /// non-inclusive LLC in an L2 its snoop filter tracks): PCM ItoM hits.
     pub pcie_write_hit_rate: f64,
-    /// DMA-read lines served by the LLC (PCM PCIeRdCur hits).
+    /// DMA-read lines served on chip (the LLC or a snooped L2): PCM
+    /// PCIeRdCur hits.
     pub pcie_read_hit_rate: f64,
     /// Core accesses that missed L2 and hit the LLC, over all that missed L2.
     pub llc_hit_rate_cpu: f64,
+    /// Lines the L2 prefetchers fetched, per received packet.
+    pub l2_prefetches_per_packet: f64,
+    /// L2 copies a non-inclusive LLC's snoop filter evicted, per received
+    /// packet.
+    pub sf_back_invalidations_per_packet: f64,
     pub mem_bw_gbytes_s: Bw,
     /// Core cycles (work + memory stalls) per received packet.
     pub cycles_per_packet: f64,

@@ -63,6 +63,8 @@ impl World {
             pcie_write_hit_rate: ratio(m.dma_write_hits, m.dma_write_hits + m.dma_write_misses),
             pcie_read_hit_rate: ratio(m.dma_read_hits, m.dma_read_hits + m.dma_read_misses),
             llc_hit_rate_cpu: ratio(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),
+            l2_prefetches_per_packet: ratio(m.l2_prefetches, total.rx_pkts),
+            sf_back_invalidations_per_packet: ratio(m.sf_back_invalidations, total.rx_pkts),
             mem_bw_gbytes_s: Bw {
                 read: m.dram_read_bytes as f64 / secs / 1e9,
                 write: m.dram_write_bytes as f64 / secs / 1e9,
