@@ -300,12 +300,18 @@ impl Memory {
         }
     }
 
+    /// A line's data goes to DRAM (a write-back or an uncached write).
+    #[inline]
+    fn write_back(&mut self, line: u64, now: Time) {
+        self.dram.write(line, now);
+        self.stats.dram_write_bytes += LINE;
+    }
+
     /// Replay the side effects a predicted outcome owes: write-backs go to
     /// DRAM (on the accessed line's channel), invalidations are counted.
     fn owe(&mut self, o: sample::Outcome, line: u64, now: Time) {
         for _ in 0..o.writebacks {
-            self.dram.write(line, now);
-            self.stats.dram_write_bytes += LINE;
+            self.write_back(line, now);
         }
         self.stats.coherence_invalidations += o.invalidations;
     }
@@ -363,8 +369,7 @@ impl Memory {
             }
         }
         if dirty {
-            self.dram.write(v.line, now);
-            self.stats.dram_write_bytes += LINE;
+            self.write_back(v.line, now);
         }
     }
 
@@ -504,8 +509,7 @@ impl Memory {
                     self.llc.set_dirty(ls);
                 }
             } else if v.dirty {
-                self.dram.write(v.line, now);
-                self.stats.dram_write_bytes += LINE;
+                self.write_back(v.line, now);
             }
         }
         lat
@@ -608,8 +612,7 @@ impl Memory {
         self.stats.dma_write_misses += o.served[MISS];
         self.stats.dma_write_hits += skipped - o.served[MISS];
         for i in 0..o.writebacks {
-            self.dram.write(spread(first, n, i, o.writebacks), now);
-            self.stats.dram_write_bytes += LINE;
+            self.write_back(spread(first, n, i, o.writebacks), now);
         }
         self.stats.coherence_invalidations += o.invalidations;
     }
@@ -617,8 +620,7 @@ impl Memory {
     /// A non-allocating DMA write of a line (its cached copies dropped).
     fn dma_write_dram(&mut self, line: u64, now: Time) {
         self.stats.dma_write_misses += 1;
-        self.dram.write(line, now);
-        self.stats.dram_write_bytes += LINE;
+        self.write_back(line, now);
     }
 
     /// A DMA read of `len` bytes at `addr` reaching the host at `now`.
@@ -688,8 +690,7 @@ impl Memory {
             self.invalidate_sharers(s, None);
             self.llc.clear(s);
         }
-        self.dram.write(line, now);
-        self.stats.dram_write_bytes += LINE;
+        self.write_back(line, now);
     }
 
     /// Flush `len` bytes at `addr` from every cache (clflush): dirty data is
@@ -698,8 +699,7 @@ impl Memory {
         for virt in addr / LINE..=(addr + len.max(1) - 1) / LINE {
             let line = self.pages.phys(virt);
             if self.sampled(line) && self.sf.is_some() && self.sf_drop(self.llc.set_of(line) as usize, line) == Some(true) {
-                self.dram.write(line, now);
-                self.stats.dram_write_bytes += LINE;
+                self.write_back(line, now);
             }
             // (an unsampled line is in no cache: nothing to flush)
             if let Some(v) = self

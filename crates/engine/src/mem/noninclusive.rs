@@ -149,9 +149,8 @@ impl Memory {
             }
             Err(set) => {
                 let (_, victim) = self.llc.insert_at(set, line, self.core_mask[core], dirty);
-                if let Some(v) = victim.filter(|v| v.dirty) {
-                    self.dram.write(v.line, now);
-                    self.stats.dram_write_bytes += LINE;
+                if let Some(v) = victim {
+                    self.evict_llc(v, now);
                 }
             }
         }
