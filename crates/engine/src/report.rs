@@ -24,6 +24,9 @@ pub struct NicCounters {
     pub rx_desc_wait_ps: u64,
     /// PAUSE frames (XOFF and XON) the port sent.
     pub pause_frames: u64,
+    /// Read tags held, summed over time (ps), and the most held at once.
+    pub tag_ps: u128,
+    pub tags_max: u32,
 }
 
 #[derive(Serialize, Debug, Clone, Default)]
@@ -310,6 +313,7 @@ pub struct PacketReport {
     pub core_util: f64,
     pub per_nic: Vec<PacketMetrics>,
     pub corunner: Option<CorunnerReport>,
+    pub pcie_flow: PcieFlowReport,
     /// Shared Rx rings (rings.sharing > 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rings: Option<RingsReport>,
@@ -333,6 +337,25 @@ pub struct Sample {
     pub ring_set: u8,
 }
 
+/// How the PCIe flow control between NICs and root ports behaved: the
+/// posted-write credits (the root port's write buffer), the read tags, the
+/// DMA engines' request rate. Means are over NICs.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct PcieFlowReport {
+    /// Posted credits a NIC held (64 B lines of its root port's write
+    /// buffer reserved: in flight, being committed, or their UpdateFC in
+    /// flight), time-weighted mean and most at once; 0 when unbounded.
+    pub write_buffer_lines_mean: f64,
+    pub write_buffer_lines_max: u64,
+    /// Share of the time a NIC's Rx DMA waited for posted credits.
+    pub credit_stall_share: f64,
+    /// Read tags a NIC held (outstanding MRd), mean and most at once.
+    pub read_tags_mean: f64,
+    pub read_tags_max: u32,
+    /// MWr and MRd TLPs the NICs issued, per second.
+    pub dma_requests_per_s: f64,
+}
+
 /// What sharing Rx rings costs (shRing paper, Fig 2a, 6b, 11b).
 #[derive(Serialize, Debug, Clone, Default)]
 pub struct RingsReport {
@@ -353,6 +376,8 @@ pub struct RingsReport {
 
 impl NicCounters {
     pub fn add(&mut self, o: &NicCounters) {
+        self.tag_ps += o.tag_ps;
+        self.tags_max = self.tags_max.max(o.tags_max);
         self.arrived += o.arrived;
         self.arrived_bytes += o.arrived_bytes;
         self.drop_rx_buffer += o.drop_rx_buffer;

@@ -185,7 +185,10 @@ params! {
         mrrs: int(Bytes, "512", 128, 4096, "maximum read request size; a power of two"),
         rcb: int(Bytes, "64", 64, 128, "read completion boundary"),
         latency: int(Time, "250ns", 0, 1e9, "one-way latency device <-> root complex, excluding serialisation"),
-        max_read_tags: int(None, "128", 1, 1024, "outstanding non-posted read requests per device"),
+        max_read_tags: int(None, "256", 1, 1024, "outstanding non-posted read requests per device (its tags)"),
+        write_buffer: int(Bytes, "0B", 0, 1e9, "root port's posted-write buffer (Intel's IIO write cache), advertised to the device as posted credits: a line's credit comes back once the LLC or memory has taken it; a multiple of 64 B, 0 = unbounded"),
+        dma_writes_mps: float(None, "0", 0, 100_000, "million MWr TLPs per second the device's DMA engine issues at most; 0 = only the link limits"),
+        dma_reads_mps: float(None, "0", 0, 100_000, "million MRd TLPs per second the device's DMA engine issues at most; 0 = only the link limits"),
     }
     pcie_bench: PcieBenchCfg {
         mode: choice["read", "write", "read_write", "latency"](None, "read", 0, 0, "sim.kind = pcie_bench: the pcie-bench microbenchmark of the device's DMA"),

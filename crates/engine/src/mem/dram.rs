@@ -156,10 +156,11 @@ impl Dram {
     }
 
     /// A 64 B write (writeback or non-allocating DMA): it takes channel time
-    /// but nobody waits for it.
-    pub fn write(&mut self, line: u64, now: Time) {
+    /// but no core waits for it. Returns when the channel has taken it,
+    /// after `now` (what a writer holding a buffer entry for it waits).
+    pub fn write(&mut self, line: u64, now: Time) -> Time {
         self.write_bytes += 64;
-        self.serve(line, now);
+        self.serve(line, now)
     }
 
     pub fn idle_latency(&self) -> Time {

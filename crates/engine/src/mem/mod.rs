@@ -300,11 +300,12 @@ impl Memory {
         }
     }
 
-    /// A line's data goes to DRAM (a write-back or an uncached write).
+    /// A line's data goes to DRAM (a write-back or an uncached write);
+    /// returns when its channel has taken it, after `now`.
     #[inline]
-    fn write_back(&mut self, line: u64, now: Time) {
-        self.dram.write(line, now);
+    fn write_back(&mut self, line: u64, now: Time) -> Time {
         self.stats.dram_write_bytes += LINE;
+        self.dram.write(line, now)
     }
 
     /// Replay the side effects a predicted outcome owes: write-backs go to
@@ -531,43 +532,56 @@ impl Memory {
         }
     }
 
-    /// A DMA write of `len` bytes at `addr`, arriving at the root complex at `now`.
-    pub fn dma_write(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) {
+    /// A DMA write of `len` bytes at `addr`, arriving at the root complex
+    /// at `now`. Returns how long the root port holds it: until the last
+    /// line is committed to the LLC (DDIO) or taken by a memory channel
+    /// (non-allocating), after the home agent's (CHA's) lookup and any
+    /// snoop of cached copies.
+    pub fn dma_write(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) -> Time {
         let allocating = mode == DmaMode::Ddio && self.ddio_mask != 0;
+        let mut commit = 0;
         let mut sets = [0u32; BATCH];
         for (virt, n) in batches(addr, len, self.pages.page_lines()) {
             let first = self.pages.phys(virt);
             self.llc_sets(first, n, &mut sets);
             let mut skipped = 0;
             for (line, &s) in (first..).zip(&sets[..n]) {
-                if s == UNSAMPLED {
-                    if !allocating {
-                        self.dma_write_dram(line, now);
-                    }
+                let c = if s == UNSAMPLED {
                     skipped += 1;
+                    if allocating {
+                        self.llc_lat
+                    } else {
+                        self.llc_lat + self.dma_write_dram(line, now)
+                    }
                 } else {
-                    self.dma_write_line(s as usize, line, allocating, now);
-                }
+                    self.dma_write_line(s as usize, line, allocating, now)
+                };
+                commit = commit.max(c);
             }
             if skipped > 0 && allocating {
                 self.dma_write_unsampled(first, n, skipped, now);
             }
         }
+        commit
     }
 
-    /// A DMA write of one modelled line of LLC set `set`.
+    /// A DMA write of one modelled line of LLC set `set`; returns how long
+    /// it takes to commit.
     #[inline(always)]
-    fn dma_write_line(&mut self, set: usize, line: u64, allocating: bool, now: Time) {
+    fn dma_write_line(&mut self, set: usize, line: u64, allocating: bool, now: Time) -> Time {
         let before = self.side_effects();
         let hits = self.stats.dma_write_hits;
         // (non-inclusive: the L2 copies the snoop filter tracks go; the
         // lookup found the line in the combined LLC / snoop-filter tags)
         let in_l2 = self.sf.is_some() && self.sf_drop(set, line).is_some();
+        // (the CHA's lookup, or a snoop when private copies must go)
+        let mut commit = if in_l2 { self.snoop_lat } else { self.llc_lat };
         match (self.llc.lookup_in(set, line), allocating) {
             (Ok(s), true) => {
                 self.stats.dma_write_hits += 1;
                 if self.llc.sharers(s) != 0 {
                     self.invalidate_sharers(s, None);
+                    commit = self.snoop_lat;
                 }
                 self.llc.touch(s);
                 self.llc.set_dirty(s);
@@ -588,10 +602,13 @@ impl Memory {
             (found, false) => {
                 // Non-allocating: cached copies are stale, data goes to DRAM.
                 if let Ok(s) = found {
+                    if self.llc.sharers(s) != 0 {
+                        commit = self.snoop_lat;
+                    }
                     self.invalidate_sharers(s, None);
                     self.llc.clear(s);
                 }
-                self.dma_write_dram(line, now);
+                commit += self.dma_write_dram(line, now + commit);
             }
         }
         if allocating && self.sampler.is_some() {
@@ -602,6 +619,7 @@ impl Memory {
             };
             self.record(sample::DMA_WRITE, served, before);
         }
+        commit
     }
 
     /// DDIO writes of `skipped` unsampled lines among the `n` from `first`:
@@ -617,10 +635,11 @@ impl Memory {
         self.stats.coherence_invalidations += o.invalidations;
     }
 
-    /// A non-allocating DMA write of a line (its cached copies dropped).
-    fn dma_write_dram(&mut self, line: u64, now: Time) {
+    /// A non-allocating DMA write of a line (its cached copies dropped);
+    /// returns when a memory channel has taken it, after `now`.
+    fn dma_write_dram(&mut self, line: u64, now: Time) -> Time {
         self.stats.dma_write_misses += 1;
-        self.write_back(line, now);
+        self.write_back(line, now)
     }
 
     /// A DMA read of `len` bytes at `addr` reaching the host at `now`.

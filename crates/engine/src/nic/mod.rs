@@ -327,7 +327,11 @@ pub struct Port {
     /// The DMA engine hands a frame to the link only when the link is free,
     /// so Tx reads and descriptor fetches interleave with Rx writes.
     pub rx_ready: VecDeque<(u16, u64)>,
-    pub rx_pump_pending: bool,
+    /// When a queued RxPump event will pump (None: none is queued).
+    pub rx_pump_at: Option<Time>,
+    /// The pump waits for posted credits whose return is not yet known
+    /// (since the time given): the next return wakes it.
+    pub credit_wait: Option<Time>,
     /// Tx buffer: bytes reserved by data reads until the frame leaves the wire.
     pub tx_buffer_used: u64,
     pub tx_buffer: u64,
@@ -350,7 +354,8 @@ impl Port {
             rx_buffer_used: 0,
             rx_buffer,
             rx_ready: VecDeque::new(),
-            rx_pump_pending: false,
+            rx_pump_at: None,
+            credit_wait: None,
             tx_buffer_used: 0,
             tx_buffer,
             tx_leaving: VecDeque::new(),

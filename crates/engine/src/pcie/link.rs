@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use super::tlp::{
-    cpld_wire_bytes, mrd_overhead, mrd_request_tlps_at, mrd_split, mwr_overhead, mwr_wire_bytes_at,
+    cpld_wire_bytes, mrd_overhead, mrd_request_tlps_at, mrd_split, mwr_overhead, mwr_tlps_at,
 };
 use super::{phy, PcieConfig};
 use crate::units::Time;
@@ -162,6 +162,11 @@ impl ReadTags {
         self.free_at.front().copied().unwrap_or(self.last_release)
     }
 
+    /// Tags in use at `t`: those not free by then (releases declared so far).
+    pub fn in_use_at(&self, t: Time) -> u32 {
+        self.tags as u32 - self.free_at.partition_point(|&f| f <= t) as u32
+    }
+
     /// Tags acquired and not yet released.
     pub fn held(&self) -> u32 {
         self.held
@@ -181,6 +186,12 @@ pub struct PcieLink {
     /// Payload bytes (TLP data, no headers) carried upstream and downstream.
     pub data_up: u64,
     pub data_down: u64,
+    /// MWr and MRd TLPs the device has issued.
+    pub writes: u64,
+    pub reads: u64,
+    /// When the device's DMA engine may issue its next MWr / MRd.
+    write_next: Time,
+    read_next: Time,
     cfg: PcieConfig,
 }
 
@@ -199,6 +210,10 @@ impl PcieLink {
             down: Link::new(gbps),
             data_up: 0,
             data_down: 0,
+            writes: 0,
+            reads: 0,
+            write_next: 0,
+            read_next: 0,
             cfg,
         })
     }
@@ -212,10 +227,31 @@ impl PcieLink {
         self.cfg.latency_ps
     }
 
-    /// Posted DMA write: when the last MWr reaches the root complex.
+    /// Posted DMA write: when the last MWr reaches the root complex. The
+    /// DMA engine issues its TLPs no closer than `write_interval_ps`.
     pub fn dma_write(&mut self, now: Time, addr: u64, len: u64) -> Time {
         self.data_up += len;
-        self.up.send(now, mwr_wire_bytes_at(&self.cfg, addr, len)) + self.cfg.latency_ps
+        let tlps = mwr_tlps_at(&self.cfg, addr, len);
+        self.writes += tlps.count;
+        let start = now.max(self.write_next);
+        self.write_next = start + tlps.count * self.cfg.write_interval_ps;
+        // (the last TLP leaves no earlier than its issue slot)
+        let last_issue = self.write_next - self.cfg.write_interval_ps;
+        self.up.send(start, tlps.wire_bytes).max(last_issue) + self.cfg.latency_ps
+    }
+
+    /// When the DMA engine can next put a write on the link: the link is
+    /// idle and the engine may issue.
+    pub fn write_ready_at(&self) -> Time {
+        self.up.free_at().max(self.write_next)
+    }
+
+    /// When the DMA engine may issue the next of `n` MRd TLPs, at or after `now`.
+    fn read_issue(&mut self, now: Time, n: u64) -> Time {
+        self.reads += n;
+        let start = now.max(self.read_next);
+        self.read_next = start + n * self.cfg.read_interval_ps;
+        start
     }
 
     /// MSI interrupt: a 4 B MWr upstream; when it reaches the root complex.
@@ -228,9 +264,10 @@ impl PcieLink {
     /// MRd request(s) for `len` bytes at `addr`: when the last reaches the host.
     /// Tags are the caller's business here; `dma_read` handles them.
     pub fn dma_read_request(&mut self, now: Time, addr: u64, len: u64) -> Time {
-        self.up
-            .send(now, mrd_request_tlps_at(&self.cfg, addr, len).wire_bytes)
-            + self.cfg.latency_ps
+        let tlps = mrd_request_tlps_at(&self.cfg, addr, len);
+        let start = self.read_issue(now, tlps.count);
+        let last_issue = self.read_next - self.cfg.read_interval_ps;
+        self.up.send(start, tlps.wire_bytes).max(last_issue) + self.cfg.latency_ps
     }
 
     /// CplDs for `len` bytes at `addr`, sent downstream once the host has the
@@ -256,7 +293,7 @@ impl PcieLink {
     ) -> Time {
         let mut done = now;
         for (a, n) in mrd_split(&self.cfg, addr, len) {
-            let issue = tags.acquire(now);
+            let issue = self.read_issue(tags.acquire(now), 1);
             let at_host = self.up.send(issue, mrd_overhead(&self.cfg)) + self.cfg.latency_ps;
             let back = self.dma_read_completion(at_host + host_latency_ps, a, n);
             tags.release(back);

@@ -5,16 +5,18 @@
 //! sets) folded into one TLP-layer bandwidth per direction; TLP splitting
 //! and wire bytes for MWr, MRd, CplD (MPS, MRRS, RCB, 4 KiB rule, 32/64-bit
 //! headers, ECRC); each direction as a FIFO serialiser plus a fixed one-way
-//! latency; a bound on outstanding reads (tags); the published closed-form
-//! bandwidths and a simulated pcie-bench.
+//! latency; a bound on outstanding reads (tags); the DMA engine's request
+//! issue rate; posted-write credits of the root port (`credits`); the
+//! published closed-form bandwidths and a simulated pcie-bench.
 //!
-//! Left out: credit-based flow control (credits are assumed plentiful),
-//! replay and bit errors, DLLPs as discrete packets (their cost is a
+//! Left out: non-posted and completion credits (the root port's are
+//! assumed plentiful; tags bound the device's reads), replay and bit errors, DLLPs as discrete packets (their cost is a
 //! bandwidth fraction), gen6 FLIT packing and FEC (gen6/7 are the model's
 //! placeholders), relaxed ordering, and any host-side effects (IOMMU,
 //! caches, memory): the host's answer time is an input.
 
 mod bench;
+mod credits;
 mod link;
 mod nic_ref;
 pub mod phy;
@@ -24,6 +26,7 @@ pub use bench::{
     bench_bandwidth, bench_latency, effective_read_gbps, effective_read_gbps_rcb_chunks,
     effective_read_write_gbps, effective_write_gbps, BenchKind,
 };
+pub use credits::PostedCredits;
 pub use link::{Link, PcieLink, ReadTags};
 pub use nic_ref::{nic_pcie_bytes, nic_pcie_limited_gbps, NicBytes, NicModel, NicPath};
 pub use phy::{raw_gbps, tlp_layer_gbps};
@@ -35,6 +38,15 @@ pub use tlp::{
 
 use crate::config::PcieCfg;
 use crate::units::{Time, NS};
+
+/// The least spacing of requests issued at `mps` million per second.
+fn interval_ps(mps: f64) -> Time {
+    if mps > 0.0 {
+        (1e6 / mps).round() as Time
+    } else {
+        0
+    }
+}
 
 /// One device's link configuration. Sizes in bytes, latency one way
 /// (device <-> root complex, excluding serialisation).
@@ -55,6 +67,12 @@ pub struct PcieConfig {
     pub latency_ps: Time,
     /// Non-posted reads (MRd TLPs) the device may have in flight.
     pub max_read_tags: u32,
+    /// The root port's posted-write buffer in 64 B lines (0 = unbounded).
+    pub write_buffer_lines: u32,
+    /// Least time between two MWr (MRd) TLPs of the device's DMA engine;
+    /// 0 = only the link limits.
+    pub write_interval_ps: Time,
+    pub read_interval_ps: Time,
 }
 
 impl PcieConfig {
@@ -71,7 +89,16 @@ impl PcieConfig {
             ecrc: false,
             latency_ps: p.latency,
             max_read_tags: p.max_read_tags as u32,
+            write_buffer_lines: (p.write_buffer / 64) as u32,
+            write_interval_ps: interval_ps(p.dma_writes_mps),
+            read_interval_ps: interval_ps(p.dma_reads_mps),
         };
+        if p.write_buffer % 64 != 0 {
+            return Err(format!(
+                "pcie.write_buffer = {} B: expected a multiple of 64 B (whole lines)",
+                p.write_buffer
+            ));
+        }
         cfg.validate()?;
         Ok(cfg)
     }
@@ -79,7 +106,8 @@ impl PcieConfig {
 
 impl Default for PcieConfig {
     /// The engine's parameter defaults: gen3 x16, MPS 256, MRRS 512, RCB 64,
-    /// 64-bit addresses, no ECRC, 250 ns, 128 tags.
+    /// 64-bit addresses, no ECRC, 250 ns, 256 tags (8-bit extended tags),
+    /// no limit outside the link (write buffer, DMA engine issue rate).
     fn default() -> PcieConfig {
         PcieConfig {
             gen: 3,
@@ -90,7 +118,10 @@ impl Default for PcieConfig {
             addr64: true,
             ecrc: false,
             latency_ps: 250 * NS,
-            max_read_tags: 128,
+            max_read_tags: 256,
+            write_buffer_lines: 0,
+            write_interval_ps: 0,
+            read_interval_ps: 0,
         }
     }
 }

@@ -77,9 +77,7 @@ impl World {
                 let (_, victim) = a.cache.insert(ctx, mask, true);
                 if let Some(v) = victim {
                     // The evicted context's counters go back to host memory.
-                    let at = self.nics[n].pcie.dma_write(start, v.line * 64, CTX_BYTES);
-                    self.mem
-                        .dma_write(v.line * 64, CTX_BYTES, self.nics[n].mode, at);
+                    self.posted_write(n, start, v.line * 64, CTX_BYTES);
                 }
                 self.dma_read(n, start, ctx * 64, CTX_BYTES)
             }

@@ -22,7 +22,7 @@ use crate::nf::Nf;
 use crate::nic::{CompRing, Discipline, Port, RxQueue, TxQueue};
 use crate::rings::{rxarr::RxArr, rxlist::RxList};
 use crate::config::Cfg;
-use crate::pcie::{PcieConfig, PcieLink, ReadTags};
+use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
 use crate::report::{NicCounters, Report};
 use crate::sim::{rng, stream, EventQueue, Rng};
 use crate::traffic::{Arrival, Packet, Popularity, SizeDist, Source, TrafficSpec};
@@ -168,6 +168,8 @@ pub(crate) struct NicState {
     pub txq: Vec<TxQueue>,
     pub pcie: PcieLink,
     pub tags: ReadTags,
+    /// Posted-write credits held against the root port's write buffer.
+    pub credits: PostedCredits,
     pub src: Source,
     pub next: Packet,
     pub pool: Mempool,
@@ -327,7 +329,7 @@ pub struct World {
     pub(crate) measuring: bool,
     pub(crate) mem_base: MemStats,
     /// At warm-up end, per NIC: PCIe busy time up, down; payload bytes up, down.
-    pub(crate) pcie_base: Vec<[u64; 4]>,
+    pub(crate) pcie_base: Vec<[u64; 5]>,
     pub(crate) core_miss_base: Vec<u64>,
     pub(crate) dshring: Option<shring::Dshring>,
     pub(crate) timeline: Option<Timeline>,
@@ -609,6 +611,7 @@ impl World {
                 txq,
                 pcie: PcieLink::new(pcfg),
                 tags: ReadTags::new(pcfg.max_read_tags),
+                credits: PostedCredits::new(pcfg.write_buffer_lines),
                 src,
                 next,
                 pool,
@@ -843,7 +846,10 @@ impl World {
                 }
                 Ev::TxResched { nic, q } => self.on_tx_resched(nic as usize, q as usize, now),
                 Ev::RxPump { nic } => {
-                    self.nics[nic as usize].port.rx_pump_pending = false;
+                    let port = &mut self.nics[nic as usize].port;
+                    if port.rx_pump_at == Some(now) {
+                        port.rx_pump_at = None;
+                    }
                     self.rx_pump(nic as usize, now)
                 }
                 Ev::TxCqe { nic, q, upto } => self.on_tx_cqe(nic as usize, q as usize, upto, now),
@@ -888,9 +894,13 @@ impl World {
                     n.pcie.down.busy_ps(),
                     n.pcie.data_up,
                     n.pcie.data_down,
+                    n.pcie.writes + n.pcie.reads,
                 ]
             })
             .collect();
+        for n in &mut self.nics {
+            n.credits.reset_stats(now);
+        }
         for n in &mut self.nics {
             for c in &mut n.cqs {
                 c.sample(now, false);

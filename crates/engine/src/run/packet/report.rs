@@ -3,7 +3,8 @@
 
 use super::World;
 use crate::report::{
-    ratio, Body, Bw, CorunnerReport, Dir, NicCounters, PacketReport, Report, RingsReport, SimInfo,
+    ratio, Body, Bw, CorunnerReport, Dir, NicCounters, PacketReport, PcieFlowReport, Report,
+    RingsReport, SimInfo,
 };
 use crate::units::Time;
 use hdrhistogram::Histogram;
@@ -42,6 +43,17 @@ impl World {
             misses += nm;
             per_nic.push(n.c.metrics(&n.hist, (u, d), o, nm, secs));
         }
+        let mut flow = PcieFlowReport::default();
+        for (i, n) in self.nics.iter().enumerate() {
+            let base = self.pcie_base.get(i).copied().unwrap_or_default();
+            let (mean, max, stall) = n.credits.clone().stats(self.end);
+            flow.write_buffer_lines_mean += mean * share;
+            flow.write_buffer_lines_max = flow.write_buffer_lines_max.max(max);
+            flow.credit_stall_share += stall * share;
+            flow.read_tags_mean += n.c.tag_ps as f64 / dur * share;
+            flow.dma_requests_per_s += (n.pcie.writes + n.pcie.reads - base[4]) as f64 / secs;
+        }
+        flow.read_tags_max = total.tags_max;
         let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
         let busy_cycles = busy as f64 * self.cfg.cpu.freq as f64 / 1e6;
         let corunner = self.corunner.as_ref().map(|cr| CorunnerReport {
@@ -77,6 +89,7 @@ impl World {
             core_util: busy as f64 / (dur * self.cores.len() as f64),
             per_nic,
             corunner,
+            pcie_flow: flow,
             rings: (self.cfg.rings.sharing > 1).then(|| {
                 let (n, wait) = self.nics.iter().flat_map(|n| &n.rxq).fold((0, 0u128), |(a, b), r| {
                     (a + r.reposted, b + r.repost_wait)

@@ -8,7 +8,8 @@
 //! Rx buffer holds the source back instead of dropping.
 
 use super::{mem_len, request_done, Ev, World};
-use crate::nic::{Discipline, PktRef, NO_BUF};
+use crate::nic::{Discipline, Port, PktRef, NO_BUF};
+use crate::sim::EventQueue;
 use crate::units::{ser_time, Time};
 use crate::wire::pause::Signal;
 use crate::wire::{wire_bytes, MIN_FRAME};
@@ -141,36 +142,54 @@ impl World {
         self.rx_pump(n, now);
     }
 
-    /// Hand ready frames to the link while it is idle: the frame's data
-    /// MWr TLPs, then its completion entry (with CQE compression, one line
-    /// per 8 frames, or fewer when the queue has no more frames ready).
+    /// Hand ready frames to the link while it is idle and the root port
+    /// has posted credits for them: the frame's data MWr TLPs, then its
+    /// completion entry (with CQE compression, one line per 8 frames, or
+    /// fewer when the queue has no more frames ready).
     pub(super) fn rx_pump(&mut self, n: usize, now: Time) {
         let nic = &mut self.nics[n];
         while let Some(&(cq, pos)) = nic.port.rx_ready.front() {
-            let free = nic.pcie.up.free_at();
+            let free = nic.pcie.write_ready_at();
             if free > now {
-                if !nic.port.rx_pump_pending {
-                    nic.port.rx_pump_pending = true;
-                    self.q.push(free, Ev::RxPump { nic: n as u16 });
-                }
+                pump_at(&mut self.q, n, &mut nic.port, free);
                 break;
             }
-            nic.port.rx_ready.pop_front();
-            let c = &mut nic.cqs[cq as usize];
-            c.ready -= 1;
+            let c = &nic.cqs[cq as usize];
             let (qi, idx) = (c.ring, c.rx_index(pos));
             let pkt = nic.rxq[qi].slot_pkt[nic.rxq[qi].slot(idx)];
             let pay = nic.host_payload(&pkt);
-            let c = &nic.cqs[cq as usize];
-            let start = now.max(nic.port.pipe_free);
-            nic.port.pipe_free = start + self.k.pipe_ps;
             // The header (the whole frame unless split), then a payload
             // bound for host memory; a payload bound for nicmem stays on the NIC.
             // With Rx inlining the header travels in the CQE instead.
             let hdr = self.k.hdr_len(pkt.size);
+            let hdr_addr = (!self.k.hdr_in_cqe(pkt.size)).then(|| nic.pool.data_addr(pkt.mbuf));
+            let per = self.k.cqe_per_line;
+            let with_cqe = (pos + 1) % per == 0 || c.ready == 1;
+            if nic.credits.bounded() {
+                let need = hdr_addr.map_or(0, |a| lines(a, hdr))
+                    + pay.map_or(0, |p| lines(p, mem_len(pkt.size) - hdr))
+                    + with_cqe as u64;
+                if !nic.credits.available(now, need) {
+                    // Wait for the credits: at a known return, or the next one declared.
+                    nic.port.credit_wait.get_or_insert(now);
+                    if let Some(t) = nic.credits.free_at(need) {
+                        pump_at(&mut self.q, n, &mut nic.port, t);
+                    }
+                    break;
+                }
+                if let Some(since) = nic.port.credit_wait.take() {
+                    nic.credits.stalled(since, now);
+                }
+                nic.credits.take(now, need);
+            }
+            nic.port.rx_ready.pop_front();
+            let c = &mut nic.cqs[cq as usize];
+            c.ready -= 1;
+            let start = now.max(nic.port.pipe_free);
+            nic.port.pipe_free = start + self.k.pipe_ps;
             let mut t_end = start;
-            if !self.k.hdr_in_cqe(pkt.size) {
-                t_end = nic.pcie.dma_write(start, nic.pool.data_addr(pkt.mbuf), hdr);
+            if let Some(a) = hdr_addr {
+                t_end = nic.pcie.dma_write(start, a, hdr);
             }
             if let Some(pay) = pay {
                 t_end = nic.pcie.dma_write(start, pay, mem_len(pkt.size) - hdr);
@@ -183,8 +202,7 @@ impl World {
                     idx,
                 },
             );
-            let per = self.k.cqe_per_line;
-            if (pos + 1) % per == 0 || c.ready == 0 {
+            if with_cqe {
                 let line = c.cqe_addr(pos, self.k.rx_cqe, per) & !63;
                 t_end = nic.pcie.dma_write(start, line, self.k.rx_cqe);
                 self.q.push(
@@ -204,6 +222,35 @@ impl World {
         if nic.fc.is_some() {
             self.pause_check(n, now);
         }
+    }
+
+    /// NIC `n`'s root port has taken a posted write of `lines` lines at
+    /// `now` and holds it for `commit`: the credits are back at the NIC an
+    /// UpdateFC later, and a pump waiting for credits retries then.
+    pub(super) fn credits_back(&mut self, n: usize, lines: u64, now: Time, commit: Time) {
+        let nic = &mut self.nics[n];
+        if !nic.credits.bounded() {
+            return;
+        }
+        let at = now + commit + nic.pcie.latency();
+        nic.credits.give_back(lines, at);
+        if nic.port.credit_wait.is_some() {
+            pump_at(&mut self.q, n, &mut nic.port, at);
+        }
+    }
+
+    /// A posted write the NIC sends at `now` without waiting for credits
+    /// (a completion entry, a flow context): it spends them all the same.
+    /// Returns when it reaches the root port.
+    pub(super) fn posted_write(&mut self, n: usize, now: Time, addr: u64, len: u64) -> Time {
+        let nic = &mut self.nics[n];
+        let at = nic.pcie.dma_write(now, addr, len);
+        let commit = self.mem.dma_write(addr, len, nic.mode, at);
+        if nic.credits.bounded() {
+            nic.credits.take(now, lines(addr, len));
+            self.credits_back(n, lines(addr, len), at, commit);
+        }
+        at
     }
 
     /// Send PAUSE signal `s` from NIC `n`'s port to its source at `now`.
@@ -337,6 +384,10 @@ impl World {
         let t_req = nic.pcie.dma_read_request(t, addr, len);
         let lat = self.mem.dma_read(addr, len, nic.mode, t_req);
         let t_done = nic.pcie.dma_read_completion(t_req + lat, addr, len);
+        if self.measuring {
+            nic.c.tag_ps += (t_done - t) as u128 * tags as u128;
+            nic.c.tags_max = nic.c.tags_max.max(nic.tags.in_use_at(t));
+        }
         for _ in 0..tags {
             nic.tags.release(t_done);
         }
@@ -405,20 +456,24 @@ impl World {
         }
     }
 
-    /// The frame is in host memory: DDIO (or DRAM) takes its lines.
+    /// The frame is at the root port: DDIO (or DRAM) takes its lines.
     pub(super) fn on_rx_dma(&mut self, n: usize, qi: usize, idx: u64, now: Time) {
         let nic = &self.nics[n];
         let rq = &nic.rxq[qi];
         let pkt = rq.slot_pkt[rq.slot(idx)];
         let hdr = self.k.hdr_len(pkt.size);
+        let (mut commit, mut n_lines) = (0, 0);
         if !self.k.hdr_in_cqe(pkt.size) {
-            self.mem
-                .dma_write(nic.pool.data_addr(pkt.mbuf), hdr, nic.mode, now);
+            let a = nic.pool.data_addr(pkt.mbuf);
+            commit = self.mem.dma_write(a, hdr, nic.mode, now);
+            n_lines += lines(a, hdr);
         }
         if let Some(pay) = nic.host_payload(&pkt) {
-            self.mem
-                .dma_write(pay, mem_len(pkt.size) - hdr, nic.mode, now);
+            let len = mem_len(pkt.size) - hdr;
+            commit = commit.max(self.mem.dma_write(pay, len, nic.mode, now));
+            n_lines += lines(pay, len);
         }
+        self.credits_back(n, n_lines, now, commit);
     }
 
     /// A completion line is in host memory: the core polling this queue
@@ -428,10 +483,11 @@ impl World {
         let nic = &mut self.nics[n];
         let c = &mut nic.cqs[cq];
         let line = c.cqe_addr(upto - 1, self.k.rx_cqe, self.k.cqe_per_line) & !63;
-        self.mem.dma_write(line, self.k.rx_cqe, nic.mode, now);
+        let commit = self.mem.dma_write(line, self.k.rx_cqe, nic.mode, now);
         c.sample(now, measuring);
         c.completed = c.completed.max(upto);
         let core = nic.first_core + cq % nic.txq.len();
+        self.credits_back(n, 1, now, commit);
         self.wake(core, now);
     }
 
@@ -440,5 +496,18 @@ impl World {
             self.cores[core].sleeping = false;
             self.q.push(now, Ev::CorePoll { core: core as u16 });
         }
+    }
+}
+
+/// Lines a write of `len` bytes at `addr` touches.
+fn lines(addr: u64, len: u64) -> u64 {
+    (addr + len.max(1) - 1) / 64 - addr / 64 + 1
+}
+
+/// Queue an RxPump for NIC `n` at `at`, unless one comes no later.
+fn pump_at(q: &mut EventQueue<Ev>, n: usize, port: &mut Port, at: Time) {
+    if port.rx_pump_at.is_none_or(|p| at < p) {
+        port.rx_pump_at = Some(at);
+        q.push(at, Ev::RxPump { nic: n as u16 });
     }
 }

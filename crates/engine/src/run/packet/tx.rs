@@ -222,8 +222,9 @@ impl World {
         let nic = &mut self.nics[n];
         let tq = &mut nic.txq[qi];
         let addr = tq.cqe_addr(upto - 1, self.cfg.nic.cqe_size);
-        let at = nic.pcie.dma_write(now, addr, self.cfg.nic.cqe_size);
-        self.mem.dma_write(addr, self.cfg.nic.cqe_size, nic.mode, at);
+        self.posted_write(n, now, addr, self.cfg.nic.cqe_size);
+        let nic = &mut self.nics[n];
+        let tq = &mut nic.txq[qi];
         tq.completed = tq.completed.max(upto);
         let core = nic.first_core + qi;
         self.wake(core, now);
