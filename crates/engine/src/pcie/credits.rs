@@ -93,6 +93,9 @@ impl PostedCredits {
     /// so far; None if they are not enough (a return still to be declared
     /// must come first).
     pub fn free_at(&self, lines: u64) -> Option<Time> {
+        if !self.bounded() {
+            return Some(self.last);
+        }
         let need = (self.in_use + lines).saturating_sub(self.capacity.max(lines));
         let mut got = 0;
         for &(t, n) in &self.returns {
