@@ -288,3 +288,53 @@ fn poisson_at_line_rate_is_the_constant_schedule_whatever_the_seed() {
     assert_eq!(strip(at("100Gbps", "poisson", 1)), strip(at("100Gbps", "constant", 1)));
     assert_ne!(strip(at("90Gbps", "poisson", 1)), strip(at("90Gbps", "poisson", 2)), "below line rate the seed draws the gaps");
 }
+
+/// Back-pressure from memory to PCIe: with DDIO off every Rx line goes to
+/// DRAM and every Tx read comes from it; one channel of 6.4 GB/s cannot
+/// move 100 Gb/s of frames in and out. Either way the channel bounds what is
+/// forwarded (half its bytes are writes, half reads: 25.6 Gb/s). With the
+/// root port's write buffer bounded, posted credits come back only as the
+/// channel takes lines, so the link waits and the backlog stays in the NIC,
+/// where it is dropped; unbounded (the old model) the link runs on and an
+/// ever longer write backlog in memory starves the NIC's reads.
+#[test]
+fn a_slow_memory_slows_the_link_through_posted_credits() {
+    let slow = |buffer: &str| {
+        go(short(json!({
+            "traffic": {"rate": "100Gbps", "size": 1500},
+            "cpu": {"cores": 2},
+            "llc": {"ddio_ways": 0},
+            "dram": {"channels": 1, "channel_bw": "6400MB/s"},
+            "pcie": {"write_buffer": buffer},
+        })))
+    };
+    let free = slow("0B");
+    let held = slow("8KiB");
+    for r in [&free, &held] {
+        assert!(r.packets.throughput_gbps < 25.6, "{}", r.packets.throughput_gbps);
+        assert!(r.packets.throughput_gbps > 15.0, "{}", r.packets.throughput_gbps);
+    }
+    assert_eq!(free.pcie_flow.credit_stall_share, 0.0);
+    assert!(held.pcie_flow.credit_stall_share > 0.3, "{:?}", held.pcie_flow);
+    assert!((128..=130).contains(&held.pcie_flow.write_buffer_lines_max), "{:?}", held.pcie_flow);
+    // Unbounded, the reads wait behind the memory's write backlog: every
+    // tag is held and latency runs away.
+    assert_eq!(free.pcie_flow.read_tags_max, 256);
+    assert!(held.pcie_flow.read_tags_mean * 4.0 < free.pcie_flow.read_tags_mean, "{:?} {:?}", held.pcie_flow, free.pcie_flow);
+    let p50 = |r: &Report| r.packets.latency_ns.as_ref().expect("packets completed").p50;
+    assert!(p50(&held) * 3.0 < p50(&free));
+}
+
+/// With DDIO and an idle memory, the same buffer does not bind: a DDIO
+/// write's credit loop is short.
+#[test]
+fn posted_credits_do_not_bind_a_fast_memory() {
+    let r = |buffer: &str| {
+        go(short(json!({"traffic": {"rate": "100Gbps", "size": 1500}, "cpu": {"cores": 2}, "pcie": {"write_buffer": buffer}})))
+    };
+    let (free, held) = (r("0B"), r("8KiB"));
+    assert!(held.pcie_flow.credit_stall_share < 0.01, "{:?}", held.pcie_flow);
+    let (a, b) = (free.packets.throughput_gbps, held.packets.throughput_gbps);
+    assert!((a - b).abs() / a < 0.01, "{a} vs {b}");
+    assert!(held.pcie_flow.read_tags_max > 0 && held.pcie_flow.dma_requests_per_s > 1e6);
+}

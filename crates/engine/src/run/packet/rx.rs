@@ -9,6 +9,7 @@
 
 use super::{mem_len, request_done, Ev, World};
 use crate::nic::{Discipline, Port, PktRef, NO_BUF};
+use crate::pcie::mwr_wire_bytes_at;
 use crate::sim::EventQueue;
 use crate::units::{ser_time, Time};
 use crate::wire::pause::Signal;
@@ -462,18 +463,27 @@ impl World {
         let rq = &nic.rxq[qi];
         let pkt = rq.slot_pkt[rq.slot(idx)];
         let hdr = self.k.hdr_len(pkt.size);
-        let (mut commit, mut n_lines) = (0, 0);
+        let (mut commit, mut n_lines, mut wire) = (0, 0, 0);
+        let pcfg = *nic.pcie.cfg();
         if !self.k.hdr_in_cqe(pkt.size) {
             let a = nic.pool.data_addr(pkt.mbuf);
             commit = self.mem.dma_write(a, hdr, nic.mode, now);
             n_lines += lines(a, hdr);
+            wire += mwr_wire_bytes_at(&pcfg, a, hdr);
         }
         if let Some(pay) = nic.host_payload(&pkt) {
             let len = mem_len(pkt.size) - hdr;
             commit = commit.max(self.mem.dma_write(pay, len, nic.mode, now));
             n_lines += lines(pay, len);
+            wire += mwr_wire_bytes_at(&pcfg, pay, len);
         }
-        self.credits_back(n, n_lines, now, commit);
+        // The frame's credits were all taken when its first TLP left; each
+        // TLP's are held from its own send, so they come back as early as
+        // the first TLP's would (same credit-time as TLP by TLP).
+        let up = &self.nics[n].pcie.up;
+        let first = mwr_wire_bytes_at(&pcfg, 0, mem_len(pkt.size).min(pcfg.mps as u64));
+        let early = up.ser_ps(wire).saturating_sub(up.ser_ps(first));
+        self.credits_back(n, n_lines, now.saturating_sub(early), commit);
     }
 
     /// A completion line is in host memory: the core polling this queue
