@@ -463,24 +463,27 @@ impl World {
         let rq = &nic.rxq[qi];
         let pkt = rq.slot_pkt[rq.slot(idx)];
         let hdr = self.k.hdr_len(pkt.size);
-        let (mut commit, mut n_lines, mut wire) = (0, 0, 0);
-        let pcfg = *nic.pcie.cfg();
-        if !self.k.hdr_in_cqe(pkt.size) {
-            let a = nic.pool.data_addr(pkt.mbuf);
+        let mut commit = 0;
+        let hdr_addr = (!self.k.hdr_in_cqe(pkt.size)).then(|| nic.pool.data_addr(pkt.mbuf));
+        let pay = nic.host_payload(&pkt).map(|p| (p, mem_len(pkt.size) - hdr));
+        if let Some(a) = hdr_addr {
             commit = self.mem.dma_write(a, hdr, nic.mode, now);
-            n_lines += lines(a, hdr);
-            wire += mwr_wire_bytes_at(&pcfg, a, hdr);
         }
-        if let Some(pay) = nic.host_payload(&pkt) {
-            let len = mem_len(pkt.size) - hdr;
-            commit = commit.max(self.mem.dma_write(pay, len, nic.mode, now));
-            n_lines += lines(pay, len);
-            wire += mwr_wire_bytes_at(&pcfg, pay, len);
+        if let Some((p, len)) = pay {
+            commit = commit.max(self.mem.dma_write(p, len, nic.mode, now));
         }
+        if !nic.credits.bounded() {
+            return;
+        }
+        let pcfg = *nic.pcie.cfg();
+        let writes = hdr_addr.map(|a| (a, hdr)).into_iter().chain(pay);
+        let (n_lines, wire) = writes.fold((0, 0), |(l, w), (a, len)| {
+            (l + lines(a, len), w + mwr_wire_bytes_at(&pcfg, a, len))
+        });
         // The frame's credits were all taken when its first TLP left; each
         // TLP's are held from its own send, so they come back as early as
         // the first TLP's would (same credit-time as TLP by TLP).
-        let up = &self.nics[n].pcie.up;
+        let up = &nic.pcie.up;
         let first = mwr_wire_bytes_at(&pcfg, 0, mem_len(pkt.size).min(pcfg.mps as u64));
         let early = up.ser_ps(wire).saturating_sub(up.ser_ps(first));
         self.credits_back(n, n_lines, now.saturating_sub(early), commit);
