@@ -35,6 +35,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("llc_hit_rate_cpu", "", "share of the cores' L2 misses that hit in the LLC"),
     Metric("l2_prefetches_per_packet", "lines", "lines the L2 prefetchers (adjacent-line, streamer) fetched per received packet"),
     Metric("sf_back_invalidations_per_packet", "lines", "L2 copies dropped because a non-inclusive LLC's snoop filter evicted their entry, per received packet"),
+    Metric("dma_rfo_reads_per_packet", "lines", "DMA writes covering part of a line whose rest was read from DRAM for the merge (RFO misses, PCM's \"PCIe write partial cache line\"), per received packet"),
     Metric("mem_bw_gbytes_s.read", "GB/s", "DRAM read bandwidth"),
     Metric("mem_bw_gbytes_s.write", "GB/s", "DRAM write bandwidth"),
     Metric("pcie_util.upstream", "", "PCIe link utilisation, device to host (DMA writes, read requests)"),

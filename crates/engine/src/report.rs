@@ -306,6 +306,9 @@ pub struct PacketReport {
     /// L2 copies a non-inclusive LLC's snoop filter evicted, per received
     /// packet.
     pub sf_back_invalidations_per_packet: f64,
+    /// DMA writes of part of a line whose rest the root complex read from
+    /// DRAM for the merge (RFO misses), per received packet.
+    pub dma_rfo_reads_per_packet: f64,
     pub mem_bw_gbytes_s: Bw,
     /// Core cycles (work + memory stalls) per received packet.
     pub cycles_per_packet: f64,

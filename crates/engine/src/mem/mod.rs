@@ -66,6 +66,8 @@ pub struct MemStats {
     pub sf_back_invalidations: u64,
     /// Lines the L2 prefetchers brought in.
     pub l2_prefetches: u64,
+    /// Partially DMA-written lines whose rest was read from DRAM (RFO misses).
+    pub dma_rfo_reads: u64,
     pub dram_read_bytes: u64,
     pub dram_write_bytes: u64,
 }
@@ -83,6 +85,7 @@ impl MemStats {
             coherence_invalidations: self.coherence_invalidations - base.coherence_invalidations,
             sf_back_invalidations: self.sf_back_invalidations - base.sf_back_invalidations,
             l2_prefetches: self.l2_prefetches - base.l2_prefetches,
+            dma_rfo_reads: self.dma_rfo_reads - base.dma_rfo_reads,
             dram_read_bytes: self.dram_read_bytes - base.dram_read_bytes,
             dram_write_bytes: self.dram_write_bytes - base.dram_write_bytes,
         }
@@ -536,16 +539,25 @@ impl Memory {
     /// at `now`. Returns how long the root port holds it: until the last
     /// line is committed to the LLC (DDIO) or taken by a memory channel
     /// (non-allocating), after the home agent's (CHA's) lookup and any
-    /// snoop of cached copies.
+    /// snoop of cached copies. A line the write covers only in part is
+    /// an RFO (Intel PCM: "Demand Data RFO [PCIe write partial cache
+    /// line]"; a whole line is an ItoM): the rest of the line must be read
+    /// before the merge, from DRAM when no cache holds it.
     pub fn dma_write(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) -> Time {
         let allocating = mode == DmaMode::Ddio && self.ddio_mask != 0;
         let mut commit = 0;
         let mut sets = [0u32; BATCH];
+        // (virtual lines: the first and last the write touches, if partial)
+        let end = addr + len.max(1);
+        let head = (addr % LINE != 0 || len < LINE).then_some(addr / LINE);
+        let tail = (end % LINE != 0).then_some((end - 1) / LINE);
         for (virt, n) in batches(addr, len, self.pages.page_lines()) {
             let first = self.pages.phys(virt);
             self.llc_sets(first, n, &mut sets);
             let mut skipped = 0;
-            for (line, &s) in (first..).zip(&sets[..n]) {
+            for (i, (line, &s)) in (first..).zip(&sets[..n]).enumerate() {
+                let v = Some(virt + i as u64);
+                let partial = v == head || v == tail;
                 let c = if s == UNSAMPLED {
                     skipped += 1;
                     if allocating {
@@ -554,7 +566,7 @@ impl Memory {
                         self.llc_lat + self.dma_write_dram(line, now)
                     }
                 } else {
-                    self.dma_write_line(s as usize, line, allocating, now)
+                    self.dma_write_line(s as usize, line, allocating, partial, now)
                 };
                 commit = commit.max(c);
             }
@@ -568,7 +580,7 @@ impl Memory {
     /// A DMA write of one modelled line of LLC set `set`; returns how long
     /// it takes to commit.
     #[inline(always)]
-    fn dma_write_line(&mut self, set: usize, line: u64, allocating: bool, now: Time) -> Time {
+    fn dma_write_line(&mut self, set: usize, line: u64, allocating: bool, partial: bool, now: Time) -> Time {
         let before = self.side_effects();
         let hits = self.stats.dma_write_hits;
         // (non-inclusive: the L2 copies the snoop filter tracks go; the
@@ -593,6 +605,9 @@ impl Memory {
                     self.stats.dma_write_hits += 1;
                 } else {
                     self.stats.dma_write_misses += 1;
+                    if partial {
+                        commit += self.rfo_read(line, now + commit);
+                    }
                 }
                 let (_, victim) = self.llc.insert_at(set, line, self.ddio_mask, true);
                 if let Some(v) = victim {
@@ -607,6 +622,8 @@ impl Memory {
                     }
                     self.invalidate_sharers(s, None);
                     self.llc.clear(s);
+                } else if partial && !in_l2 {
+                    commit += self.rfo_read(line, now + commit);
                 }
                 commit += self.dma_write_dram(line, now + commit);
             }
@@ -633,6 +650,14 @@ impl Memory {
             self.write_back(spread(first, n, i, o.writebacks), now);
         }
         self.stats.coherence_invalidations += o.invalidations;
+    }
+
+    /// The rest of a partially written line, read from DRAM for the merge;
+    /// returns its latency.
+    fn rfo_read(&mut self, line: u64, now: Time) -> Time {
+        self.stats.dma_rfo_reads += 1;
+        self.stats.dram_read_bytes += LINE;
+        self.dram.read(line, now)
     }
 
     /// A non-allocating DMA write of a line (its cached copies dropped);
@@ -759,6 +784,37 @@ mod tests {
             c.sim.seed,
             vec![c.llc.cat_masks.as_slice().first().copied().unwrap_or(0x7ff); 2],
         )
+    }
+
+    /// A DMA write covering part of a line reads the rest first (an RFO),
+    /// from DRAM when no cache holds the line; whole lines (ItoM) never
+    /// read. The read lengthens the root port's hold on the write.
+    #[test]
+    fn partial_line_dma_writes_read_the_line_whole_ones_do_not() {
+        for ddio in [2, 0] {
+            let mut m = mem(json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": true, "ddio_ways": ddio}}));
+            let mode = DmaMode::Ddio;
+            let (base, t) = (1u64 << 30, 1_000_000);
+            // 1496 B from a line boundary: 23 whole lines, 1 partial.
+            let full_commit = m.dma_write(base, 1472, mode, t);
+            assert_eq!(m.stats.dma_rfo_reads, 0);
+            let commit = m.dma_write(base + 4096, 1496, mode, t);
+            assert_eq!((m.stats.dma_rfo_reads, m.stats.dram_read_bytes), (1, 64), "ddio {ddio}");
+            assert!(commit >= full_commit + m.dram.idle_latency(), "{commit} vs {full_commit}");
+            // Unaligned start and end: two partial lines.
+            m.dma_write(base + 8192 + 8, 100, mode, t);
+            assert_eq!(m.stats.dma_rfo_reads, 3);
+            if ddio > 0 {
+                // Now cached (DDIO allocated it): the merge reads no DRAM.
+                m.dma_write(base + 4096 + 1472, 24, mode, t);
+                assert_eq!(m.stats.dma_rfo_reads, 3);
+            }
+        }
+        // A line a core holds is merged from the cache, not DRAM.
+        let mut m = mem(json!({}));
+        m.core_access(0, 1 << 30, true, 0);
+        m.dma_write(1 << 30, 60, DmaMode::Ddio, 1000);
+        assert_eq!(m.stats.dma_rfo_reads, 0);
     }
 
     /// Set sampling is exact for the lines it models: a mixed trace of DMA

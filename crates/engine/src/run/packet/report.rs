@@ -77,6 +77,7 @@ impl World {
             llc_hit_rate_cpu: ratio(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),
             l2_prefetches_per_packet: ratio(m.l2_prefetches, total.rx_pkts),
             sf_back_invalidations_per_packet: ratio(m.sf_back_invalidations, total.rx_pkts),
+            dma_rfo_reads_per_packet: ratio(m.dma_rfo_reads, total.rx_pkts),
             mem_bw_gbytes_s: Bw {
                 read: m.dram_read_bytes as f64 / secs / 1e9,
                 write: m.dram_write_bytes as f64 / secs / 1e9,
