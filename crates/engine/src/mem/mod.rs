@@ -549,15 +549,15 @@ impl Memory {
         let mut sets = [0u32; BATCH];
         // (virtual lines: the first and last the write touches, if partial)
         let end = addr + len.max(1);
-        let head = (addr % LINE != 0 || len < LINE).then_some(addr / LINE);
-        let tail = (end % LINE != 0).then_some((end - 1) / LINE);
+        let head = if addr % LINE != 0 || len < LINE { addr / LINE } else { u64::MAX };
+        let tail = if end % LINE != 0 { (end - 1) / LINE } else { u64::MAX };
         for (virt, n) in batches(addr, len, self.pages.page_lines()) {
             let first = self.pages.phys(virt);
             self.llc_sets(first, n, &mut sets);
             let mut skipped = 0;
-            for (i, (line, &s)) in (first..).zip(&sets[..n]).enumerate() {
-                let v = Some(virt + i as u64);
-                let partial = v == head || v == tail;
+            for (i, &s) in sets[..n].iter().enumerate() {
+                let (line, v) = (first + i as u64, virt + i as u64);
+                let partial = (v == head) | (v == tail);
                 let c = if s == UNSAMPLED {
                     skipped += 1;
                     if allocating {
