@@ -1,12 +1,13 @@
 //! pcie-bench as a scenario: a device issuing back-to-back DMA reads,
 //! writes or both of `size` bytes over a window of host memory (bandwidth),
 //! or one read at a time (latency), with the window warm in the LLC or
-//! flushed before each transfer. It uses the same PCIe link, read tags and
-//! memory hierarchy as the NIC, so its numbers are the NIC's limits.
+//! flushed before each transfer. It uses the same PCIe link, read tags,
+//! posted credits and memory hierarchy as the NIC, so its numbers are the
+//! NIC's limits.
 
 use crate::mem::{DmaMode, Memory};
 use crate::config::Cfg;
-use crate::pcie::{PcieConfig, PcieLink, ReadTags};
+use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
 use crate::report::{latency, ratio, PcieBenchReport, Report, Body, SimInfo};
 use crate::units::Time;
 use hdrhistogram::Histogram;
@@ -17,6 +18,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
     let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);
     let mut link = PcieLink::new(pcfg);
     let mut tags = ReadTags::new(pcfg.max_read_tags);
+    let mut credits = PostedCredits::new(pcfg.write_buffer_lines);
     let mode = c.pcie_bench.mode.to_string();
     let size = c.pcie_bench.size;
     let window = c.pcie_bench.window.max(size);
@@ -44,8 +46,15 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
             _ => false,
         };
         let (start, done) = if write {
+            // Posted credits: wait until the root port has room.
+            let lines = (addr + size - 1) / 64 - addr / 64 + 1;
+            if !credits.available(t, lines) {
+                t = credits.free_at(lines).expect("every return is known");
+            }
+            credits.take(t, lines);
             let at = link.dma_write(t, addr, size);
-            mem.dma_write(addr, size, DmaMode::Ddio, at);
+            let commit = mem.dma_write(addr, size, DmaMode::Ddio, at);
+            credits.give_back(lines, at + commit + pcfg.latency_ps);
             (t, at)
         } else {
             let pieces = size.div_ceil(pcfg.mrrs as u64);
@@ -106,6 +115,22 @@ mod tests {
     fn bench(mode: &str, size: u64, cache: &str) -> PcieBenchReport {
         let c = validate(&json!({"sim": {"kind": "pcie_bench"}, "pcie_bench": {"mode": mode, "size": size, "cache": cache, "transfers": 20000}})).unwrap();
         run(&c).unwrap().pcie_bench().cloned().unwrap()
+    }
+
+    /// Little's law on the posted credits: a 4-line write buffer admits 4
+    /// lines per credit loop (send, flight, the LLC's commit, UpdateFC flight).
+    #[test]
+    fn a_small_write_buffer_bounds_writes_by_its_credit_loop() {
+        let c = validate(&json!({"sim": {"kind": "pcie_bench"}, "pcie": {"write_buffer": "256B"},
+            "pcie_bench": {"mode": "write", "size": 64, "transfers": 20000}})).unwrap();
+        let got = run(&c).unwrap().pcie_bench().cloned().unwrap().transfers_per_s;
+        let p = PcieConfig::from_section(&c.pcie).unwrap();
+        let link = crate::pcie::PcieLink::new(p);
+        let lat = p.latency_ps;
+        let llc = c.llc.latency;
+        let ser = link.up.ser_ps(crate::pcie::mwr_wire_bytes(&p, 64));
+        let want = 4.0 / ((ser + 2 * lat + llc) as f64 * 1e-12);
+        assert!((got - want).abs() / want < 0.02, "{got} vs {want}");
     }
 
     #[test]
