@@ -559,6 +559,8 @@ impl Memory {
                 let (line, v) = (first + i as u64, virt + i as u64);
                 let partial = (v == head) | (v == tail);
                 let c = if s == UNSAMPLED {
+                    // (set sampling prices an unsampled line's hit or miss by
+                    // the sampled mix, but not its RFO read: left out)
                     skipped += 1;
                     if allocating {
                         self.llc_lat

@@ -16,6 +16,11 @@ use std::collections::VecDeque;
 
 use crate::units::Time;
 
+/// Lines (credits) a write of `len` bytes at `addr` needs.
+pub fn lines(addr: u64, len: u64) -> u64 {
+    (addr + len.max(1) - 1) / 64 - addr / 64 + 1
+}
+
 /// The posted credits one device holds against its root port.
 #[derive(Clone, Debug, Default)]
 pub struct PostedCredits {

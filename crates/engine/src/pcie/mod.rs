@@ -26,7 +26,7 @@ pub use bench::{
     bench_bandwidth, bench_latency, effective_read_gbps, effective_read_gbps_rcb_chunks,
     effective_read_write_gbps, effective_write_gbps, BenchKind,
 };
-pub use credits::PostedCredits;
+pub use credits::{lines, PostedCredits};
 pub use link::{Link, PcieLink, ReadTags};
 pub use nic_ref::{nic_pcie_bytes, nic_pcie_limited_gbps, NicBytes, NicModel, NicPath};
 pub use phy::{raw_gbps, tlp_layer_gbps};

@@ -47,7 +47,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
         };
         let (start, done) = if write {
             // Posted credits: wait until the root port has room.
-            let lines = (addr + size - 1) / 64 - addr / 64 + 1;
+            let lines = crate::pcie::lines(addr, size);
             if !credits.available(t, lines) {
                 t = credits.free_at(lines).expect("every return is known");
             }

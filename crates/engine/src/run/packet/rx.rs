@@ -9,7 +9,7 @@
 
 use super::{mem_len, request_done, Ev, World};
 use crate::nic::{Discipline, Port, PktRef, NO_BUF};
-use crate::pcie::mwr_wire_bytes_at;
+use crate::pcie::{lines, mwr_wire_bytes_at};
 use crate::sim::EventQueue;
 use crate::units::{ser_time, Time};
 use crate::wire::pause::Signal;
@@ -510,11 +510,6 @@ impl World {
             self.q.push(now, Ev::CorePoll { core: core as u16 });
         }
     }
-}
-
-/// Lines a write of `len` bytes at `addr` touches.
-fn lines(addr: u64, len: u64) -> u64 {
-    (addr + len.max(1) - 1) / 64 - addr / 64 + 1
 }
 
 /// Queue an RxPump for NIC `n` at `at`, unless one comes no later.
