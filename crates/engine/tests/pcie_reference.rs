@@ -76,6 +76,7 @@ fn cfg(r: &Row) -> PcieConfig {
         ecrc: false,
         latency_ps: 250 * NS,
         max_read_tags: 768,
+        ..PcieConfig::default()
     }
 }
 

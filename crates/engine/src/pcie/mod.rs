@@ -10,10 +10,11 @@
 //! published closed-form bandwidths and a simulated pcie-bench.
 //!
 //! Left out: non-posted and completion credits (the root port's are
-//! assumed plentiful; tags bound the device's reads), replay and bit errors, DLLPs as discrete packets (their cost is a
-//! bandwidth fraction), gen6 FLIT packing and FEC (gen6/7 are the model's
-//! placeholders), relaxed ordering, and any host-side effects (IOMMU,
-//! caches, memory): the host's answer time is an input.
+//! assumed plentiful; tags bound the device's reads), replay and bit
+//! errors, DLLPs as discrete packets (their cost is a bandwidth fraction),
+//! gen6 FLIT packing and FEC (gen6/7 are the model's placeholders), relaxed
+//! ordering, and the IOMMU. The host's answer time and a posted write's
+//! commit are inputs from the memory model.
 
 mod bench;
 mod credits;
