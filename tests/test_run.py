@@ -41,7 +41,7 @@ def leaves(tree, prefix=""):
     """Dotted paths of the numbers in a report, skipping per_nic and sim."""
     for key, value in tree.items():
         path = f"{prefix}{key}"
-        if path in ("per_nic", "sim") or value is None:
+        if path in ("per_nic", "sim", "bottleneck") or value is None:
             continue
         if isinstance(value, dict):
             yield from leaves(value, f"{path}.")
@@ -261,3 +261,27 @@ def test_pcie_bench_matches_the_measured_nfp6000_small_and_large():
     link = packetpath.run({"profile": "pciebench-nfp6000", "sim": {"kind": "pcie_bench"},
                            "pcie": {"dma_writes_mps": 0}, "pcie_bench": {"mode": "write", "size": 64, "transfers": 4000}})
     assert link["pcie_bench"]["transfers_per_s"] > 1.5 * 47.4e6
+
+
+def test_every_run_says_what_bounds_it():
+    """The busiest resource, its runner-up and every resource's utilisation;
+    the CLI says it in one sentence."""
+    from packetpath.cli import bottleneck_sentence
+
+    pcie = packetpath.run("l2fwd", set={**SHORT, "traffic.size": 1500, "cpu.cores": 2, "pcie.write_buffer": "0B"})["bottleneck"]
+    assert pcie["resource"] == "PCIe upstream" and pcie["utilisation"] > 0.95
+    names = [r["name"] for r in pcie["resources"]]
+    assert {"wire", "PCIe upstream", "PCIe downstream", "read tags", "DRAM", "cores", "Rx descriptors"} <= set(names)
+    utils = [r["utilisation"] for r in pcie["resources"]]
+    assert utils == sorted(utils, reverse=True) and pcie["next"] == names[1]
+    assert bottleneck_sentence(pcie).startswith("bound by PCIe upstream at ")
+    # With the profile's write buffer the credits hold the link back.
+    held = packetpath.run("l2fwd", set={**SHORT, "traffic.size": 1500, "cpu.cores": 2})["bottleneck"]
+    assert held["resource"] == "posted credits" and held["next"] == "PCIe upstream"
+    assert "waited for posted credits" in held["evidence"]
+    assert all(0 <= r["utilisation"] <= 1 for r in held["resources"])
+    cores = packetpath.run("l2fwd", set={**SHORT, "traffic.size": 64, "cpu.cores": 1})["bottleneck"]
+    assert cores["resource"] == "cores" and "PAUSE frames" in cores["evidence"]  # flow control: no drops
+    light = packetpath.run("l2fwd", set={**SHORT, "traffic.rate": "20Gbps"})["bottleneck"]
+    assert light["resource"] == "offered load"
+    assert bottleneck_sentence(light).startswith("bound by the offered load")

@@ -141,11 +141,22 @@ def run_cmd(
         _print_json(report)
         return
     _console().print(_report_table(scenario_, report, all_))
+    if report.get("bottleneck"):
+        typer.echo(bottleneck_sentence(report["bottleneck"]))
     if report.get("timeline"):
         _console().print(_timeline_table(report["timeline"]))
     if report.get("pause_frames"):  # the source was held back: its offered load is not traffic.rate
         typer.echo(f"note: the ports sent {report['pause_frames']:,} PAUSE frames (nic.flow_control), so the source "
                    f"offered {report['offered_gbps']:.4g} Gbps, what the server let it send, not traffic.rate")
+
+
+def bottleneck_sentence(b: dict[str, Any]) -> str:
+    """What bounds a run, in one sentence."""
+    if b["resource"] == "offered load":
+        return (f"bound by the offered load: nothing dropped; busiest resource {b['next']} "
+                f"at {b['next_utilisation']:.1%}")
+    return (f"bound by {b['resource']} at {b['utilisation']:.1%}: {b['evidence']}; "
+            f"next: {b['next']} at {b['next_utilisation']:.1%}")
 
 
 def _timeline_table(samples: list[dict[str, Any]]) -> Table:

@@ -16,6 +16,7 @@ pub struct NicCounters {
     pub drop_core: u64,
     pub rx_pkts: u64,
     pub tx_bytes: u64,
+    pub tx_pkts: u64,
     /// Split frames whose payload went to a nicmem / a host buffer.
     pub pay_nicmem: u64,
     pub pay_host: u64,
@@ -317,6 +318,8 @@ pub struct PacketReport {
     pub per_nic: Vec<PacketMetrics>,
     pub corunner: Option<CorunnerReport>,
     pub pcie_flow: PcieFlowReport,
+    /// What bounds this run: the busiest resource and the runner-up.
+    pub bottleneck: Bottleneck,
     /// Shared Rx rings (rings.sharing > 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rings: Option<RingsReport>,
@@ -339,6 +342,32 @@ pub struct Sample {
     /// 1 = shared); otherwise 1 for shared rings and 0 for private ones.
     pub ring_set: u8,
 }
+
+/// The resource that bounds a run: each resource's utilisation (busiest
+/// NIC for per-NIC resources), the busiest and the runner-up. A run whose
+/// busiest resource is below `SATURATED` and that drops nothing is bound
+/// by its offered load.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct Bottleneck {
+    /// "offered load" or one of the resources below.
+    pub resource: String,
+    pub utilisation: f64,
+    /// What shows it: drops, stalls, queues.
+    pub evidence: String,
+    pub next: String,
+    pub next_utilisation: f64,
+    /// Every resource's utilisation, busiest first.
+    pub resources: Vec<Resource>,
+}
+
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct Resource {
+    pub name: String,
+    pub utilisation: f64,
+}
+
+/// Utilisation from which a resource counts as saturated.
+pub const SATURATED: f64 = 0.95;
 
 /// How the PCIe flow control between NICs and root ports behaved: the
 /// posted-write credits (the root port's write buffer), the read tags, the
@@ -380,6 +409,7 @@ pub struct RingsReport {
 impl NicCounters {
     pub fn add(&mut self, o: &NicCounters) {
         self.tag_ps += o.tag_ps;
+        self.tx_pkts += o.tx_pkts;
         self.tags_max = self.tags_max.max(o.tags_max);
         self.arrived += o.arrived;
         self.arrived_bytes += o.arrived_bytes;

@@ -96,6 +96,7 @@ impl World {
         super::request_done(&mut self.q, n, &mut nic.client, end);
         if end >= self.cfg.sim.warmup && end <= self.end {
             nic.c.tx_bytes += pkt.size as u64;
+            nic.c.tx_pkts += 1;
             if pkt.arrival >= self.cfg.sim.warmup {
                 let _ = nic
                     .hist

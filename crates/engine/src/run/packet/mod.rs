@@ -7,6 +7,7 @@
 //! (the NIC transmit path), `core.rs` (the cores' poll loop and the co-runner).
 
 mod accel;
+mod bottleneck;
 mod core;
 mod report;
 mod rx;

@@ -1,10 +1,11 @@
 //! The packet run's report: the NICs' counters of the measured window
 //! turned into the metrics researchers compare with hardware counters.
 
-use super::World;
+use super::{bottleneck, World};
+use crate::mem::MemStats;
 use crate::report::{
-    ratio, Body, Bw, CorunnerReport, Dir, NicCounters, PacketReport, PcieFlowReport, Report,
-    RingsReport, SimInfo,
+    ratio, Body, Bottleneck, Bw, CorunnerReport, Dir, NicCounters, PacketReport, PcieFlowReport,
+    Report, RingsReport, SimInfo,
 };
 use crate::units::Time;
 use hdrhistogram::Histogram;
@@ -54,6 +55,7 @@ impl World {
             flow.dma_requests_per_s += (n.pcie.writes + n.pcie.reads - base[4]) as f64 / secs;
         }
         flow.read_tags_max = total.tags_max;
+        let bottleneck = self.bottleneck(&total, &m, secs, dur, &flow);
         let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
         let busy_cycles = busy as f64 * self.cfg.cpu.freq as f64 / 1e6;
         let corunner = self.corunner.as_ref().map(|cr| CorunnerReport {
@@ -91,6 +93,7 @@ impl World {
             per_nic,
             corunner,
             pcie_flow: flow,
+            bottleneck,
             rings: (self.cfg.rings.sharing > 1).then(|| {
                 let (n, wait) = self.nics.iter().flat_map(|n| &n.rxq).fold((0, 0u128), |(a, b), r| {
                     (a + r.reposted, b + r.repost_wait)
@@ -125,5 +128,77 @@ impl World {
             timeline: self.timeline.as_ref().map(|t| t.samples.clone()).unwrap_or_default(),
         };
         Report { body: Body::Packet(Box::new(body)), sim }
+    }
+
+    /// Each resource's utilisation over the measured window (per-NIC
+    /// resources at their busiest NIC), and what bounds the run.
+    fn bottleneck(&self, total: &NicCounters, m: &MemStats, secs: f64, dur: f64, flow: &PcieFlowReport) -> Bottleneck {
+        let line_bps = self.cfg.nic.line_rate as f64 * 1e6;
+        let (mut wire, mut up, mut down, mut tags, mut credits, mut rings) = (0f64, 0f64, 0f64, 0f64, None, 0f64);
+        for (i, n) in self.nics.iter().enumerate() {
+            let base = self.pcie_base.get(i).copied().unwrap_or_default();
+            // The Tx port (the Rx wire carries what is offered, whatever
+            // the server does): frame bits plus preamble and inter-frame gap.
+            let tx_bits = (n.c.tx_bytes + 20 * n.c.tx_pkts) as f64 * 8.0 / secs;
+            wire = wire.max(tx_bits / line_bps);
+            up = up.max((n.pcie.up.busy_ps() - base[0]) as f64 / dur);
+            down = down.max((n.pcie.down.busy_ps() - base[1]) as f64 / dur);
+            tags = tags.max(n.c.tag_ps as f64 / dur / n.tags.capacity() as f64);
+            if n.credits.bounded() {
+                // Sending, or held up by credits: a link the credits idle
+                // ranks below them.
+                let (_, _, stall) = n.credits.clone().stats(self.end);
+                let busy = (n.pcie.up.busy_ps() - base[0]) as f64 / dur;
+                credits = Some(credits.unwrap_or(0f64).max(if stall > 0.0 { busy + stall } else { 0.0 }));
+            }
+            let ring = self.cfg.nic.rx_ring_size as f64;
+            let occ = n.cqs.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.txq.len() as f64;
+            rings = rings.max(occ / ring);
+        }
+        let dram_bytes = (m.dram_read_bytes + m.dram_write_bytes) as f64 / secs;
+        let dram = dram_bytes / self.mem.dram.peak_bytes_per_s();
+        let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
+        let cores = (busy as f64 / (dur * self.cores.len() as f64)).min(1.0);
+        let (wire, up, down) = (wire.min(1.0), up.min(1.0), down.min(1.0));
+        let mut resources = vec![
+            ("wire", wire),
+            ("PCIe upstream", up),
+            ("PCIe downstream", down),
+            ("read tags", tags),
+            ("DRAM", dram),
+            ("cores", cores),
+            ("Rx descriptors", rings),
+        ];
+        if let Some(c) = credits {
+            resources.push(("posted credits", c));
+        }
+        let drops = total.drop_rx_buffer + total.drop_no_desc + total.drop_core;
+        let drop_rate = ratio(drops, total.arrived);
+        let dropped = if drops == 0 {
+            String::new()
+        } else {
+            format!(
+                "; dropped {:.2} % (Rx buffer {}, no descriptor {}, software {})",
+                drop_rate * 100.0,
+                total.drop_rx_buffer,
+                total.drop_no_desc,
+                total.drop_core
+            )
+        };
+        let paused = if total.pause_frames > 0 { format!("; {} PAUSE frames sent", total.pause_frames) } else { String::new() };
+        let drop_rate = if total.pause_frames > 0 { drop_rate.max(f64::MIN_POSITIVE) } else { drop_rate };
+        let evidence = |r: &str| {
+            let what = match r {
+                "wire" => format!("Tx port sending {:.1} % of the time at {} Gbps", wire * 100.0, line_bps / 1e9),
+                "PCIe upstream" | "PCIe downstream" => format!("link busy {:.1} % of the time", if r == "PCIe upstream" { up } else { down } * 100.0),
+                "read tags" => format!("{:.0} of {} read tags held on average", flow.read_tags_mean, self.nics[0].tags.capacity()),
+                "DRAM" => format!("{:.1} of {:.1} GB/s", dram_bytes / 1e9, self.mem.dram.peak_bytes_per_s() / 1e9),
+                "cores" => format!("cores busy {:.1} % of the time", cores * 100.0),
+                "Rx descriptors" => format!("completion rings {:.0} % full on average", rings * 100.0),
+                _ => format!("Rx DMA waited for posted credits {:.1} % of the time", flow.credit_stall_share * 100.0),
+            };
+            format!("{what}{dropped}{paused}")
+        };
+        bottleneck::attribute(resources, drop_rate, evidence)
     }
 }

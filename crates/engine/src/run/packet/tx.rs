@@ -148,6 +148,7 @@ impl World {
             nic.out_bytes += pkt.size as u64;
             if end >= self.cfg.sim.warmup && end <= self.end {
                 nic.c.tx_bytes += pkt.size as u64;
+                nic.c.tx_pkts += 1;
                 if pkt.arrival >= self.cfg.sim.warmup {
                     let ns = (end - pkt.arrival) / 1000 + pkt.held as u64;
                     let _ = nic.hist.record(ns.max(1));
