@@ -285,3 +285,24 @@ def test_every_run_says_what_bounds_it():
     light = packetpath.run("l2fwd", set={**SHORT, "traffic.rate": "20Gbps"})["bottleneck"]
     assert light["resource"] == "offered load"
     assert bottleneck_sentence(light).startswith("bound by the offered load")
+
+
+def test_the_latency_breakdown_adds_up_to_the_mean():
+    longer = {"sim.duration": "1ms", "sim.warmup": "0.5ms"}  # so some 64 B frames complete on one core
+    for over in ({}, {"traffic.rate": "20Gbps"}, {"traffic.size": 64, "cpu.cores": 1, **longer}):
+        r = packetpath.run("l2fwd", set={**SHORT, **over})
+        b = r["latency_breakdown_ns"]
+        parts = sum(v for k, v in b.items() if k != "total")
+        assert parts == pytest.approx(b["total"], rel=1e-9)
+        # the histogram rounds to 3 significant digits
+        assert b["total"] == pytest.approx(r["latency_ns"]["mean"], rel=2e-3)
+        assert all(v >= 0 for v in b.values())
+    # Light load: the NIC's Tx path and the DMA dominate; nothing queues.
+    light = packetpath.run("l2fwd", set={**SHORT, "traffic.rate": "20Gbps"})["latency_breakdown_ns"]
+    assert light["ring_wait"] < 100 and light["source_queue"] == 0
+    # One core at 64 B: packets queue before the core, in its full
+    # completion ring and, with its descriptors used up, in the NIC and at
+    # the source that PAUSE holds back.
+    busy = packetpath.run("l2fwd", set={"traffic.size": 64, "cpu.cores": 1, **longer})["latency_breakdown_ns"]
+    assert busy["ring_wait"] > 10_000
+    assert busy["source_queue"] + busy["nic_rx"] + busy["ring_wait"] > 0.9 * busy["total"]

@@ -20,6 +20,7 @@ import functools
 import json
 import os
 import sys
+import textwrap
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -142,7 +143,9 @@ def run_cmd(
         return
     _console().print(_report_table(scenario_, report, all_))
     if report.get("bottleneck"):
-        typer.echo(bottleneck_sentence(report["bottleneck"]))
+        typer.echo(textwrap.fill(bottleneck_sentence(report["bottleneck"]), 80, subsequent_indent="  "))
+    if report.get("latency_breakdown_ns", {}).get("total"):
+        typer.echo(textwrap.fill(latency_sentence(report["latency_breakdown_ns"]), 80, subsequent_indent="  "))
     if report.get("timeline"):
         _console().print(_timeline_table(report["timeline"]))
     if report.get("pause_frames"):  # the source was held back: its offered load is not traffic.rate
@@ -157,6 +160,16 @@ def bottleneck_sentence(b: dict[str, Any]) -> str:
                 f"at {b['next_utilisation']:.1%}")
     return (f"bound by {b['resource']} at {b['utilisation']:.1%}: {b['evidence']}; "
             f"next: {b['next']} at {b['next_utilisation']:.1%}")
+
+
+_STAGES = {"source_queue": "source", "nic_rx": "NIC Rx", "pcie_dma": "PCIe+DMA", "ring_wait": "ring",
+           "core": "core", "tx_queue": "NIC Tx", "wire": "wire"}
+
+
+def latency_sentence(b: dict[str, Any]) -> str:
+    """The mean latency as the sum of its stages (µs)."""
+    parts = " + ".join(f"{label} {b[key] / 1e3:.3g}" for key, label in _STAGES.items() if b[key] > 0)
+    return f"latency: mean {b['total'] / 1e3:.3g} us = {parts}"
 
 
 def _timeline_table(samples: list[dict[str, Any]]) -> Table:

@@ -28,6 +28,58 @@ pub struct NicCounters {
     /// Read tags held, summed over time (ps), and the most held at once.
     pub tag_ps: u128,
     pub tags_max: u32,
+    /// Latency of the packets in the histogram, summed per stage (ps), in
+    /// the order of `LatencyBreakdown`'s fields.
+    pub stage_ps: [u128; STAGES],
+}
+
+/// Stages of a packet's latency, in path order.
+pub const STAGES: usize = 7;
+
+impl NicCounters {
+    /// A forwarded packet's latency, stage by stage: held at its source,
+    /// arriving and waiting in the Rx buffer (until its DMA starts), the
+    /// DMA until its completion is visible, the completion ring until a
+    /// core takes it, the core's burst until its Tx doorbell leaves, the
+    /// NIC's Tx path (doorbell, WQE and data reads, Tx buffer) until the
+    /// wire, and the wire.
+    pub fn add_latency(&mut self, p: &crate::nic::PktRef, wire_start: Time, end: Time) {
+        let marks = [p.arrival, p.t_dma, p.t_cqe, p.t_core, p.t_db, wire_start, end];
+        self.stage_ps[0] += p.held as u128 * 1000;
+        for (i, w) in marks.windows(2).enumerate() {
+            self.stage_ps[i + 1] += w[1].saturating_sub(w[0]) as u128;
+        }
+    }
+}
+
+/// The mean latency split by stage (ns); the parts add up to `total`.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct LatencyBreakdown {
+    pub source_queue: f64,
+    pub nic_rx: f64,
+    pub pcie_dma: f64,
+    pub ring_wait: f64,
+    pub core: f64,
+    pub tx_queue: f64,
+    pub wire: f64,
+    pub total: f64,
+}
+
+impl LatencyBreakdown {
+    pub fn new(stage_ps: &[u128; STAGES], packets: u64) -> LatencyBreakdown {
+        let ns = |i: usize| if packets == 0 { 0.0 } else { stage_ps[i] as f64 / packets as f64 / 1000.0 };
+        let total = if packets == 0 { 0.0 } else { stage_ps.iter().sum::<u128>() as f64 / packets as f64 / 1000.0 };
+        LatencyBreakdown {
+            source_queue: ns(0),
+            nic_rx: ns(1),
+            pcie_dma: ns(2),
+            ring_wait: ns(3),
+            core: ns(4),
+            tx_queue: ns(5),
+            wire: ns(6),
+            total,
+        }
+    }
 }
 
 #[derive(Serialize, Debug, Clone, Default)]
@@ -320,6 +372,8 @@ pub struct PacketReport {
     pub pcie_flow: PcieFlowReport,
     /// What bounds this run: the busiest resource and the runner-up.
     pub bottleneck: Bottleneck,
+    /// The mean latency stage by stage (ns).
+    pub latency_breakdown_ns: LatencyBreakdown,
     /// Shared Rx rings (rings.sharing > 1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rings: Option<RingsReport>,
@@ -409,6 +463,9 @@ pub struct RingsReport {
 impl NicCounters {
     pub fn add(&mut self, o: &NicCounters) {
         self.tag_ps += o.tag_ps;
+        for (a, b) in self.stage_ps.iter_mut().zip(&o.stage_ps) {
+            *a += b;
+        }
         self.tx_pkts += o.tx_pkts;
         self.tags_max = self.tags_max.max(o.tags_max);
         self.arrived += o.arrived;

@@ -41,6 +41,12 @@ pub struct PktRef {
     /// A KVS response whose value is hot item `kvs`'s stable buffer in
     /// nicmem ([`NO_BUF`] if none).
     pub kvs: u32,
+    /// When its Rx DMA started, its completion became visible, a core
+    /// started on it and that core's Tx doorbell left (the latency breakdown).
+    pub t_dma: Time,
+    pub t_cqe: Time,
+    pub t_core: Time,
+    pub t_db: Time,
 }
 
 /// One Rx queue: descriptor ring + completion queue in host memory.

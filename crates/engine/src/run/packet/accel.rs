@@ -101,6 +101,9 @@ impl World {
                 let _ = nic
                     .hist
                     .record(((end - pkt.arrival) / 1000 + pkt.held as u64).max(1));
+                // Hairpinned on the NIC: no DMA, ring or core stage.
+                let on_nic = crate::nic::PktRef { t_dma: wire_start, t_cqe: wire_start, t_core: wire_start, t_db: wire_start, ..pkt };
+                nic.c.add_latency(&on_nic, wire_start, end);
             }
         }
         if self.measuring {

@@ -82,6 +82,7 @@ impl World {
             core.re_armed.push(idx);
             let slot = rq.slot(idx);
             let mut pkt = rq.slot_pkt[slot];
+            pkt.t_core = now;
             let cqe = cq.cqe_addr(pos, k.rx_cqe, k.cqe_per_line);
             stall.add(mem.core_access(c, cqe, false, now));
             stall.add(mem.core_access(c, nic.pool.mbuf_addr(pkt.mbuf), true, now));
@@ -221,6 +222,11 @@ impl World {
             );
         }
         if tx_new > 0 {
+            // The frames posted in this burst leave the core with its doorbell.
+            for i in tq.produced - tx_new..tq.produced {
+                let s = tq.slot(i);
+                tq.slot_pkt[s].t_db = done;
+            }
             let doorbells = tx_new.div_ceil(cfg.app.tx_burst) as u32;
             self.q.push(
                 done,

@@ -4,8 +4,8 @@
 use super::{bottleneck, World};
 use crate::mem::MemStats;
 use crate::report::{
-    ratio, Body, Bottleneck, Bw, CorunnerReport, Dir, NicCounters, PacketReport, PcieFlowReport,
-    Report, RingsReport, SimInfo,
+    ratio, Body, Bottleneck, Bw, CorunnerReport, Dir, LatencyBreakdown, NicCounters, PacketReport,
+    PcieFlowReport, Report, RingsReport, SimInfo,
 };
 use crate::units::Time;
 use hdrhistogram::Histogram;
@@ -94,6 +94,7 @@ impl World {
             corunner,
             pcie_flow: flow,
             bottleneck,
+            latency_breakdown_ns: LatencyBreakdown::new(&total.stage_ps, hist.len()),
             rings: (self.cfg.rings.sharing > 1).then(|| {
                 let (n, wait) = self.nics.iter().flat_map(|n| &n.rxq).fold((0, 0u128), |(a, b), r| {
                     (a + r.reposted, b + r.repost_wait)

@@ -71,6 +71,7 @@ impl World {
             dst_ip: p.dst_ip,
             flow: p.flow,
             kvs: NO_BUF,
+            ..PktRef::default()
         };
         if nic.accel.is_some() {
             return self.accel_frame(n, pkt, now);
@@ -188,6 +189,9 @@ impl World {
             c.ready -= 1;
             let start = now.max(nic.port.pipe_free);
             nic.port.pipe_free = start + self.k.pipe_ps;
+            let rq = &mut nic.rxq[qi];
+            let slot = rq.slot(idx);
+            rq.slot_pkt[slot].t_dma = start;
             let mut t_end = start;
             if let Some(a) = hdr_addr {
                 t_end = nic.pcie.dma_write(start, a, hdr);
@@ -498,6 +502,11 @@ impl World {
         let line = c.cqe_addr(upto - 1, self.k.rx_cqe, self.k.cqe_per_line) & !63;
         let commit = self.mem.dma_write(line, self.k.rx_cqe, nic.mode, now);
         c.sample(now, measuring);
+        let rq = &mut nic.rxq[c.ring];
+        for pos in c.completed..upto {
+            let slot = rq.slot(c.rx_index(pos));
+            rq.slot_pkt[slot].t_cqe = now;
+        }
         c.completed = c.completed.max(upto);
         let core = nic.first_core + cq % nic.txq.len();
         self.credits_back(n, 1, now, commit);

@@ -152,6 +152,7 @@ impl World {
                 if pkt.arrival >= self.cfg.sim.warmup {
                     let ns = (end - pkt.arrival) / 1000 + pkt.held as u64;
                     let _ = nic.hist.record(ns.max(1));
+                    nic.c.add_latency(&pkt, start, end);
                 }
             }
             let tq = &mut nic.txq[qi];
