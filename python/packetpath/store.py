@@ -50,6 +50,7 @@ ENGINE_VERSION: str = _engine.__version__
 
 # Report values kept as columns beyond the metrics table.
 SIM_COLUMNS = ("sim.events", "sim.packets", "sim.sim_time_ps")
+BOTTLENECK_COLUMNS = ("bottleneck.resource", "bottleneck.next")
 META_COLUMNS = ("run_id", "scenario", "name", "seed", "engine_version")
 TAIL_COLUMNS = ("report", "wall_s", "finished_at")
 
@@ -78,6 +79,7 @@ def _arrow_schema():
         fields.append(pa.field(d["key"], t))
     fields += [pa.field(m.path, pa.float64()) for m in metrics.METRICS]
     fields += [pa.field(c, pa.int64()) for c in SIM_COLUMNS]
+    fields += [pa.field(c, pa.string()) for c in BOTTLENECK_COLUMNS]
     fields += [pa.field("report", pa.string()), pa.field("wall_s", pa.float64())]
     fields.append(pa.field("finished_at", pa.timestamp("ms", tz="UTC")))
     return pa.schema(fields)
@@ -102,6 +104,9 @@ def make_row(
         row[m.path] = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     for c in SIM_COLUMNS:
         row[c] = metrics.value(dict(report), c)
+    for c in BOTTLENECK_COLUMNS:  # what bounds the run (packet runs)
+        value = metrics.value(dict(report), c)
+        row[c] = value if isinstance(value, str) else None
     row["report"] = json.dumps(report, sort_keys=True)
     row["wall_s"] = float(wall_s)
     row["finished_at"] = datetime.now(UTC)
