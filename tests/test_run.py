@@ -156,7 +156,7 @@ def test_bench_reports_speed_and_memory():
         "packets_per_run_s",
     ):
         assert result[key] > 0, key
-    # the pace relative to gem5/SimBricks' 1/2000 of real time
+    # the pace relative to an assumed full-system pace of 1/2000 of real time
     assert result["vs_full_system_sims"] == pytest.approx(result["real_time_ratio"] * 2000)
     # (No comparison of the two wall times: on a shared machine a 1 ns
     # build run can take longer than the whole run; that is noise, not a bug.)

@@ -68,9 +68,12 @@ def bench(repeat: int = 3, suite: dict[str, tuple[str, dict[str, Any]]] = SUITE,
     return results
 
 
-# gem5 and SimBricks simulate a host with its NIC at about 1/2000 of real
-# time (the figure the project's speed goal is set against);
-# `vs_full_system_sims` is how many times that pace a run reaches.
+# An assumed pace of a full-system simulator (gem5, SimBricks' hosts),
+# not a measurement: Sandberg et al. (IISWC'15) put a detailed out-of-order
+# full-system simulator at ~0.1 MIPS and its simplified modes at 1-10 MIPS,
+# i.e. 1/30 000 to 1/300 of a ~3 GIPS core; 1/2000 sits between (the figure
+# the project's speed goal was set against). `vs_full_system_sims` is how
+# many times that pace a run reaches.
 FULL_SYSTEM_SIM_REAL_TIME = 1 / 2000
 
 

@@ -315,7 +315,7 @@ def bench_cmd(
         return
     table = Table()
     table.add_column("scenario", no_wrap=True)
-    columns = ["packets / wall s", "sim time / wall", "× gem5/SimBricks", "events / wall s", "peak RSS MiB", "wall s (median)", "build s", "packets / s after build"]
+    columns = ["packets / wall s", "sim time / wall", "× assumed gem5 pace", "events / wall s", "peak RSS MiB", "wall s (median)", "build s", "packets / s after build"]
     if set_sample > 1:
         columns += [f"1/{set_sample} sets: speed-up", "after build", "hit-rate error (pp)", "throughput error %", "p99 error %"]
     for column in columns:
