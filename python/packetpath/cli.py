@@ -368,6 +368,7 @@ def sweep_cmd(
         typer.echo(shown.to_json(orient="records", indent=2))
     else:
         title = f"{scenario_}: {len(df)} runs, {df.attrs['new']} new, {df.attrs['stored']} already stored (store {store})"
+        shown = shown.assign(run_id=shown["run_id"].str[:8])
         _console().print(_frame_table(shown, title=title))
 
 
@@ -405,6 +406,8 @@ def results_show_cmd(
         typer.echo(df.to_json(orient="records", indent=2, date_format="iso"))
         return
     total = int(s.query("SELECT count(*) AS n FROM runs")["n"][0])
+    # A run id's first 8 hex digits tell runs apart in a table (JSON keeps them whole).
+    df["run_id"] = df["run_id"].str[:8]
     _console().print(_frame_table(df, title=f"store {store}: {total} runs in {len(s.files())} files"))
 
 
