@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from packetpath import api, schema
 from packetpath.errors import ConfigError, EngineError
@@ -237,7 +237,8 @@ def _run_todo(
     title: str, flush_s: float,
 ) -> None:
 
-    columns = (TextColumn(title), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    # elapsed, then the ETA rich estimates from the runs finished so far
+    columns = (TextColumn(title), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
     console = Console(stderr=True)
     show = progress and console.is_terminal and bool(todo)
     pending: list[dict[str, Any]] = []  # finished, not yet written
