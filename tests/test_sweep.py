@@ -211,6 +211,8 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     assert f'data-rendered="{len(figures)}"' in dom and 'data-errors="0"' in dom, dom[-3000:]
     assert dom.count('<svg class="chart-svg"') == len(figures) and dom.count("<circle") > 50
     assert "PASS" in dom and "Every claim" in dom and "nic.rx_ring_size" in dom
+    # each figure's runs say what bounds them
+    assert dom.count("<th>bound by</th>") == len(figures) and re.search(r"<td>[A-Za-z ]+ \(\d+%\)</td>", dom)
     # the score line and every verdict, each with its own style
     assert re.search(r'class="summary">\d+ pass of \d+ scored \(\d+ inconclusive, \d+ anchors, \d+ fail\)', dom)
     assert 'class="anchor"' in dom and 'class="fail"' in dom and ('class="inconclusive"' in dom or 'class="pass"' in dom)

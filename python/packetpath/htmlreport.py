@@ -51,6 +51,9 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
     common = {k: scenarios[next(iter(scenarios))].get(k) for k in keys}
     common = {k: v for k, v in common.items() if all(s.get(k) == v for s in scenarios.values())}
     changed = {name: {k: value_text(v) for k, v in s.items() if k not in common} for name, s in scenarios.items()}
+    # What bounds each packet run (reports written before it existed have none).
+    bounds = {name: f"{b['resource']} ({b['utilisation']:.0%})" for name, r in results.items()
+              if isinstance(b := r.get("bottleneck"), dict)}
     judged = []
     for c in claims:
         c.setdefault("verdict", "pass" if c.get("pass") else "fail")  # a folder written before verdicts
@@ -66,6 +69,7 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
         "figures": figures,
         "common": {k: value_text(v) for k, v in common.items()},
         "runs": changed,
+        "bounds": bounds,
     }
 
 
@@ -296,7 +300,8 @@ function render(data) {
       var keys = []; runs.forEach(function (r) { Object.keys(p.runs[r] || {}).forEach(function (k) { if (keys.indexOf(k) < 0) keys.push(k); }); });
       keys.sort();
       var det = el("details"); det.appendChild(el("summary", {}, "parameters of the " + runs.length + " runs"));
-      det.appendChild(table(["run"].concat(keys), runs.map(function (r) { return [r].concat(keys.map(function (k) { return (p.runs[r] || {})[k] || ""; })); })));
+      var bounds = p.bounds || {};
+      det.appendChild(table(["run"].concat(keys, ["bound by"]), runs.map(function (r) { return [r].concat(keys.map(function (k) { return (p.runs[r] || {})[k] || ""; }), [bounds[r] || ""]); })));
       right.appendChild(det);
       box.appendChild(left); box.appendChild(right); content.appendChild(box);
     });
