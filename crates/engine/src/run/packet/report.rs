@@ -22,6 +22,9 @@ impl World {
         let (mut util, mut occ, mut misses, mut data) = (Dir::default(), 0.0, 0, [0; 2]);
         let share = 1.0 / self.nics.len() as f64;
         let mut per_nic = vec![];
+        let mut flow = PcieFlowReport::default();
+        let mut peak = Peaks::default();
+        let line_bps = self.cfg.nic.line_rate as f64 * 1e6;
         for (i, n) in self.nics.iter().enumerate() {
             total.add(&n.c);
             hist.add(&n.hist).expect("same bounds");
@@ -42,21 +45,33 @@ impl World {
             util.downstream += u.downstream * share;
             occ += o * share;
             misses += nm;
-            per_nic.push(n.c.metrics(&n.hist, (u, d), o, nm, secs));
-        }
-        let mut flow = PcieFlowReport::default();
-        for (i, n) in self.nics.iter().enumerate() {
-            let base = self.pcie_base.get(i).copied().unwrap_or_default();
             let (mean, max, stall) = n.credits.clone().stats(self.end);
             flow.write_buffer_lines_mean += mean * share;
             flow.write_buffer_lines_max = flow.write_buffer_lines_max.max(max);
             flow.credit_stall_share += stall * share;
             flow.read_tags_mean += n.c.tag_ps as f64 / dur * share;
             flow.dma_requests_per_s += (n.pcie.writes + n.pcie.reads - base[4]) as f64 / secs;
+            // The busiest NIC's share of each of its resources. The Tx port
+            // (the Rx wire carries what is offered, whatever the server
+            // does): frame bits plus preamble and inter-frame gap.
+            let tx_bits = (n.c.tx_bytes + 20 * n.c.tx_pkts) as f64 * 8.0 / secs;
+            peak.wire = peak.wire.max(tx_bits / line_bps);
+            peak.up = peak.up.max(u.upstream);
+            peak.down = peak.down.max(u.downstream);
+            peak.tags = peak.tags.max(n.c.tag_ps as f64 / dur / n.tags.capacity() as f64);
+            if n.credits.bounded() {
+                // Sending, or held up by credits: a link the credits idle
+                // ranks below them.
+                let held = if stall > 0.0 { u.upstream + stall } else { 0.0 };
+                peak.credits = Some(peak.credits.unwrap_or(0.0).max(held));
+            }
+            peak.rings = peak.rings.max(o / self.cfg.nic.rx_ring_size as f64);
+            per_nic.push(n.c.metrics(&n.hist, (u, d), o, nm, secs));
         }
         flow.read_tags_max = total.tags_max;
-        let bottleneck = self.bottleneck(&total, &m, secs, dur, &flow);
         let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
+        let core_util = busy as f64 / (dur * self.cores.len() as f64);
+        let bottleneck = self.bottleneck(&total, &m, secs, &flow, &peak, core_util);
         let busy_cycles = busy as f64 * self.cfg.cpu.freq as f64 / 1e6;
         let corunner = self.corunner.as_ref().map(|cr| CorunnerReport {
             mean_latency_ns: if cr.done_lines == 0 {
@@ -89,7 +104,7 @@ impl World {
             } else {
                 busy_cycles / total.rx_pkts as f64
             },
-            core_util: busy as f64 / (dur * self.cores.len() as f64),
+            core_util,
             per_nic,
             corunner,
             pcie_flow: flow,
@@ -132,35 +147,12 @@ impl World {
     }
 
     /// Each resource's utilisation over the measured window (per-NIC
-    /// resources at their busiest NIC), and what bounds the run.
-    fn bottleneck(&self, total: &NicCounters, m: &MemStats, secs: f64, dur: f64, flow: &PcieFlowReport) -> Bottleneck {
-        let line_bps = self.cfg.nic.line_rate as f64 * 1e6;
-        let (mut wire, mut up, mut down, mut tags, mut credits, mut rings) = (0f64, 0f64, 0f64, 0f64, None, 0f64);
-        for (i, n) in self.nics.iter().enumerate() {
-            let base = self.pcie_base.get(i).copied().unwrap_or_default();
-            // The Tx port (the Rx wire carries what is offered, whatever
-            // the server does): frame bits plus preamble and inter-frame gap.
-            let tx_bits = (n.c.tx_bytes + 20 * n.c.tx_pkts) as f64 * 8.0 / secs;
-            wire = wire.max(tx_bits / line_bps);
-            up = up.max((n.pcie.up.busy_ps() - base[0]) as f64 / dur);
-            down = down.max((n.pcie.down.busy_ps() - base[1]) as f64 / dur);
-            tags = tags.max(n.c.tag_ps as f64 / dur / n.tags.capacity() as f64);
-            if n.credits.bounded() {
-                // Sending, or held up by credits: a link the credits idle
-                // ranks below them.
-                let (_, _, stall) = n.credits.clone().stats(self.end);
-                let busy = (n.pcie.up.busy_ps() - base[0]) as f64 / dur;
-                credits = Some(credits.unwrap_or(0f64).max(if stall > 0.0 { busy + stall } else { 0.0 }));
-            }
-            let ring = self.cfg.nic.rx_ring_size as f64;
-            let occ = n.cqs.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.txq.len() as f64;
-            rings = rings.max(occ / ring);
-        }
+    /// resources at their busiest NIC, `peak`), and what bounds the run.
+    fn bottleneck(&self, total: &NicCounters, m: &MemStats, secs: f64, flow: &PcieFlowReport, peak: &Peaks, core_util: f64) -> Bottleneck {
+        let Peaks { wire, up, down, tags, credits, rings } = *peak;
         let dram_bytes = (m.dram_read_bytes + m.dram_write_bytes) as f64 / secs;
         let dram = dram_bytes / self.mem.dram.peak_bytes_per_s();
-        let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
-        let cores = (busy as f64 / (dur * self.cores.len() as f64)).min(1.0);
-        let (wire, up, down) = (wire.min(1.0), up.min(1.0), down.min(1.0));
+        let (wire, cores) = (wire.min(1.0), core_util.min(1.0));
         let mut resources = vec![
             ("wire", wire),
             ("PCIe upstream", up),
@@ -190,7 +182,7 @@ impl World {
         let drop_rate = if total.pause_frames > 0 { drop_rate.max(f64::MIN_POSITIVE) } else { drop_rate };
         let evidence = |r: &str| {
             let what = match r {
-                "wire" => format!("Tx port sending {:.1} % of the time at {} Gbps", wire * 100.0, line_bps / 1e9),
+                "wire" => format!("Tx port sending {:.1} % of the time at {} Gbps", wire * 100.0, self.cfg.nic.line_rate as f64 / 1e3),
                 "PCIe upstream" | "PCIe downstream" => format!("link busy {:.1} % of the time", if r == "PCIe upstream" { up } else { down } * 100.0),
                 "read tags" => format!("{:.0} of {} read tags held on average", flow.read_tags_mean, self.nics[0].tags.capacity()),
                 "DRAM" => format!("{:.1} of {:.1} GB/s", dram_bytes / 1e9, self.mem.dram.peak_bytes_per_s() / 1e9),
@@ -202,4 +194,16 @@ impl World {
         };
         bottleneck::attribute(resources, drop_rate, evidence)
     }
+}
+
+/// Per-NIC resources' utilisation at the busiest NIC.
+#[derive(Default, Clone, Copy)]
+struct Peaks {
+    wire: f64,
+    up: f64,
+    down: f64,
+    tags: f64,
+    /// Only with a bounded write buffer.
+    credits: Option<f64>,
+    rings: f64,
 }

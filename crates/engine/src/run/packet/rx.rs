@@ -246,8 +246,7 @@ impl World {
 
     /// A posted write the NIC sends at `now` without waiting for credits
     /// (a completion entry, a flow context): it spends them all the same.
-    /// Returns when it reaches the root port.
-    pub(super) fn posted_write(&mut self, n: usize, now: Time, addr: u64, len: u64) -> Time {
+    pub(super) fn posted_write(&mut self, n: usize, now: Time, addr: u64, len: u64) {
         let nic = &mut self.nics[n];
         let at = nic.pcie.dma_write(now, addr, len);
         let commit = self.mem.dma_write(addr, len, nic.mode, at);
@@ -255,7 +254,6 @@ impl World {
             nic.credits.take(now, lines(addr, len));
             self.credits_back(n, lines(addr, len), at, commit);
         }
-        at
     }
 
     /// Send PAUSE signal `s` from NIC `n`'s port to its source at `now`.
