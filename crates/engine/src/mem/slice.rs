@@ -74,9 +74,7 @@ impl SliceFn {
             SliceFn::Random { slices } => ((mix(line) as u128 * *slices as u128) >> 64) as u64,
         }
     }
-}
 
-impl SliceFn {
     /// `f(i, slice)` for the `n` consecutive lines from `first`: the
     /// permutation changes only where a block of the base sequence ends.
     #[inline(always)]
@@ -152,8 +150,6 @@ mod tests {
         }
     }
 
-    /// The base sequences start at physical address 0 (McCalpin's tables):
-    /// lines 0.. of the 18-slice part are slices 0, 11, 2, 9, 7, 12.
     #[test]
     fn runs_of_lines_hash_as_lines_one_by_one() {
         for &s in &measured_counts() {
@@ -167,6 +163,8 @@ mod tests {
         }
     }
 
+    /// The base sequences start at physical address 0 (McCalpin's tables):
+    /// lines 0.. of the 18-slice part are slices 0, 11, 2, 9, 7, 12.
     #[test]
     fn known_addresses_map_to_their_measured_slices() {
         let f = SliceFn::measured(18).unwrap();
