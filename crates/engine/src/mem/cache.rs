@@ -473,26 +473,29 @@ impl Cache {
     /// way (of all `ways`, valid or not) is 3.
     #[inline]
     fn qlru_age(&mut self, s: usize) {
-        let mut a = ages::load(&self.set[s].rank);
         let m = self.way_bytes;
-        let up = 3 - ages::max(&a, &m);
-        if up > 0 {
-            ages::add(&mut a, &m, up);
-            ages::store(&mut self.set[s].rank, &a);
-        }
+        self.qlru_raise(s, &m);
     }
 
     /// QLRU's victim among the allowed ways (all valid): the first of age
     /// 3, after ageing them until one is.
     fn qlru_victim(&mut self, s: usize, allowed: u32) -> usize {
-        let mut a = ages::load(&self.set[s].rank);
         let m = ages::byte_mask(allowed & self.all_ways() as u32);
-        let up = 3 - ages::max(&a, &m);
+        let a = self.qlru_raise(s, &m);
+        ages::first_old(&a, &m).unwrap_or(0)
+    }
+
+    /// Raise the ages of set `s`'s ways in byte mask `m` until the oldest
+    /// is 3; returns the set's ages after.
+    #[inline(always)]
+    fn qlru_raise(&mut self, s: usize, m: &ages::Words) -> ages::Words {
+        let mut a = ages::load(&self.set[s].rank);
+        let up = 3 - ages::max(&a, m);
         if up > 0 {
-            ages::add(&mut a, &m, up);
+            ages::add(&mut a, m, up);
             ages::store(&mut self.set[s].rank, &a);
         }
-        ages::first_old(&a, &m).unwrap_or(0)
+        a
     }
 
     /// The age a new line gets in set `s`; QlruAdaptive's leader sets move
