@@ -102,17 +102,17 @@ impl PostedCredits {
             return Some(self.last);
         }
         let need = (self.in_use + lines).saturating_sub(self.capacity.max(lines));
+        if need == 0 {
+            return Some(self.last);
+        }
         let mut got = 0;
         for &(t, n) in &self.returns {
-            if got >= need {
-                break;
-            }
             got += n;
             if got >= need {
                 return Some(t);
             }
         }
-        (need == 0).then_some(self.last)
+        None
     }
 
     /// A sender waited for credits from `from` to `to`.
