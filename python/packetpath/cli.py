@@ -368,11 +368,15 @@ def sweep_cmd(
         typer.echo(shown.to_json(orient="records", indent=2))
     else:
         title = f"{scenario_}: {len(df)} runs, {df.attrs['new']} new, {df.attrs['stored']} already stored (store {store})"
-        shown = shown.assign(run_id=shown["run_id"].str[:8])
-        _console().print(_frame_table(shown, title=title))
+        _console().print(_frame_table(_short_ids(shown), title=title))
 
 
 SUMMARY_METRICS = ("throughput_gbps", "drop_rate", "latency_ns.p99", "pcie_write_hit_rate", "pcie_read_hit_rate")
+
+
+def _short_ids(df: Any) -> Any:
+    """A run id's first 8 hex digits tell runs apart in a table (JSON keeps them whole)."""
+    return df.assign(run_id=df["run_id"].str[:8])
 
 
 def _frame_table(df: Any, title: str = "") -> Table:
@@ -406,9 +410,7 @@ def results_show_cmd(
         typer.echo(df.to_json(orient="records", indent=2, date_format="iso"))
         return
     total = int(s.query("SELECT count(*) AS n FROM runs")["n"][0])
-    # A run id's first 8 hex digits tell runs apart in a table (JSON keeps them whole).
-    df["run_id"] = df["run_id"].str[:8]
-    _console().print(_frame_table(df, title=f"store {store}: {total} runs in {len(s.files())} files"))
+    _console().print(_frame_table(_short_ids(df), title=f"store {store}: {total} runs in {len(s.files())} files"))
 
 
 @_command("query", results_app)
