@@ -13,8 +13,12 @@ separate models:
 - RxList:    ``rings.discipline = list`` (Sec. 4.4);
 - small:     private rings of 128 descriptors (as many buffers as shRing/8).
 
-The synthetic NF of Sec. 2.3 is FastClick's WorkPackage; the paper does not
-give its read count, so it is 4 random reads over the 40 MiB array of Fig 8.
+The synthetic NF is FastClick's WorkPackage (a chain of dependent reads,
+one mt19937 draw per packet, the element's default ``W``). Fig 7 and Fig 8
+run the reads and array sizes Sec. 5.2 states. For the NF of Sec. 2.3 (Fig 2,
+and Fig 6, 11, 12, which reuse it) the paper gives neither: it is the 40 MiB
+array of Fig 8 with the read count of the anchor below, so every Fig 2 claim
+is shown as an anchor, not scored.
 
 dshRing (Sec. 4.5) runs with the paper's thresholds and 16-sample window,
 but its sampling period is scaled from 10 ms to 50 us so that a decision
@@ -24,6 +28,7 @@ Paper values are read off the text; each claim names its figure.
 
 from __future__ import annotations
 
+import re
 import statistics
 from typing import Any
 
@@ -41,7 +46,12 @@ MODES: dict[str, dict[str, Any]] = {
     "small": {"rings": {"sharing": 1}, "nic": {"rx_ring_size": 128}},
 }
 SHARING = [1, 2, 4, 8]
-SYNTH = {"nf": "workpackage", "wp_reads": 4, "wp_size": "40MiB"}
+# Calibrated against shring Fig 2a: the paper does not state N for Sec. 2.3;
+# 10 is the fewest reads over Fig 8's 40 MiB array that put privRing above
+# the 2061-cycle budget, where Fig 2a shows it (9 reads: 1959 cycles, 10:
+# 2125, 11: 2311 with this engine).
+SYNTH_ANCHOR = "app.wp_reads = 10 calibrated against shring Fig 2a: the fewest reads that put privRing above the 2061-cycle budget"
+SYNTH = {"nf": "workpackage", "wp_reads": 10, "wp_size": "40MiB"}
 SIM = {"warmup": "1ms", "duration": "1ms"}
 DSHRING_SIM = {"warmup": "2ms", "duration": "2ms"}
 DSHRING = {"dynamic": True, "dshring_period": "50us"}
@@ -320,7 +330,8 @@ def claims(r: Runs) -> list[Claim]:
     out.append(like(P, "Fig 12a", "30% at the target core: dshRing falls back to privRing's throughput", thr,
                     r.sample(f"fig12/dshRing/{FIG12_SHARES[-1]}", thr), r.sample(f"fig12/privRing/{FIG12_SHARES[-1]}", thr),
                     reports=r.seeds(f"fig12/dshRing/{FIG12_SHARES[-1]}") + r.seeds(f"fig12/privRing/{FIG12_SHARES[-1]}")))
-    return out
+    # The read count of Sec. 2.3's NF was set from Fig 2a: no Fig 2 claim is scored.
+    return [c.as_anchor(SYNTH_ANCHOR) if re.fullmatch(r"Fig 2[a-h]?", c.figure) else c for c in out]
 
 
 def figures(r: dict[str, dict]) -> list[dict[str, Any]]:

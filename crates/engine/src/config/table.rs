@@ -247,6 +247,7 @@ params! {
         seg_cycles: int(None, "20", 0, 100_000, "driver cycles per extra buffer (chained mbuf / scatter entry) of a packet, on Rx and on Tx"),
         flush_cycles: int(None, "4", 0, 100_000, "issue cycles of one cache-line flush or invalidate (clflushopt); the fence then waits for write-backs"),
         atomic_cycles: int(None, "18", 0, 10_000, "cycles of a locked read-modify-write (lock or / xchg / cmpxchg) beyond its cache access"),
+        div_cycles: int(None, "26", 1, 1000, "latency of a 32-bit integer division (DIV r32), on the path of code whose divisor is known only at run time"),
     }
     app: AppCfg {
         rx_burst: int(None, "32", 1, 1024, "packets taken per rx_burst call"),
@@ -254,7 +255,10 @@ params! {
         sw_queue: int(None, "1024", 0, 1_000_000, "packets the application buffers when the Tx ring is full (FastClick queue)"),
         nf: choice["l2fwd", "l3fwd", "workpackage", "nat", "lb", "flowcount", "nat_lb", "kvs"](None, "l2fwd", 0, 0, "network function each core runs (nat_lb: NAT then LB, a table each; kvs: a MICA-like key-value server; requests are the traffic's frames, keys its flows)"),
         nf_cycles: int(None, "20", 0, 10_000_000, "compute cycles per packet of the NF itself (beyond its memory accesses)"),
-        wp_reads: int(None, "0", 0, 100_000, "WorkPackage: random reads per packet"),
+        wp_reads: int(None, "0", 0, 100_000, "WorkPackage: N, random reads per packet, each index computed from the word the read before loaded"),
+        wp_chain: bool(None, "true", 0, 0, "WorkPackage: each read's index from the word the read before loaded (FastClick's element: a dependent chain); false = from the generator (independent reads, the nicmem paper's modified l3fwd)"),
+        wp_draws: int(None, "1", 0, 100_000, "WorkPackage: W, std::mt19937 draws per packet before the first read (FastClick's default 1)"),
+        wp_draw_cycles: int(None, "9", 0, 10_000, "WorkPackage: cycles of one std::mt19937 draw"),
         wp_size: int(Bytes, "8MiB", 64, 1e11, "WorkPackage: buffer the random reads fall into"),
         l3fwd_routes: int(None, "16384", 1, 10_000_000, "l3fwd: routes in the longest-prefix-match table"),
         flow_table_size: int(None, "1048576", 1024, 16_777_216, "nat/lb: flow entries per core's cuckoo table (NAT uses two per flow)"),

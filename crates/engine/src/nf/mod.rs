@@ -3,9 +3,9 @@
 //! - `l2fwd`: swap MAC addresses (read and write the header line);
 //! - `l3fwd`: longest-prefix match on the destination (rte_lpm layout),
 //!   rewrite the header;
-//! - `workpackage`: FastClick's WorkPackage, N random reads over an S-byte
-//!   buffer per packet, optionally reading or overwriting the payload (as
-//!   the shRing paper modified it);
+//! - `workpackage`: FastClick's WorkPackage, a chain of N dependent random
+//!   reads over an S-byte array per packet after W random draws, optionally
+//!   reading or overwriting the payload (as the shRing paper modified it);
 //! - `nat`: per-core cuckoo flow table (rte_hash layout), two entries per
 //!   flow (one per direction), source IP and port rewritten; new flows get
 //!   the next free port;
@@ -22,6 +22,7 @@ pub mod flowtable;
 pub mod kvs;
 pub mod lpm;
 pub mod nmkvs;
+pub mod workpackage;
 
 use crate::cpu::Stall;
 use crate::mem::Memory;
@@ -30,24 +31,11 @@ use crate::sim::Rng;
 use crate::units::Time;
 use flowtable::{FlowTable, Record, Touched, Unpriced};
 use lpm::Lpm;
-use rand::Rng as _;
 
 pub enum Nf {
     L2fwd,
     L3fwd(Lpm),
-    WorkPackage {
-        base: u64,
-        size: u64,
-        reads: u32,
-        /// Also read (false) or overwrite (true) every payload line.
-        payload: Option<bool>,
-        /// Extra reads on the first core of each NIC (`slow_core` = its id
-        /// among the NIC's cores is 0), and the cores per NIC.
-        slow_reads: u32,
-        cores_per_nic: usize,
-        /// Misses the core keeps in flight (cpu.mlp).
-        mlp: u32,
-    },
+    WorkPackage(workpackage::WorkPackage),
     /// One flow table per core (index = core id) and the next free port.
     Nat {
         tables: Vec<FlowTable>,
@@ -106,35 +94,7 @@ impl Nf {
                     stall.add(mem.core_access(core, a, false, now));
                 }
             }
-            Nf::WorkPackage {
-                base,
-                size,
-                reads,
-                payload,
-                slow_reads,
-                cores_per_nic,
-                mlp,
-            } => {
-                // Independent reads, but only `mlp` in flight: each group
-                // issues when the one before it has been served.
-                let extra = if core % *cores_per_nic == 0 { *slow_reads } else { 0 };
-                let (mut t, mut in_group, mut group_max) = (now, 0, 0);
-                for _ in 0..*reads + extra {
-                    let off = rng.gen_range(0..*size / 64) * 64;
-                    let lat = mem.core_access(core, *base + off, false, t);
-                    stall.add(lat);
-                    group_max = group_max.max(lat);
-                    in_group += 1;
-                    if in_group == *mlp {
-                        (t, in_group, group_max) = (t + group_max, 0, 0);
-                    }
-                }
-                if let Some(write) = *payload {
-                    for off in (64..crate::wire::mem_len(pkt.size)).step_by(64) {
-                        stall.add(mem.core_access(core, data + off, write, now));
-                    }
-                }
-            }
+            Nf::WorkPackage(wp) => wp.process(core, pkt, data, mem, rng, now, stall),
             Nf::Kvs(_) => unreachable!("the KVS serves requests through Kvs::serve"),
             Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. } => {
                 scratch.addrs.clear();

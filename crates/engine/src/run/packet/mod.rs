@@ -19,6 +19,7 @@ use crate::cpu::Core;
 use crate::mem::{AddressMap, DmaMode, MemStats, Memory};
 use crate::nf::flowtable::FlowTable;
 use crate::nf::lpm::Lpm;
+use crate::nf::workpackage::WorkPackage;
 use crate::nf::Nf;
 use crate::nic::{CompRing, Discipline, Port, RxQueue, TxQueue};
 use crate::rings::{rxarr::RxArr, rxlist::RxList};
@@ -27,7 +28,7 @@ use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
 use crate::report::{NicCounters, Report};
 use crate::sim::{rng, stream, EventQueue, Rng};
 use crate::traffic::{Arrival, Packet, Popularity, SizeDist, Source, TrafficSpec};
-use crate::units::{ser_time, Time};
+use crate::units::{cycles_to_ps, ser_time, Time};
 use crate::wire::pause::FlowControl;
 use hdrhistogram::Histogram;
 use rand::Rng as _;
@@ -659,7 +660,7 @@ impl World {
                 lpm.tbl8_addr = map.alloc(lpm.tbl8_bytes(), 4096);
                 Nf::L3fwd(lpm)
             }
-            "workpackage" => Nf::WorkPackage {
+            "workpackage" => Nf::WorkPackage(WorkPackage {
                 base: map.alloc(c.app.wp_size, 4096),
                 size: c.app.wp_size,
                 reads: c.app.wp_reads as u32,
@@ -670,8 +671,12 @@ impl World {
                 },
                 slow_reads: c.app.slow_core_reads as u32,
                 cores_per_nic,
+                draws_ps: cycles_to_ps(c.app.wp_draws * c.app.wp_draw_cycles, c.cpu.freq),
+                // One XOR with the loaded word, then the division.
+                step_ps: cycles_to_ps(1 + c.cpu.div_cycles, c.cpu.freq),
+                chain: c.app.wp_chain,
                 mlp: c.cpu.mlp as u32,
-            },
+            }),
             nf if crate::nf::flow_tables_per_core(nf) > 0 => {
                 let entries = c.app.flow_table_size;
                 let (b, k) = FlowTable::footprint(entries);
