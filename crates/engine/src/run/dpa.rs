@@ -265,7 +265,7 @@ fn bandwidth(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
     // then (so a slow group of threads does not stretch the window).
     let mut phase_start = 0;
     for (phase, n) in [(0, warm), (1, accesses)] {
-        let mut ring: Vec<VecDeque<Time>> = vec![VecDeque::new(); threads];
+        let mut ring: Vec<VecDeque<Time>> = vec![VecDeque::new(); threads.max(m.cores.count())];
         let mut left = vec![n; threads];
         let mut heap: BinaryHeap<Reverse<(Time, usize)>> =
             (0..threads).map(|t| Reverse((phase_start, t))).collect();
@@ -288,14 +288,18 @@ fn bandwidth(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
             dones.push(done);
             // An in-order thread waits for every load; an out-of-order one
             // only when its miss slots are all taken (L1 hits take none).
+            // A host or Arm core's slots are its L1D fill buffers, which
+            // its hardware threads share (a host core's two hyperthreads);
+            // `dpa.outstanding` counts per thread.
+            let slots = &mut ring[if m.proc == Proc::Dpa { th } else { core }];
             let ready = if m.outstanding == 1 {
                 done
             } else if done <= issue + m.l1_latency {
                 issue
             } else {
-                ring[th].push_back(done);
-                if ring[th].len() >= m.outstanding {
-                    issue.max(ring[th].pop_front().unwrap_or(0))
+                slots.push_back(done);
+                if slots.len() >= m.outstanding {
+                    issue.max(slots.pop_front().unwrap_or(0))
                 } else {
                     issue
                 }
@@ -868,6 +872,24 @@ mod tests {
             "{} vs {expect}",
             r.gbytes_s
         );
+    }
+
+    /// A host core's fill buffers bound its hyperthreads together: two
+    /// threads streaming from DRAM on one core move what one does, on two
+    /// cores twice as much.
+    #[test]
+    fn hyperthreads_share_their_cores_fill_buffers() {
+        let gbs = |cores: u64| {
+            let c = validate(&json!({"sim": {"kind": "dpa"}, "cpu": {"max_cores": cores},
+                "dpa_bench": {"workload": "bandwidth", "proc": "host", "mem": "host", "threads": 2,
+                              "working_set": "256MiB", "accesses": 4000}})).unwrap();
+            run(&c).unwrap().dpa().cloned().unwrap().gbytes_s
+        };
+        let one = dpa(json!({"workload": "bandwidth", "proc": "host", "mem": "host", "threads": 1,
+                             "working_set": "256MiB", "accesses": 4000})).gbytes_s;
+        let (shared, apart) = (gbs(1), gbs(2));
+        assert!(shared < 1.2 * one, "one thread {one}, two on one core {shared} GB/s");
+        assert!((apart / one - 2.0).abs() < 0.2, "one thread {one}, two on two cores {apart} GB/s");
     }
 
     #[test]

@@ -42,6 +42,11 @@ impl Cores {
     /// Threads are spread over the cores round-robin (thread i on core
     /// i mod cores), as the schedulers place them when there are fewer
     /// threads than hardware slots.
+    /// Cores (hardware threads are spread over them round-robin).
+    pub fn count(&self) -> usize {
+        self.issue.len()
+    }
+
     pub fn core_of(&self, thread: usize) -> usize {
         thread % self.issue.len()
     }
