@@ -3,6 +3,7 @@
 #   make run    the main job: reproduce the DDIO paper into out/ddio
 #   make test   Rust unit tests + pytest (make -k test runs both even if one fails)
 #   make bench  simulation speed on a fixed suite
+#   make wheel  a wheel in dist/ that compute nodes pip-install without cargo
 #
 # Stamp files in .venv make every step a no-op until its inputs change. The
 # Python package is installed editable (maturin develop), so Python edits are
@@ -16,7 +17,7 @@ MATURIN_REQ := maturin>=1.5,<2
 
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name 'Cargo.toml')
 
-.PHONY: run test test-rust test-python bench soak fuzz build clean readme
+.PHONY: run test test-rust test-python bench soak fuzz build clean readme wheel
 
 run: build
 	$(BIN)/packetpath reproduce ddio --out out/ddio
@@ -33,6 +34,11 @@ test-python: build
 
 bench: build
 	$(BIN)/packetpath bench
+
+# The engine is built for CPython's stable ABI (abi3), so one wheel serves
+# every Python >= 3.11 of the same OS and CPU architecture.
+wheel: $(VENV)/.venv-created
+	$(BIN)/maturin build --release --out dist
 
 soak: build
 	$(BIN)/packetpath bench --soak
@@ -62,4 +68,4 @@ readme: build
 	$(BIN)/python -m packetpath._readme README.md $(if $(CLAIMS),--claims $(CLAIMS))
 
 clean:
-	rm -rf $(VENV) out python/packetpath/_engine*.so
+	rm -rf $(VENV) out dist python/packetpath/_engine*.so

@@ -8,6 +8,7 @@
     packetpath results show | query "SQL"    [--store DIR]
     packetpath plot METRIC --x KEY [--by KEY] [--kind line|scatter|heatmap] [--store DIR] [--out STEM]
     packetpath report [--out DIR] [--from DIR ...]
+    packetpath cluster slurm|pbs --jobs N --cores C --memory SIZE [--walltime HH:MM:SS] [--dry-run]
 
 Bad input — an unknown key or name, a bad unit or value, a missing or
 malformed file — prints one line ``error: ...`` on stderr and exits 2. An
@@ -462,3 +463,39 @@ def report_cmd(
 
     path = htmlreport.build(out, folders=from_ or [], papers=paper or [], jobs=jobs, store=store)
     typer.echo(str(path))
+
+
+@_command("cluster")
+def cluster_cmd(
+    kind: Annotated[str, typer.Argument(metavar="KIND", help="Batch system: slurm or pbs.")],
+    jobs: Annotated[int, typer.Option(min=1, help="Batch jobs to submit.")] = 1,
+    cores: Annotated[int, typer.Option(min=1, help="Cores per job: one single-threaded Dask worker each.")] = 1,
+    memory: Annotated[str, typer.Option(metavar="SIZE", help="Memory per job (16GB, 64GiB), shared by its workers.")] = "4GB",
+    walltime: Annotated[str, typer.Option(metavar="HH:MM:SS", help="Wall time of each job.")] = "01:00:00",
+    queue: Annotated[str | None, typer.Option(help="Partition (Slurm) or queue (PBS).")] = None,
+    account: Annotated[str | None, typer.Option(help="Account to charge.")] = None,
+    prologue: Annotated[list[str] | None, typer.Option(metavar="CMD", help="Shell line run before the workers start, e.g. 'source /shared/venv/bin/activate' (repeatable).")] = None,
+    python: Annotated[str | None, typer.Option(help="Python the jobs run (default: this one; 'python' after a --prologue that activates a venv).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the job script and submit nothing.")] = False,
+) -> None:
+    """Start Dask workers as batch jobs (dask-jobqueue); sweeps and reproductions reach them with --scheduler."""
+    import time
+
+    from packetpath.cluster import batch_cluster
+
+    cluster = batch_cluster(kind, cores=cores, memory=memory, walltime=walltime, queue=queue, account=account,
+                            prologue=prologue, python=python)
+    try:
+        if dry_run:
+            typer.echo(cluster.job_script())
+            return
+        cluster.scale(jobs=jobs)
+        typer.echo(f"scheduler at {cluster.scheduler_address}: {jobs} job(s) of {cores} worker(s) submitted")
+        typer.echo(f"  packetpath sweep SCENARIO --grid ... --scheduler {cluster.scheduler_address}")
+        typer.echo("Ctrl-C cancels the jobs.")
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        typer.echo("jobs cancelled", err=True)
+    finally:
+        cluster.close()

@@ -1,0 +1,78 @@
+"""Beyond one machine: a sweep on Dask workers that a separate `dask scheduler`
+and `dask worker` pair serve (as on a cluster, on loopback here), and the
+batch jobs `packetpath cluster` would submit."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+SWEEP = ["sweep", "l2fwd", "--grid", "traffic.size=64,1500", "--set", "sim.duration=40us", "--set", "sim.warmup=20us", "--json"]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "packetpath"), *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def scheduler(tmp_path):
+    """A `dask scheduler` and a `dask worker` of one process, each its own
+    command as a batch job would start them; yields the scheduler's address."""
+    file = tmp_path / "scheduler.json"
+    procs = [subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                               "--scheduler-file", str(file)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        for _ in range(600):
+            if file.exists() and file.stat().st_size > 0:
+                break
+            time.sleep(0.1)
+        address = json.loads(file.read_text())["address"]
+        procs.append(subprocess.Popen([str(BIN / "dask"), "worker", "--scheduler-file", str(file), "--nworkers", "1", "--nthreads", "1",
+                                       "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        from distributed import Client
+
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(1, timeout=120)
+        yield address
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+            p.wait(timeout=30)
+
+
+def test_a_sweep_on_a_separate_scheduler_and_worker_gives_the_local_rows(tmp_path, scheduler):
+    remote = cli(*SWEEP, "--scheduler", scheduler, "--store", str(tmp_path / "remote"))
+    local = cli(*SWEEP, "--jobs", "1", "--store", str(tmp_path / "local"))
+    assert remote.returncode == 0, remote.stderr
+    assert local.returncode == 0, local.stderr
+    rows = json.loads(remote.stdout)
+    assert len(rows) == 2 and rows == json.loads(local.stdout)
+
+
+def test_cluster_dry_run_prints_the_slurm_job_it_would_submit():
+    r = cli("cluster", "slurm", "--cores", "8", "--memory", "32GB", "--walltime", "02:00:00", "--queue", "long",
+            "--prologue", "source /shared/pp/bin/activate", "--python", "python", "--dry-run")
+    assert r.returncode == 0, r.stderr
+    script = r.stdout
+    for line in ("#SBATCH -p long", "#SBATCH --cpus-per-task=8", "#SBATCH -t 02:00:00", "source /shared/pp/bin/activate"):
+        assert line in script, script
+    # one single-threaded worker per core, run by the venv's python
+    worker = next(x for x in script.splitlines() if "dask_worker" in x)
+    assert worker.startswith("python -m") and "--nworkers 8" in worker and "--nthreads 1" in worker, worker
+
+
+@pytest.mark.parametrize("args, message", [
+    (["lsf"], "cluster kind 'lsf': expected one of slurm, pbs"),
+    (["slurm", "--walltime", "2h"], "--walltime = '2h': expected HH:MM:SS"),
+    (["slurm", "--memory", "lots"], "--memory = 'lots': expected a size"),
+])
+def test_cluster_bad_input_is_one_line_and_exit_2(args, message):
+    r = cli("cluster", *args, "--dry-run")
+    assert r.returncode == 2 and r.stderr.startswith(f"error: {message}"), r.stderr
+    assert "Traceback" not in r.stderr
