@@ -218,3 +218,42 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     assert 'class="anchor"' in dom and 'class="fail"' in dom and ('class="inconclusive"' in dom or 'class="pass"' in dom)
     console = [line for line in p.stderr.splitlines() if "CONSOLE" in line]
     assert not console, console
+
+
+def test_sweep_store_report_renders_in_headless_chromium(tmp_path):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("chromium not installed")
+    from packetpath import sweepreport
+
+    grid = {"traffic.size": [64, 512, 1500], "llc.ddio_ways": [2, 4]}
+    for seed in (1, 2):
+        sweep("l2fwd", grid, set=SHORT, seed=seed, jobs=2, store=tmp_path / "s", progress=False)
+    page = sweepreport.build(tmp_path / "s", tmp_path / "report")
+    text = page.read_text()
+    assert not re.search(r"<(script|link)[^>]+(src|href)=\"https?:", text)  # plotly.js is inline: offline
+    assert "<td>traffic.size</td><td>B</td><td>x axis</td><td>64, 512, 1500</td>" in text
+    assert "<td>llc.ddio_ways</td><td>-</td><td>colour</td><td>2, 4</td>" in text
+    assert "the mean of 2 seeds" in text and "throughput_gbps (Gbps) against traffic.size (B)" in text
+    charts = text.count('class="plotly-graph-div"')
+    assert charts > 10
+    p = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert p.returncode == 0, p.stderr[-2000:]
+    # every chart drawn: Plotly's plot, legend and hover layers are three SVGs
+    assert p.stdout.count('class="main-svg"') == 3 * charts, p.stdout[-2000:]
+    console = [line for line in p.stderr.splitlines() if "CONSOLE" in line]
+    assert not console, console
+
+
+def test_sweep_report_axes_go_to_the_parameters_with_most_values():
+    from packetpath import sweepreport
+
+    df = pd.DataFrame({"traffic.size": [64, 512, 1500] * 4, "llc.ddio_ways": [2, 2, 2, 4, 4, 4] * 2,
+                       "cpu.cores": [1] * 6 + [2] * 6, "nic.count": [1] * 12, "sim.seed": range(12)})
+    # nic.count never changes and the seed is no parameter of the chart
+    assert sweepreport.swept(df) == ["traffic.size", "cpu.cores", "llc.ddio_ways"]
+    assert sweepreport.label("traffic.rate") == "traffic.rate (Mbps)" and sweepreport.label("drop_rate") == "drop_rate"

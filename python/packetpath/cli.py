@@ -7,7 +7,7 @@
     packetpath sweep SCENARIO --grid KEY=V1,V2 [--grid ...] [--random N] [--scheduler ADDR] [--store DIR]
     packetpath results show | query "SQL"    [--store DIR]
     packetpath plot METRIC --x KEY [--by KEY] [--kind line|scatter|heatmap] [--store DIR] [--out STEM]
-    packetpath report [--out DIR] [--from DIR ...]
+    packetpath report [--out DIR] [--from DIR ...] | --store DIR
     packetpath cluster slurm|pbs --jobs N --cores C --memory SIZE [--walltime HH:MM:SS] [--dry-run]
 
 Bad input — an unknown key or name, a bad unit or value, a missing or
@@ -456,12 +456,15 @@ def report_cmd(
     ] = None,
     paper: Annotated[list[str] | None, typer.Option(help="Papers to reproduce when no --from is given (default: all).")] = None,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: every core).")] = None,
-    store: Annotated[Path | None, typer.Option(help="Results store for the reproduced runs (resumable).")] = None,
+    store: Annotated[Path | None, typer.Option(help="Alone: report on this results store (a sweep's), one chart per metric against the swept parameters. With --paper: the store of the reproduced runs (resumable).")] = None,
 ) -> None:
-    """Write one offline HTML page: every reproduced figure as a chart beside its claims."""
-    from packetpath import htmlreport
+    """Write one offline HTML page: every reproduced figure as a chart beside its claims, or a sweep store's metrics."""
+    from packetpath import htmlreport, sweepreport
 
-    path = htmlreport.build(out, folders=from_ or [], papers=paper or [], jobs=jobs, store=store)
+    if store is not None and not from_ and not paper:
+        path = sweepreport.build(store, out)
+    else:
+        path = htmlreport.build(out, folders=from_ or [], papers=paper or [], jobs=jobs, store=store)
     typer.echo(str(path))
 
 

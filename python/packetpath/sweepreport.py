@@ -1,0 +1,135 @@
+"""An offline HTML report of any results store (`packetpath report --store DIR`):
+one chart per metric against the swept parameters.
+
+The parameters that take more than one value in the store are the swept
+ones. The one with the most values is the x axis, the next the colour, the
+third and fourth facet the chart into columns and rows; a fifth or more are
+averaged over, and every chart says so. Runs that differ only in their seed
+are one point: their mean, with their standard deviation as an error bar.
+Y axes start at zero, so run-to-run noise never looks like a trend. Charts
+are Plotly's (its JavaScript inlined once: the page needs no network), the
+page a Jinja2 template.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from packetpath.errors import ConfigError
+
+# x, colour, facet column, facet row
+ROLES = ("x", "color", "facet_col", "facet_row")
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>packetpath sweep report: {{ store }}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+td, th { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; }
+.note { color: #555; font-size: 0.9em; }
+section { margin-bottom: 2.5em; }
+</style></head>
+<body>
+<h1>Sweep report</h1>
+<p class="summary">{{ runs }} runs from <code>{{ store }}</code>, engine {{ versions }}; written {{ written }} by packetpath {{ version }}.</p>
+<h2>Swept parameters</h2>
+<table><tr><th>parameter</th><th>unit</th><th>role in the charts</th><th>values</th></tr>
+{% for p in swept %}<tr><td>{{ p.key }}</td><td>{{ p.unit }}</td><td>{{ p.role }}</td><td>{{ p.vals }}</td></tr>
+{% endfor %}</table>
+{% if averaged %}<p class="note">Averaged over in every chart (more swept parameters than a chart has axes): {{ averaged|join(", ") }}.</p>{% endif %}
+{% if bounds %}<h2>What bounds the runs</h2>
+<table><tr><th>resource</th><th>runs</th></tr>
+{% for resource, n in bounds %}<tr><td>{{ resource }}</td><td>{{ n }}</td></tr>{% endfor %}</table>{% endif %}
+<h2>Contents</h2>
+<ol>{% for c in charts %}<li><a href="#{{ c.id }}">{{ c.title }}</a></li>{% endfor %}</ol>
+{% for c in charts %}<section id="{{ c.id }}"><h3>{{ c.title }}</h3>
+<p class="note">{{ c.meaning }}{% if c.seeds > 1 %} Each point: the mean of {{ c.seeds }} seeds, the bar their standard deviation.{% endif %}</p>
+{{ c.html }}
+</section>
+{% endfor %}
+{% if constant %}<h2>Metrics the same in every run</h2>
+<table><tr><th>metric</th><th>value</th></tr>
+{% for m, v in constant %}<tr><td>{{ m }}</td><td>{{ v }}</td></tr>{% endfor %}</table>{% endif %}
+</body></html>
+"""
+
+
+def label(key: str) -> str:
+    """A parameter or metric with its unit: ``traffic.size (B)``."""
+    from packetpath import metrics, schema
+
+    d = schema.lookup(key)
+    unit = d["base_unit"] if d else next((m.unit for m in metrics.METRICS if m.path == key), "")
+    return f"{key} ({unit})" if unit else key
+
+
+def swept(df: Any) -> list[str]:
+    """Parameters with more than one value in the store, most values first (the seed is not one)."""
+    from packetpath import schema
+
+    keys = [c for c in df.columns if schema.lookup(c) is not None and c != "sim.seed"]
+    counts = {k: df[k].astype(str).nunique(dropna=False) for k in keys}
+    return sorted((k for k, n in counts.items() if n > 1), key=lambda k: (-counts[k], k))
+
+
+def build(store: Any, out: str | os.PathLike) -> Path:
+    """Write ``out/index.html`` for the runs of ``store`` (a `Store` or its directory)."""
+    import jinja2
+    import plotly.express as px
+
+    from packetpath import __version__, metrics
+    from packetpath.store import Store
+
+    store = store if isinstance(store, Store) else Store.existing(store)
+    df = store.query("SELECT * FROM runs")
+    if df.empty:
+        raise ConfigError(f"the store {store.path} holds no runs")
+    keys = swept(df)
+    axes, averaged = keys[: len(ROLES)], keys[len(ROLES):]
+    roles = dict(zip(ROLES, axes))
+    for k in axes[1:]:  # colours and facets are categories
+        df[k] = df[k].astype(str)
+    numeric = [m for m in metrics.METRICS if m.path in df.columns and df[m.path].dtype.kind in "if" and df[m.path].notna().any()]
+    charts, constant = [], []
+    for i, m in enumerate(numeric):
+        values = df[m.path].dropna()
+        if not axes or values.nunique() == 1:
+            constant.append((label(m.path), f"{values.iloc[0]:g}"))
+            continue
+        agg = df.groupby(axes, sort=True)[m.path].agg(["mean", "std", "count"]).reset_index()
+        seeds = int(agg["count"].max())
+        fig = px.line(agg, y="mean", error_y="std" if seeds > 1 else None, markers=True,
+                      labels={"mean": label(m.path), **{k: label(k) for k in axes}}, **roles)
+        fig.update_yaxes(rangemode="tozero")
+        fig.update_layout(height=380 * max(1, agg[roles["facet_row"]].nunique() if "facet_row" in roles else 1),
+                          margin={"t": 40, "r": 10}, legend={"title": label(roles["color"]) if "color" in roles else ""})
+        title = f"{label(m.path)} against {label(axes[0])}"
+        html = fig.to_html(full_html=False, include_plotlyjs=not charts, div_id=f"chart-{i}", config={"displaylogo": False})
+        charts.append({"id": f"m{i}", "title": title, "meaning": m.meaning[:1].upper() + m.meaning[1:] + ".", "seeds": seeds, "html": html})
+    if not charts:
+        raise ConfigError(f"the store {store.path}: no metric varies across its {len(df)} runs, nothing to chart")
+    bounds = []
+    if "bottleneck.resource" in df.columns:
+        bounds = sorted(df["bottleneck.resource"].dropna().value_counts().items(), key=lambda kv: -kv[1])
+    page = jinja2.Environment(autoescape=jinja2.select_autoescape(default=True)).from_string(PAGE).render(
+        store=str(store.path), runs=len(df), versions=", ".join(store.engine_versions()), version=__version__,
+        written=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        swept=[{"key": k, "unit": label(k)[len(k):].strip(" ()") or "-", "role": dict(zip(axes, ("x axis", "colour", "facet columns", "facet rows"))).get(k, "averaged over"),
+                "vals": ", ".join(sorted(df[k].astype(str).unique(), key=_natural))} for k in keys],
+        averaged=averaged, bounds=bounds, charts=[c | {"html": jinja2.utils.markupsafe.Markup(c["html"])} for c in charts], constant=constant)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "index.html"
+    path.write_text(page)
+    return path
+
+
+def _natural(text: str) -> tuple:
+    """Sort "64" before "1500", and words after numbers."""
+    try:
+        return (0, float(text), "")
+    except ValueError:
+        return (1, 0.0, text)
