@@ -74,6 +74,8 @@ raw_scenarios = st.fixed_dictionaries(
         "nic.tx_queue_buffer": st.sampled_from(["0B", "0B", "4KiB", "24KiB"]),
         "nic.accel": st.sampled_from([False, False, False, False, True]),  # needs flowcount: rarely valid
         "app.wp_reads": st.integers(0, 8),
+        "app.wp_chain": st.booleans(),
+        "app.wp_draws": st.integers(0, 4),
         "app.rx_burst": st.integers(1, 64),
         "app.sw_queue": st.integers(0, 2048),
         "llc.ddio_ways": st.integers(0, 11),
