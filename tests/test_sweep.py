@@ -125,6 +125,19 @@ def test_plots_png_and_svg(tmp_path):
         paths = packetpath.Results(store).plot("throughput_gbps", x="traffic.size", by="cpu.cores", kind=kind, out=tmp_path / kind)
         assert [p.suffix for p in paths] == [".png", ".svg"]
         assert paths[0].read_bytes().startswith(b"\x89PNG") and b"<svg" in paths[1].read_bytes()
+    # axes with units
+    svg = (tmp_path / "line.svg").read_text()
+    assert "traffic.size (B)" in svg and "throughput_gbps (Gbps)" in svg
+
+
+def test_a_plot_never_averages_over_a_swept_parameter(tmp_path):
+    store = tmp_path / "s"
+    sweep("l2fwd", GRID, set=SHORT, jobs=1, store=store, progress=False)
+    with pytest.raises(ConfigError, match=r"average over swept parameter cpu.cores \(cpu.cores: 1, 2\): pick one with "
+                                          r"--where '\"cpu.cores\" = 1' or draw it with --by cpu.cores"):
+        packetpath.Results(store).plot("throughput_gbps", x="traffic.size", out=tmp_path / "p")
+    paths = packetpath.Results(store).plot("throughput_gbps", x="traffic.size", where='"cpu.cores" = 1', out=tmp_path / "p")
+    assert paths[0].exists()
 
 
 def test_cli_sweep_results_plot(cli, tmp_path):
@@ -137,6 +150,7 @@ def test_cli_sweep_results_plot(cli, tmp_path):
     assert q.code == 0 and json.loads(q.stdout) == [{"n": 2}]
     assert cli("results", "show", "--store", store).code == 0
     p = cli("plot", "throughput_gbps", "--x", "traffic.size", "--store", store, "--out", str(tmp_path / "fig"))
+    assert p.code == 0, p.stderr
     assert p.code == 0, p.stderr
     assert (tmp_path / "fig.png").exists() and (tmp_path / "fig.svg").exists()
 
@@ -250,10 +264,10 @@ def test_sweep_store_report_renders_in_headless_chromium(tmp_path):
 
 
 def test_sweep_report_axes_go_to_the_parameters_with_most_values():
-    from packetpath import sweepreport
+    from packetpath import plots
 
     df = pd.DataFrame({"traffic.size": [64, 512, 1500] * 4, "llc.ddio_ways": [2, 2, 2, 4, 4, 4] * 2,
                        "cpu.cores": [1] * 6 + [2] * 6, "nic.count": [1] * 12, "sim.seed": range(12)})
     # nic.count never changes and the seed is no parameter of the chart
-    assert sweepreport.swept(df) == ["traffic.size", "cpu.cores", "llc.ddio_ways"]
-    assert sweepreport.label("traffic.rate") == "traffic.rate (Mbps)" and sweepreport.label("drop_rate") == "drop_rate"
+    assert plots.swept(df) == ["traffic.size", "cpu.cores", "llc.ddio_ways"]
+    assert plots.label("traffic.rate") == "traffic.rate (Mbps)" and plots.label("drop_rate") == "drop_rate"

@@ -74,6 +74,24 @@ def render_figure(figure: Mapping[str, Any], stem: str | os.PathLike, formats: S
     return _save(fig, Path(stem), formats)
 
 
+def label(key: str) -> str:
+    """A parameter or metric with its unit: ``traffic.size (B)``."""
+    from packetpath import metrics, schema
+
+    d = schema.lookup(key)
+    unit = d["base_unit"] if d else next((m.unit for m in metrics.METRICS if m.path == key), "")
+    return f"{key} ({unit})" if unit else key
+
+
+def swept(df: Any) -> list[str]:
+    """Parameters with more than one value in the store, most values first (the seed is not one)."""
+    from packetpath import schema
+
+    keys = [c for c in df.columns if schema.lookup(c) is not None and c != "sim.seed"]
+    counts = {k: df[k].astype(str).nunique(dropna=False) for k in keys}
+    return sorted((k for k, n in counts.items() if n > 1), key=lambda k: (-counts[k], k))
+
+
 def plot_store(
     store: Any,
     metric: str,
@@ -89,8 +107,11 @@ def plot_store(
 
     ``kind="line"``: one line per value of ``by``; ``"scatter"``: every run,
     coloured by ``by``; ``"heatmap"``: ``x`` against ``by``, coloured by the
-    metric. ``where`` is an SQL condition on the ``runs`` view. Writes
-    ``out.png`` and ``out.svg``; returns their paths."""
+    metric. ``where`` is an SQL condition on the ``runs`` view. A parameter
+    the selected runs were swept over that is neither ``x`` nor ``by`` is an
+    error naming it (the plot would average over it silently); seeds are
+    averaged. Axes carry units. Writes ``out.png`` and ``out.svg``; returns
+    their paths."""
     from packetpath.store import Store
 
     if kind not in KINDS:
@@ -108,6 +129,15 @@ def plot_store(
             raise ConfigError(f"{role} '{name}': no such column in the store {store.path}{hint}")
     quoted = [f'"{c}"' for c in (x, by) if c]
     condition = f"WHERE {where}" if where else ""
+    # Never average over a parameter the runs were swept over: say which.
+    runs = store.query(f"SELECT * FROM runs {condition}")
+    hidden = [k for k in swept(runs) if k not in (x, by)]
+    if hidden:
+        k = hidden[0]
+        values = sorted(runs[k].astype(str).unique())
+        raise ConfigError(f"the plot would average over swept parameter{'s' if len(hidden) > 1 else ''} {', '.join(hidden)} "
+                          f"({k}: {', '.join(values[:6])}{' ...' if len(values) > 6 else ''}): pick one with "
+                          f"--where '\"{k}\" = {values[0]}'" + ("" if by else f" or draw it with --by {k}"))
     if kind == "scatter":
         sql = f'SELECT {", ".join(quoted)}, "{metric}" AS y FROM runs {condition}'
     else:
@@ -124,17 +154,17 @@ def plot_store(
         image = ax.imshow(table.values, aspect="auto", origin="lower", cmap="viridis")
         ax.set_xticks(range(len(table.columns)), [f"{v:g}" if isinstance(v, float) else str(v) for v in table.columns])
         ax.set_yticks(range(len(table.index)), [f"{v:g}" if isinstance(v, float) else str(v) for v in table.index])
-        fig.colorbar(image, ax=ax, label=metric)
-        ax.set(xlabel=x, ylabel=by, title=f"{metric}")
+        fig.colorbar(image, ax=ax, label=label(metric))
+        ax.set(xlabel=label(x), ylabel=label(by), title=f"{metric}")
     else:
         groups = [(None, df)] if not by else list(df.groupby(by, sort=True))
         for value, part in groups:
-            label = None if by is None else f"{by}={value}"
+            line = None if by is None else f"{by}={value}"
             if kind == "line":
-                ax.plot(part[x], part["y"], "o-", label=label)
+                ax.plot(part[x], part["y"], "o-", label=line)
             else:
-                ax.scatter(part[x], part["y"], label=label, s=16)
+                ax.scatter(part[x], part["y"], label=line, s=16)
         if by:
             ax.legend(fontsize="small")
-        ax.set(xlabel=x, ylabel=metric, title=f"{metric} vs {x}")
+        ax.set(xlabel=label(x), ylabel=label(metric), title=f"{metric} vs {x}")
     return _save(fig, Path(out), formats)

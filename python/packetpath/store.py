@@ -239,9 +239,15 @@ class Store:
         """Run SQL over the view ``runs``; returns a pandas DataFrame. Bad SQL is a ConfigError."""
         import duckdb
 
+        import warnings
+
+        import pandas as pd
+
         con = self.connect()
         try:
-            return con.execute(sql).df()
+            with warnings.catch_warnings():  # duckdb builds a wide frame column by column; harmless
+                warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
+                return con.execute(sql).df()
         except duckdb.Error as e:
             raise ConfigError(f"query failed: {str(e).splitlines()[0]}") from None
         finally:

@@ -57,30 +57,13 @@ section { margin-bottom: 2.5em; }
 """
 
 
-def label(key: str) -> str:
-    """A parameter or metric with its unit: ``traffic.size (B)``."""
-    from packetpath import metrics, schema
-
-    d = schema.lookup(key)
-    unit = d["base_unit"] if d else next((m.unit for m in metrics.METRICS if m.path == key), "")
-    return f"{key} ({unit})" if unit else key
-
-
-def swept(df: Any) -> list[str]:
-    """Parameters with more than one value in the store, most values first (the seed is not one)."""
-    from packetpath import schema
-
-    keys = [c for c in df.columns if schema.lookup(c) is not None and c != "sim.seed"]
-    counts = {k: df[k].astype(str).nunique(dropna=False) for k in keys}
-    return sorted((k for k, n in counts.items() if n > 1), key=lambda k: (-counts[k], k))
-
-
 def build(store: Any, out: str | os.PathLike) -> Path:
     """Write ``out/index.html`` for the runs of ``store`` (a `Store` or its directory)."""
     import jinja2
     import plotly.express as px
 
     from packetpath import __version__, metrics
+    from packetpath.plots import label, swept
     from packetpath.store import Store
 
     store = store if isinstance(store, Store) else Store.existing(store)
