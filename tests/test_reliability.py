@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import PACKETPATH
+import packetpath
 from packetpath.errors import ConfigError
 from packetpath.store import Store, StoreWarning
 from packetpath.sweep import sweep
@@ -121,6 +122,32 @@ def test_ctrl_c_keeps_finished_runs_and_says_how_to_resume(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("interrupted: "), err
     stored = len(Store(store).rows())
     assert stored > 0 and f"{stored} of 12 runs stored" in lines[0] and "run the same command again to resume" in lines[0]
+
+
+def test_ctrl_c_stops_a_long_single_run_at_once():
+    # 2 simulated seconds take a minute or more; the engine checks for signals every 2^16 events
+    p = subprocess.Popen([str(PACKETPATH), "run", "l2fwd", "--set", "sim.duration=2s"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(3)
+    start = time.time()
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and time.time() - start < 5, err
+    assert out == "" and err.replace("\r", "\n").strip().splitlines()[-1].startswith("interrupted"), err
+
+
+def test_progress_is_told_and_changes_nothing():
+    short = {"sim.duration": "10ms", "sim.warmup": "1ms"}
+    calls: list[float] = []
+    seen = packetpath.run("l2fwd", set=short, progress=calls.append)
+    assert len(calls) >= 3 and calls == sorted(calls) and 0 < calls[0] and calls[-1] <= 1, calls
+    assert seen == packetpath.run("l2fwd", set=short)
+
+    def stop(done: float) -> None:
+        raise RuntimeError(f"stopped at {done:.2f}")
+
+    with pytest.raises(RuntimeError, match="stopped at 0"):
+        packetpath.run("l2fwd", set=short, progress=stop)
 
 
 # -- bad input, by the hundred ---------------------------------------------------------

@@ -7,6 +7,7 @@ values once, get the report back. Nothing else crosses into the engine.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from packetpath import _engine, schema
@@ -14,17 +15,21 @@ from packetpath.errors import ConfigError, EngineError
 from packetpath.scenario import Overrides, ScenarioLike, resolve
 
 
-def run(scenario: ScenarioLike, set: Overrides = None, seed: int | None = None) -> dict[str, Any]:
+def run(scenario: ScenarioLike, set: Overrides = None, seed: int | None = None,
+        progress: Callable[[float], object] | None = None) -> dict[str, Any]:
     """Simulate a scenario and return its report.
 
     ``scenario`` is a built-in name, a TOML path or a dict (which may name a
     ``profile``); ``set`` overrides values (``{"traffic.rate": "50Gbps"}`` or
     ``["traffic.rate=50Gbps"]``); ``seed`` overrides ``sim.seed``.
+    ``progress`` is called now and then during a long packet run with the
+    share of its simulated time done (an exception it raises stops the run;
+    so does Ctrl-C, as KeyboardInterrupt).
     Raises ConfigError for an invalid scenario, EngineError if the engine fails.
     """
     s = resolve(scenario, set, seed)
     try:
-        report = _engine.run_json(json.dumps(s.values, default=str))
+        report = _engine.run_json(json.dumps(s.values, default=str), progress)
     except EngineError as e:
         overrides = "".join(f" --set {k}={v}" for k, v in s.values.items() if s.origins[k] == "--set")
         raise EngineError(f"{e} (scenario {s.name}{overrides}, seed {s.seed})") from None

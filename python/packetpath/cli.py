@@ -138,7 +138,8 @@ def run_cmd(
     all_: Annotated[bool, typer.Option("--all", help="Also list the metrics this kind of run does not report.")] = False,
 ) -> None:
     """Simulate one scenario and print its report."""
-    report = api.run(scenario_, set=set_, seed=seed)
+    with _RunProgress(scenario_, quiet=json_) as progress:
+        report = api.run(scenario_, set=set_, seed=seed, progress=progress)
     if json_:
         _print_json(report)
         return
@@ -152,6 +153,39 @@ def run_cmd(
     if report.get("pause_frames"):  # the source was held back: its offered load is not traffic.rate
         typer.echo(f"note: the ports sent {report['pause_frames']:,} PAUSE frames (nic.flow_control), so the source "
                    f"offered {report['offered_gbps']:.4g} Gbps, what the server let it send, not traffic.rate")
+
+
+class _RunProgress:
+    """A progress bar with an ETA on stderr for a run that lasts more than a
+    few seconds; a short run prints nothing."""
+
+    AFTER_S = 3.0
+
+    def __init__(self, name: str, quiet: bool = False):
+        import time
+
+        self.name, self.quiet, self.clock, self.bar = name, quiet, time.monotonic, None
+        self.start = self.clock()
+
+    def __call__(self, done: float) -> None:
+        if self.bar is None:
+            if self.quiet or self.clock() - self.start < self.AFTER_S:
+                return
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn(f"simulating {self.name}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                                console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("run", total=1.0)
+        self.bar.update(self.task, completed=done)
+
+    def __enter__(self) -> _RunProgress:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def bottleneck_sentence(b: dict[str, Any]) -> str:

@@ -34,6 +34,11 @@ pub fn validate_json(scenario: &str) -> Result<String, String> {
 /// whose simulation would not fit in this machine's memory is refused
 /// before anything is built.
 pub fn run_json(scenario: &str) -> Result<String, String> {
+    run_json_with(scenario, &mut |_| true)
+}
+
+/// [`run_json`] with a progress hook (see [`run::run_with`]).
+pub fn run_json_with(scenario: &str, progress: &mut dyn FnMut(f64) -> bool) -> Result<String, String> {
     let v: Value =
         serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
     let (_, cfg) = run::validate(&v)?;
@@ -42,7 +47,7 @@ pub fn run_json(scenario: &str) -> Result<String, String> {
         check_resources(&parts, available_memory())?;
         reserve(&parts)?;
     }
-    let report = run::run(&cfg)?;
+    let report = run::run_with(&cfg, progress)?;
     Ok(serde_json::to_string(&report).expect("report serialises"))
 }
 

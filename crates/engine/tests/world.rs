@@ -338,3 +338,21 @@ fn posted_credits_do_not_bind_a_fast_memory() {
     assert!((a - b).abs() / a < 0.01, "{a} vs {b}");
     assert!(held.pcie_flow.read_tags_max > 0 && held.pcie_flow.dma_requests_per_s > 1e6);
 }
+
+/// The progress hook sees the run's share of simulated time grow, changes
+/// nothing, and stops the run when it says so.
+#[test]
+fn progress_is_told_and_can_stop_a_run() {
+    let c = validate(&json!({"sim": {"warmup": "1ms", "duration": "9ms"}})).unwrap();
+    let mut seen = vec![];
+    let with = packetpath_engine::run::run_with(&c, &mut |done| {
+        seen.push(done);
+        true
+    })
+    .unwrap();
+    assert!(seen.len() >= 3 && seen.windows(2).all(|w| w[0] <= w[1]) && seen[0] > 0.0 && *seen.last().unwrap() <= 1.0, "{seen:?}");
+    let plain = packetpath_engine::run::run(&c).unwrap();
+    assert_eq!(serde_json::to_string(&with).unwrap(), serde_json::to_string(&plain).unwrap());
+    let stopped = packetpath_engine::run::run_with(&c, &mut |_| false).unwrap_err();
+    assert!(stopped.starts_with("interrupted"), "{stopped}");
+}

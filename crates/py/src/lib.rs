@@ -41,9 +41,32 @@ fn validate_json(py: Python<'_>, scenario: String) -> PyResult<String> {
     guarded(py, || packetpath_engine::api::validate_json(&scenario))
 }
 
+/// Run a scenario. From time to time (every 2^20 events of a packet run)
+/// the engine takes the GIL back: a pending signal (Ctrl-C) stops the run
+/// and is raised, and `progress`, if given, is called with the share of the
+/// simulated time done (an exception it raises stops the run too).
 #[pyfunction]
-fn run_json(py: Python<'_>, scenario: String) -> PyResult<String> {
-    guarded(py, || packetpath_engine::api::run_json(&scenario))
+#[pyo3(signature = (scenario, progress=None))]
+fn run_json(py: Python<'_>, scenario: String, progress: Option<PyObject>) -> PyResult<String> {
+    let mut stopped: Option<PyErr> = None;
+    let out = guarded(py, || {
+        packetpath_engine::api::run_json_with(&scenario, &mut |done| {
+            Python::with_gil(|py| {
+                let call = || progress.as_ref().map_or(Ok(()), |f| f.call1(py, (done,)).map(drop));
+                match py.check_signals().and_then(|_| call()) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        stopped = Some(e);
+                        false
+                    }
+                }
+            })
+        })
+    });
+    match stopped {
+        Some(e) => Err(e),
+        None => out,
+    }
 }
 
 #[pyfunction]

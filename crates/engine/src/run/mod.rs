@@ -30,13 +30,20 @@ pub fn validated(scenario: &Value) -> Result<Cfg, String> {
 /// engine bug, reported with the seed) or a check only building can make
 /// (an unreadable pcap).
 pub fn run(cfg: &Cfg) -> Result<Report, String> {
+    run_with(cfg, &mut |_| true)
+}
+
+/// [`run`], telling `progress` how far a packet run has got (share of its
+/// simulated time) from time to time; `progress` returning false stops it
+/// with the error "interrupted". The other kinds are short and do not call it.
+pub fn run_with(cfg: &Cfg, progress: &mut dyn FnMut(f64) -> bool) -> Result<Report, String> {
     match cfg.sim.kind {
         "pcie_bench" => pcie_bench::run(cfg),
         "copy_bench" => copy_bench::run(cfg),
         "dpa" => dpa::run(cfg),
         "netdimm" => netdimm::run(cfg),
         _ => packet::World::build(cfg)?
-            .run()
+            .run_with(progress)
             .map_err(|e| format!("{e} (seed {})", cfg.sim.seed)),
     }
 }

@@ -818,10 +818,22 @@ impl World {
     }
 
     /// Run to the end of the measured window and report.
-    pub fn run(mut self) -> Result<Report, String> {
+    pub fn run(self) -> Result<Report, String> {
+        self.run_with(&mut |_| true)
+    }
+
+    /// [`World::run`], telling `progress` every 2^16 events the share of
+    /// the simulated time done; it returns false to stop the run (an
+    /// error, "interrupted"). It sees the simulation, never changes it.
+    pub fn run_with(mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<Report, String> {
+        let mut events: u32 = 0;
         while let Some((now, e)) = self.q.pop() {
             if now > self.end {
                 break;
+            }
+            events = events.wrapping_add(1);
+            if events & ((1 << 16) - 1) == 0 && !progress(now as f64 / self.end.max(1) as f64) {
+                return Err("interrupted".into());
             }
             match e {
                 Ev::Arrive { nic, epoch } => self.on_arrive(nic as usize, epoch, now),
