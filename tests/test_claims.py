@@ -261,3 +261,28 @@ def test_claim_json_shape():
 @pytest.mark.parametrize(("simulated", "ok"), [(0.0011, True), (0.0044, True), (0.00099, False), (0.0046, False)])
 def test_count_within_factor_two(simulated, ok):
     assert count("p", "Sec 3.1", "PAUSE frames per packet", "m", 0.0022, simulated).passed is ok
+
+
+def test_claims_on_a_narrow_terminal_never_split_a_word():
+    from rich.console import Console
+
+    from packetpath.reproduce import Claim, rich_table
+
+    long = Claim("netdimm", "Fig 12b", "with L3F the co-runner's memory latency is up to 30.9 % better than with iNIC",
+                 "corunner.latency_ns (% change, NetDIMM vs iNIC)", -30.9, [-4.98, -0.71, 2.69, 1.12, 0.76],
+                 "same sign, -46.4% to -15.5%", "fail", why="out of order beyond noise")
+    short = Claim("ddio", "Fig 6", "hit rate falls", "pcie_write_hit_rate", 0.4, 0.41, "±15 pp", "pass")
+    console = Console(width=80, record=True, color_system=None)
+    console.print(rich_table([long, short], title="netdimm: reproduced claims", width=80))
+    text = console.export_text()
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= 80
+    words = set(text.split())
+    for c in (long, short):
+        assert set(c.claim.split()) <= words and set(c.metric.split()) <= words, c.claim
+    assert lines[1].startswith("Fig 12b FAIL  with L3F") and "out of order beyond noise" in text
+    assert lines[-1] == "1 pass of 2 scored (0 inconclusive, 0 anchors, 1 fail)"
+    # a wide terminal keeps the table
+    wide = Console(width=200, record=True, color_system=None)
+    wide.print(rich_table([long, short], width=200))
+    assert "┃ figure" in wide.export_text()

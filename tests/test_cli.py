@@ -152,7 +152,7 @@ class FailingEngine:
         self.validate_json = engine.validate_json
 
     @staticmethod
-    def run_json(scenario):
+    def run_json(scenario, progress=None):
         from packetpath import EngineError
 
         raise EngineError("engine bug: queue underflow")
@@ -196,6 +196,12 @@ def test_sweep_says_what_it_ran_and_readers_refuse_a_missing_store(cli, tmp_path
     assert first.code == 0 and "2 runs, 2 new, 0 already stored" in first.stdout, first.stdout
     again = cli(*args[:3], "traffic.size=64,1500,256", *args[4:], env={"COLUMNS": "200"})
     assert again.code == 0 and "3 runs, 1 new, 2 already stored" in again.stdout, again.stdout
+    # at 80 columns every row is a block of "column value" pairs that never split
+    narrow = cli("results", "show", "--store", str(store), env={"COLUMNS": "80"})
+    lines = narrow.stdout.splitlines()
+    assert narrow.code == 0 and max(map(len, lines)) <= 80, narrow.stdout
+    text = narrow.stdout
+    assert text.count("scenario l2fwd") == 3 and "name traffic.size=256" in text and "┃" not in text
     for command in (["results", "show"], ["results", "query", "SELECT 1 FROM runs"], ["plot", "throughput_gbps", "--x", "traffic.size"]):
         out = cli(*command, "--store", str(tmp_path / "nope"))
         assert out.code == 2 and out.stderr.startswith(f"error: store {tmp_path / 'nope'}: no such directory"), (command, out.stderr)

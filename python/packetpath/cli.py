@@ -312,7 +312,8 @@ def reproduce_cmd(
     if json_:
         _print_json([c.to_json() for c in claims])
     else:
-        _console().print(claims_table(claims, title=f"{paper}: reproduced claims"))
+        console = _console()
+        console.print(claims_table(claims, title=f"{paper}: reproduced claims", width=console.width))
     if out is not None:
         typer.echo(f"report written to {out}", err=True)
     if strict and not all(c.verdict in ("pass", "anchor") for c in claims):
@@ -348,13 +349,12 @@ def bench_cmd(
     if json_:
         _print_json(results)
         return
-    table = Table()
-    table.add_column("scenario", no_wrap=True)
+    import pandas as pd
+
     columns = ["packets / wall s", "sim time / wall", "× assumed gem5 pace", "events / wall s", "peak RSS MiB", "wall s (median)", "build s", "packets / s after build"]
     if set_sample > 1:
         columns += [f"1/{set_sample} sets: speed-up", "after build", "hit-rate error (pp)", "throughput error %", "p99 error %"]
-    for column in columns:
-        table.add_column(column, justify="right")
+    rows = []
     for r in results:
         cells = [
             _number(r["simulated_packets_per_wall_s"]),
@@ -369,8 +369,9 @@ def bench_cmd(
         if set_sample > 1:
             cells += [f"{r['sampled_speedup']:.2f}", f"{r['sampled_speedup_after_build']:.2f}", f"{r['sampled_hit_rate_error_pp']:.2f}",
                       f"{r['sampled_throughput_error_pct']:.2f}", f"{r['sampled_p99_error_pct']:.1f}"]
-        table.add_row(r["scenario"], *cells)
-    _console().print(table)
+        rows.append([r["scenario"], *cells])
+    console = _console()
+    console.print(_frame_table(pd.DataFrame(rows, columns=["scenario", *columns]), width=console.width))
 
 
 StoreOpt = Annotated[Path, typer.Option("--store", help="Results store: a directory of Parquet files.")]
@@ -403,7 +404,8 @@ def sweep_cmd(
         typer.echo(shown.to_json(orient="records", indent=2))
     else:
         title = f"{scenario_}: {len(df)} runs, {df.attrs['new']} new, {df.attrs['stored']} already stored (store {store})"
-        _console().print(_frame_table(_short_ids(shown), title=title))
+        console = _console()
+        console.print(_frame_table(_short_ids(shown), title=title, width=console.width))
 
 
 SUMMARY_METRICS = ("throughput_gbps", "drop_rate", "latency_ns.p99", "pcie_write_hit_rate", "pcie_read_hit_rate")
@@ -414,13 +416,41 @@ def _short_ids(df: Any) -> Any:
     return df.assign(run_id=df["run_id"].str[:8])
 
 
-def _frame_table(df: Any, title: str = "") -> Table:
-    table = Table(title=title or None)
-    for column in df.columns:
-        table.add_column(str(column), overflow="fold")
-    for row in df.itertuples(index=False):
-        table.add_row(*(Text(str(v) if isinstance(v, (str, int)) else _number(v)) for v in row))
-    return table
+def _cell(v: Any) -> str:
+    if hasattr(v, "strftime"):  # a timestamp: to the second
+        return v.strftime("%Y-%m-%d %H:%M:%S")
+    return str(v) if isinstance(v, (str, int)) else _number(v)
+
+
+def _frame_table(df: Any, title: str = "", width: int | None = None) -> Any:
+    """A DataFrame as a table, or, when the table would not fit ``width``
+    columns without splitting its cells, one block per row ("column value"
+    pairs wrapped between words under the row's first cell)."""
+    cells = [[_cell(v) for v in row] for row in df.itertuples(index=False)]
+    columns = [str(c) for c in df.columns]
+    natural = 1 + sum(3 + max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns))
+    if width is None or natural <= width:
+        table = Table(title=title or None)
+        for column in columns:
+            table.add_column(column, overflow="fold")
+        for row in cells:
+            table.add_row(*map(Text, row))
+        return table
+    from rich.console import Group
+
+    lead = max(len(r[0]) for r in cells) + 2 if cells else 2
+    out = [Text(title, style="bold")] if title else []
+    for row in cells:
+        # "column value" pairs, packed greedily; a pair never splits
+        line, fresh = f"{row[0]:<{lead}}", True
+        for pair in (f"{c} {v}" for c, v in zip(columns[1:], row[1:], strict=True)):
+            if not fresh and len(line) + 3 + len(pair) > width:
+                out.append(Text(line))
+                line, fresh = " " * lead, True
+            line += pair if fresh else "   " + pair
+            fresh = False
+        out.append(Text(line))
+    return Group(*out)
 
 
 results_app = typer.Typer(no_args_is_help=True, help="Query the results store (DuckDB over its Parquet files; the view is `runs`).")
@@ -445,7 +475,8 @@ def results_show_cmd(
         typer.echo(df.to_json(orient="records", indent=2, date_format="iso"))
         return
     total = int(s.query("SELECT count(*) AS n FROM runs")["n"][0])
-    _console().print(_frame_table(_short_ids(df), title=f"store {store}: {total} runs in {len(s.files())} files"))
+    console = _console()
+    console.print(_frame_table(_short_ids(df), title=f"store {store}: {total} runs in {len(s.files())} files", width=console.width))
 
 
 @_command("query", results_app)
@@ -461,7 +492,8 @@ def results_query_cmd(
     if json_:
         typer.echo(df.to_json(orient="records", indent=2, date_format="iso"))
     else:
-        _console().print(_frame_table(df))
+        console = _console()
+        console.print(_frame_table(df, width=console.width))
 
 
 @_command("plot")

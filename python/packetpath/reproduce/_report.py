@@ -41,7 +41,16 @@ def summary(claims: Sequence[Claim]) -> str:
     return score(claims)
 
 
-def rich_table(claims: Sequence[Claim], title: str = "") -> Table:
+# Below this many columns the seven-column table would split words: claims
+# are printed as blocks instead.
+NARROW = 120
+
+
+def rich_table(claims: Sequence[Claim], title: str = "", width: int | None = None) -> Any:
+    """The claims for a terminal ``width`` columns wide: a table, or on a
+    narrow terminal one block per claim, wrapped between words."""
+    if width is not None and width < NARROW:
+        return blocks(claims, title, width)
     table = Table(title=title or None, caption=summary(claims))
     for column in COLUMNS:
         table.add_column(column, overflow="fold")  # fold, never crop: nothing is hidden
@@ -49,6 +58,36 @@ def rich_table(claims: Sequence[Claim], title: str = "") -> Table:
         # Text, not markup: claim text may contain [brackets]
         table.add_row(*map(Text, row[:-1]), Text(row[-1], style=COLOURS[c.verdict]))
     return table
+
+
+def blocks(claims: Sequence[Claim], title: str, width: int) -> Any:
+    """Each claim as a few lines: figure, verdict and claim; the values; the
+    metric; why the verdict is not the tolerance's. Lines break between
+    words only (a word longer than the line overruns it)."""
+    import textwrap
+
+    from rich.console import Group
+
+    indent = 14
+    out = [Text(title, style="bold")] if title else []
+
+    def wrap(text: str, first: str = " " * indent) -> list[str]:
+        return textwrap.wrap(text, max(width, 40), initial_indent=first, subsequent_indent=" " * indent,
+                             break_long_words=False, break_on_hyphens=False)
+
+    for c, row in zip(claims, rows(claims), strict=True):
+        figure, claim, metric, paper, simulated, tolerance, _ = row
+        head = wrap(claim, f"{figure:<7.7} {c.verdict.upper():<6.6}")
+        line = Text(head[0][:7])
+        line.append(head[0][7:indent], style=COLOURS[c.verdict])
+        line.append(head[0][indent:])
+        out.append(line)
+        lines = head[1:] + wrap(f"paper {paper} · simulated {simulated} · {tolerance}") + wrap(f"metric {metric}")
+        if c.why:
+            lines += wrap(c.why)
+        out += [Text(x) for x in lines]
+    out.append(Text(summary(claims), style="bold"))
+    return Group(*out)
 
 
 def markdown(claims: Sequence[Claim], title: str = "") -> str:
