@@ -271,3 +271,16 @@ def test_sweep_report_axes_go_to_the_parameters_with_most_values():
     # nic.count never changes and the seed is no parameter of the chart
     assert plots.swept(df) == ["traffic.size", "cpu.cores", "llc.ddio_ways"]
     assert plots.label("traffic.rate") == "traffic.rate (Mbps)" and plots.label("drop_rate") == "drop_rate"
+
+
+def test_runs_start_longest_first_and_rows_keep_their_order():
+    from packetpath.sweep import make_task, offered_packets
+
+    # 7 ms of 1500 B frames at 100 Gbps: 7e-3 * 1e11 / (1520 * 8)
+    assert offered_packets(make_task("x", "l2fwd").config) == pytest.approx(57_565.8, rel=1e-6)
+    started = []
+    grid = {"sim.duration": ["20us", "80us", "40us"]}
+    df = sweep("l2fwd", grid, set={"sim.warmup": "10us"}, jobs=1, progress=False,
+               run=lambda v: started.append(v["sim.duration"]) or api.run(v))
+    assert started == ["80us", "40us", "20us"]
+    assert list(df["sim.duration"]) == [20_000_000, 80_000_000, 40_000_000]

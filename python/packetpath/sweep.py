@@ -59,6 +59,17 @@ class Task:
     run_id: str = ""
 
 
+def offered_packets(config: dict[str, Any]) -> float:
+    """Frames a packet run's sources offer over its whole simulated time: the
+    measure of its cost that orders the runs, longest first (0 for the other
+    kinds, which run their own short benchmarks)."""
+    if config.get("sim.kind") != "packet":
+        return 0.0
+    size = config["traffic.size"] if config["traffic.size_dist"] == "fixed" else (config["traffic.bimodal_small"] + config["traffic.bimodal_large"]) / 2
+    seconds = (config["sim.warmup"] + config["sim.duration"]) / 1e12
+    return seconds * config["traffic.rate"] * 1e6 * config["nic.count"] / ((size + 20) * 8)
+
+
 def make_task(name: str, scenario: ScenarioLike, set: Overrides = None, seed: int | None = None) -> Task:
     s = resolve(scenario, set, seed)
     return Task(name, s.name, s.values, s.config, config_hash(s.config))
@@ -218,6 +229,9 @@ def execute(
     if found is not None:
         found.update(rows)
     todo = list({t.run_id: t for t in tasks if t.run_id not in rows}.values())  # one run per identity
+    # Longest first, so no long run starts last while the other workers idle
+    # (the rows come back in task order whatever the order they ran in).
+    todo.sort(key=lambda t: -offered_packets(t.config))
     client = _connect(scheduler) if scheduler is not None and todo else None
     try:
         _run_todo(todo, rows, store, jobs, run, client, progress, title, flush_s)
