@@ -370,8 +370,7 @@ def bench_cmd(
             cells += [f"{r['sampled_speedup']:.2f}", f"{r['sampled_speedup_after_build']:.2f}", f"{r['sampled_hit_rate_error_pp']:.2f}",
                       f"{r['sampled_throughput_error_pct']:.2f}", f"{r['sampled_p99_error_pct']:.1f}"]
         rows.append([r["scenario"], *cells])
-    console = _console()
-    console.print(_frame_table(pd.DataFrame(rows, columns=["scenario", *columns]), width=console.width))
+    _print_frame(pd.DataFrame(rows, columns=["scenario", *columns]))
 
 
 StoreOpt = Annotated[Path, typer.Option("--store", help="Results store: a directory of Parquet files.")]
@@ -404,8 +403,7 @@ def sweep_cmd(
         typer.echo(shown.to_json(orient="records", indent=2))
     else:
         title = f"{scenario_}: {len(df)} runs, {df.attrs['new']} new, {df.attrs['stored']} already stored (store {store})"
-        console = _console()
-        console.print(_frame_table(_short_ids(shown), title=title, width=console.width))
+        _print_frame(_short_ids(shown), title=title)
 
 
 SUMMARY_METRICS = ("throughput_gbps", "drop_rate", "latency_ns.p99", "pcie_write_hit_rate", "pcie_read_hit_rate")
@@ -422,10 +420,15 @@ def _cell(v: Any) -> str:
     return str(v) if isinstance(v, (str, int)) else _number(v)
 
 
+def _print_frame(df: Any, title: str = "") -> None:
+    console = _console()
+    console.print(_frame_table(df, title, width=console.width))
+
+
 def _frame_table(df: Any, title: str = "", width: int | None = None) -> Any:
     """A DataFrame as a table, or, when the table would not fit ``width``
-    columns without splitting its cells, one block per row ("column value"
-    pairs wrapped between words under the row's first cell)."""
+    columns without splitting its cells, one block per row: its first cell,
+    then "column value" pairs packed into lines, never split."""
     cells = [[_cell(v) for v in row] for row in df.itertuples(index=False)]
     columns = [str(c) for c in df.columns]
     natural = 1 + sum(3 + max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns))
@@ -475,8 +478,7 @@ def results_show_cmd(
         typer.echo(df.to_json(orient="records", indent=2, date_format="iso"))
         return
     total = int(s.query("SELECT count(*) AS n FROM runs")["n"][0])
-    console = _console()
-    console.print(_frame_table(_short_ids(df), title=f"store {store}: {total} runs in {len(s.files())} files", width=console.width))
+    _print_frame(_short_ids(df), title=f"store {store}: {total} runs in {len(s.files())} files")
 
 
 @_command("query", results_app)
@@ -492,8 +494,7 @@ def results_query_cmd(
     if json_:
         typer.echo(df.to_json(orient="records", indent=2, date_format="iso"))
     else:
-        console = _console()
-        console.print(_frame_table(df, width=console.width))
+        _print_frame(df)
 
 
 @_command("plot")

@@ -41,7 +41,7 @@ fn validate_json(py: Python<'_>, scenario: String) -> PyResult<String> {
     guarded(py, || packetpath_engine::api::validate_json(&scenario))
 }
 
-/// Run a scenario. From time to time (every 2^20 events of a packet run)
+/// Run a scenario. From time to time (every 2^16 events of a packet run)
 /// the engine takes the GIL back: a pending signal (Ctrl-C) stops the run
 /// and is raised, and `progress`, if given, is called with the share of the
 /// simulated time done (an exception it raises stops the run too).
