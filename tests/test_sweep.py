@@ -248,7 +248,7 @@ def test_sweep_store_report_renders_in_headless_chromium(tmp_path):
     assert not re.search(r"<(script|link)[^>]+(src|href)=\"https?:", text)  # plotly.js is inline: offline
     assert "<td>traffic.size</td><td>B</td><td>x axis</td><td>64, 512, 1500</td>" in text
     assert "<td>llc.ddio_ways</td><td>-</td><td>colour</td><td>2, 4</td>" in text
-    assert "the mean of 2 seeds" in text and "throughput_gbps (Gbps) against traffic.size (B)" in text
+    assert "the mean of 2 runs (their seeds)" in text and "throughput_gbps (Gbps) against traffic.size (B)" in text
     charts = text.count('class="plotly-graph-div"')
     assert charts > 10
     p = subprocess.run(

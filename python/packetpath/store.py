@@ -237,10 +237,9 @@ class Store:
 
     def query(self, sql: str):
         """Run SQL over the view ``runs``; returns a pandas DataFrame. Bad SQL is a ConfigError."""
-        import duckdb
-
         import warnings
 
+        import duckdb
         import pandas as pd
 
         con = self.connect()

@@ -4,7 +4,7 @@ one chart per metric against the swept parameters.
 The parameters that take more than one value in the store are the swept
 ones. The one with the most values is the x axis, the next the colour, the
 third and fourth facet the chart into columns and rows; a fifth or more are
-averaged over, and every chart says so. Runs that differ only in their seed
+averaged over, and the page names them. Runs that differ only in their seed
 are one point: their mean, with their standard deviation as an error bar.
 Y axes start at zero, so run-to-run noise never looks like a trend. Charts
 are Plotly's (its JavaScript inlined once: the page needs no network), the
@@ -20,8 +20,8 @@ from typing import Any
 
 from packetpath.errors import ConfigError
 
-# x, colour, facet column, facet row
-ROLES = ("x", "color", "facet_col", "facet_row")
+# Plotly's argument and its name on the page, in the order the swept parameters take them
+ROLES = (("x", "x axis"), ("color", "colour"), ("facet_col", "facet columns"), ("facet_row", "facet rows"))
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>packetpath sweep report: {{ store }}</title>
@@ -46,7 +46,7 @@ section { margin-bottom: 2.5em; }
 <h2>Contents</h2>
 <ol>{% for c in charts %}<li><a href="#{{ c.id }}">{{ c.title }}</a></li>{% endfor %}</ol>
 {% for c in charts %}<section id="{{ c.id }}"><h3>{{ c.title }}</h3>
-<p class="note">{{ c.meaning }}{% if c.seeds > 1 %} Each point: the mean of {{ c.seeds }} seeds, the bar their standard deviation.{% endif %}</p>
+<p class="note">{{ c.meaning }}{% if c.runs > 1 %} Each point: the mean of {{ c.runs }} runs ({{ "their seeds and the averaged parameters" if averaged else "their seeds" }}), the bar their standard deviation.{% endif %}</p>
 {{ c.html }}
 </section>
 {% endfor %}
@@ -60,6 +60,7 @@ section { margin-bottom: 2.5em; }
 def build(store: Any, out: str | os.PathLike) -> Path:
     """Write ``out/index.html`` for the runs of ``store`` (a `Store` or its directory)."""
     import jinja2
+    import markupsafe
     import plotly.express as px
 
     from packetpath import __version__, metrics
@@ -71,8 +72,8 @@ def build(store: Any, out: str | os.PathLike) -> Path:
     if df.empty:
         raise ConfigError(f"the store {store.path} holds no runs")
     keys = swept(df)
-    axes, averaged = keys[: len(ROLES)], keys[len(ROLES):]
-    roles = dict(zip(ROLES, axes))
+    axes, averaged = keys[:len(ROLES)], keys[len(ROLES):]
+    roles = {arg: k for (arg, _), k in zip(ROLES, axes)}
     for k in axes[1:]:  # colours and facets are categories
         df[k] = df[k].astype(str)
     numeric = [m for m in metrics.METRICS if m.path in df.columns and df[m.path].dtype.kind in "if" and df[m.path].notna().any()]
@@ -83,15 +84,15 @@ def build(store: Any, out: str | os.PathLike) -> Path:
             constant.append((label(m.path), f"{values.iloc[0]:g}"))
             continue
         agg = df.groupby(axes, sort=True)[m.path].agg(["mean", "std", "count"]).reset_index()
-        seeds = int(agg["count"].max())
-        fig = px.line(agg, y="mean", error_y="std" if seeds > 1 else None, markers=True,
+        runs = int(agg["count"].max())
+        fig = px.line(agg, y="mean", error_y="std" if runs > 1 else None, markers=True,
                       labels={"mean": label(m.path), **{k: label(k) for k in axes}}, **roles)
         fig.update_yaxes(rangemode="tozero")
         fig.update_layout(height=380 * max(1, agg[roles["facet_row"]].nunique() if "facet_row" in roles else 1),
                           margin={"t": 40, "r": 10}, legend={"title": label(roles["color"]) if "color" in roles else ""})
         title = f"{label(m.path)} against {label(axes[0])}"
         html = fig.to_html(full_html=False, include_plotlyjs=not charts, div_id=f"chart-{i}", config={"displaylogo": False})
-        charts.append({"id": f"m{i}", "title": title, "meaning": m.meaning[:1].upper() + m.meaning[1:] + ".", "seeds": seeds, "html": html})
+        charts.append({"id": f"m{i}", "title": title, "meaning": m.meaning[:1].upper() + m.meaning[1:] + ".", "runs": runs, "html": html})
     if not charts:
         raise ConfigError(f"the store {store.path}: no metric varies across its {len(df)} runs, nothing to chart")
     bounds = []
@@ -100,9 +101,9 @@ def build(store: Any, out: str | os.PathLike) -> Path:
     page = jinja2.Environment(autoescape=jinja2.select_autoescape(default=True)).from_string(PAGE).render(
         store=str(store.path), runs=len(df), versions=", ".join(store.engine_versions()), version=__version__,
         written=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        swept=[{"key": k, "unit": label(k)[len(k):].strip(" ()") or "-", "role": dict(zip(axes, ("x axis", "colour", "facet columns", "facet rows"))).get(k, "averaged over"),
+        swept=[{"key": k, "unit": label(k)[len(k):].strip(" ()") or "-", "role": dict(zip(axes, (name for _, name in ROLES))).get(k, "averaged over"),
                 "vals": ", ".join(sorted(df[k].astype(str).unique(), key=_natural))} for k in keys],
-        averaged=averaged, bounds=bounds, charts=[c | {"html": jinja2.utils.markupsafe.Markup(c["html"])} for c in charts], constant=constant)
+        averaged=averaged, bounds=bounds, charts=[c | {"html": markupsafe.Markup(c["html"])} for c in charts], constant=constant)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "index.html"
