@@ -151,8 +151,9 @@ def run_cmd(
     if report.get("timeline"):
         _console().print(_timeline_table(report["timeline"]))
     if report.get("pause_frames"):  # the source was held back: its offered load is not traffic.rate
-        typer.echo(f"note: the ports sent {report['pause_frames']:,} PAUSE frames (nic.flow_control), so the source "
-                   f"offered {report['offered_gbps']:.4g} Gbps, what the server let it send, not traffic.rate")
+        typer.echo(textwrap.fill(f"note: the ports sent {report['pause_frames']:,} PAUSE frames (nic.flow_control), so the source "
+                                 f"offered {report['offered_gbps']:.4g} Gbps, what the server let it send, not traffic.rate",
+                                 80, subsequent_indent="  "))
 
 
 class _RunProgress:
