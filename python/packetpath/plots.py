@@ -47,9 +47,22 @@ def series(label: str, runs: Sequence[str], x: Sequence[Any], y: Sequence[Any]) 
     return {"label": label, "runs": list(runs), "x": list(x), "y": list(y)}
 
 
-def figure(id: str, figure: str, title: str, xlabel: str, ylabel: str, series: list, xscale: str = "linear", kind: str = "line") -> dict[str, Any]:
-    """A figure as data, as `render_figure` and the HTML report draw it (kind: line, scatter or bar)."""
-    return {"id": id, "figure": figure, "title": title, "xlabel": xlabel, "ylabel": ylabel, "xscale": xscale, "kind": kind, "series": series}
+def figure(id: str, figure: str, title: str, xlabel: str, ylabel: str, series: list, xscale: str = "linear", kind: str = "line",
+           paper: list | None = None) -> dict[str, Any]:
+    """A figure as data, as `render_figure` and the HTML report draw it (kind: line, scatter or bar).
+    ``paper``: the paper's values on it, drawn over the simulated ones: `paper_points` or `paper_level`."""
+    return {"id": id, "figure": figure, "title": title, "xlabel": xlabel, "ylabel": ylabel, "xscale": xscale, "kind": kind,
+            "series": series, "paper": paper or []}
+
+
+def paper_points(label: str, x: Sequence[Any], y: Sequence[Any]) -> dict[str, Any]:
+    """Values the paper states for points of a figure (black diamonds)."""
+    return {"label": label, "x": list(x), "y": list(y)}
+
+
+def paper_level(label: str, y: float) -> dict[str, Any]:
+    """A level the paper states for a whole figure (a dashed line), e.g. a cycle budget."""
+    return {"label": label, "level": y}
 
 
 def render_figure(figure: Mapping[str, Any], stem: str | os.PathLike, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
@@ -63,13 +76,18 @@ def render_figure(figure: Mapping[str, Any], stem: str | os.PathLike, formats: S
         style = "o" if figure.get("kind") == "scatter" else "o-"
         for s in figure["series"]:
             ax.plot(s["x"], s["y"], style, label=s["label"], markersize=3 if style == "o" else 6)
-        if figure.get("xscale") == "log2":
-            ticks = sorted({x for s in figure["series"] for x in s["x"]})
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-            ax.minorticks_off()
-        if len(figure["series"]) > 1:
-            ax.legend()
+    for p in figure.get("paper", []):  # the paper's values, in black
+        if "level" in p:
+            ax.axhline(p["level"], color="black", linestyle="--", linewidth=1, label=p["label"])
+        else:
+            ax.plot(p["x"], p["y"], "kD", markersize=7, label=p["label"])
+    if figure.get("kind") != "bar" and figure.get("xscale") == "log2":
+        ticks = sorted({x for s in figure["series"] for x in s["x"]})
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.minorticks_off()
+    if len(figure["series"]) + len(figure.get("paper", [])) > 1:
+        ax.legend()
     ax.set(xlabel=figure.get("xlabel", ""), ylabel=figure.get("ylabel", ""), title=figure.get("title", ""))
     return _save(fig, Path(stem), formats)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from packetpath.plots import figure, series
+from packetpath.plots import figure, paper_level, paper_points, series
 from packetpath.reproduce import Claim, Runs, count, crossover, latency, metric, monotone, ordering, pct_change, ratio, relative_change, share, throughput
 
 PAPER = "ddio"
@@ -245,12 +245,12 @@ def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
     figs.append(figure("fig6", "Fig 6", "Fig 6: 1 core, 2-way DDIO", "Rx descriptors", "PCIe write hit rate (%)", [
         series(f"{size} B", runs := [f"fig6/{size}B/{n}" for n in FIG6_RINGS], FIG6_RINGS, [pct(n, "pcie_write_hit_rate") for n in runs])
         for size in FIG6_SIZES
-    ], xscale="log2"))
+    ], xscale="log2", paper=[paper_points("paper: 1500 B", [128, 4096], [90, 40])]))
     runs = [f"fig8/{g}G" for g in FIG8_RATES]
     figs.append(figure("fig8", "Fig 8", "Fig 8: 2 cores, 1500 B, 4096 descriptors", "throughput (Gbps)", "PCIe hit rate (%)", [
         series(label, runs, [r[n]["throughput_gbps"] for n in runs], [pct(n, key) for n in runs])
         for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read"))
-    ]))
+    ], paper=[paper_level("paper: write hit rate ~75 %", 75)]))
     runs = [f"fig10/{c}c" for c in FIG10_CORES]
     figs.append(figure("fig10", "Fig 10", "Fig 10", "cores (256 descriptors each)", "PCIe hit rate (%)", [
         series(label, runs, FIG10_CORES, [pct(n, key) for n in runs])

@@ -32,7 +32,7 @@ import re
 import statistics
 from typing import Any
 
-from packetpath.plots import figure, series
+from packetpath.plots import figure, paper_level, series
 from packetpath.reproduce import Claim, Runs, all_of, judged, latency, like, metric, monotone, ordering, pct_change, ratio, relative_change, share, up_to
 
 PAPER = "shring"
@@ -351,8 +351,9 @@ def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
                              ("sync", "sync cycles per packet", lambda x: _rings(x)["sync_cycles_per_packet"]),
                              ("mem", "memory bandwidth (GB/s)", _mem_bw),
                              ("lat", "mean latency (us)", lambda x: metric(x, "latency_ns.mean") / 1e3)):
+        budget = [paper_level("paper: line-rate budget (Sec. 2.3)", BUDGET)] if key == "cycles" else []
         figs.append(figure(f"fig2-{key}", "Fig 2", f"Fig 2: synthetic NF, {ylabel}", "ring mechanism", ylabel,
-                           [series("", runs, labels, [get(r[n]) for n in runs])], kind="bar"))
+                           [series("", runs, labels, [get(r[n]) for n in runs])], kind="bar", paper=budget))
     figs.append(figure("fig6", "Fig 6", "Fig 6: RxArr vs RxList", "cores per ring", "throughput (Gbps)", [
         series("RxArr", runs, SHARING, [r[n]["throughput_gbps"] for n in runs]),
         series("RxList", lruns := [runs[0]] + [f"fig6/list/{n}" for n in SHARING[1:]], SHARING, [r[n]["throughput_gbps"] for n in lruns])]))
