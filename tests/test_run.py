@@ -266,7 +266,7 @@ def test_pcie_bench_matches_the_measured_nfp6000_small_and_large():
 def test_every_run_says_what_bounds_it():
     """The busiest resource, its runner-up and every resource's utilisation;
     the CLI says it in one sentence."""
-    from packetpath.cli import bottleneck_sentence
+    from packetpath.metrics import bottleneck_sentence
 
     pcie = packetpath.run("l2fwd", set={**SHORT, "traffic.size": 1500, "cpu.cores": 2, "pcie.write_buffer": "0B"})["bottleneck"]
     assert pcie["resource"] == "PCIe upstream" and pcie["utilisation"] > 0.95

@@ -235,6 +235,8 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     assert "PASS" in dom and "nic.rx_ring_size" in dom
     # each figure's runs say what bounds them
     assert dom.count("<th>bound by</th>") == figures and re.search(r"<td>[A-Za-z ]+ \(\d+%\)</td>", dom)
+    # and how their mean latency splits into stages
+    assert re.search(r"<td>mean [\d.]+ us = NIC Rx [\d.]+ \+ PCIe\+DMA", dom)
     # the score line and every verdict, each with its own style
     assert re.search(r'class="summary">\d+ pass of \d+ scored \(\d+ inconclusive, \d+ anchors, \d+ fail\)', dom)
     assert 'class="anchor"' in dom and 'class="fail"' in dom and ('class="inconclusive"' in dom or 'class="pass"' in dom)

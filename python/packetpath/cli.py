@@ -33,6 +33,7 @@ from rich.table import Table
 from rich.text import Text
 
 from packetpath import api, bench, metrics, profiles, scenario
+from packetpath.metrics import bottleneck_sentence, latency_sentence
 from packetpath.errors import ConfigError, EngineError
 from packetpath.reproduce import reproduce as reproduce_paper
 from packetpath.reproduce import rich_table as claims_table
@@ -187,25 +188,6 @@ class _RunProgress:
     def __exit__(self, *exc: Any) -> None:
         if self.bar is not None:
             self.bar.stop()
-
-
-def bottleneck_sentence(b: dict[str, Any]) -> str:
-    """What bounds a run, in one sentence."""
-    if b["resource"] == "offered load":
-        return (f"bound by the offered load: nothing dropped; busiest resource {b['next']} "
-                f"at {b['next_utilisation']:.1%}")
-    return (f"bound by {b['resource']} at {b['utilisation']:.1%}: {b['evidence']}; "
-            f"next: {b['next']} at {b['next_utilisation']:.1%}")
-
-
-_STAGES = {"source_queue": "source", "nic_rx": "NIC Rx", "pcie_dma": "PCIe+DMA", "ring_wait": "ring",
-           "core": "core", "tx_queue": "NIC Tx", "wire": "wire"}
-
-
-def latency_sentence(b: dict[str, Any]) -> str:
-    """The mean latency as the sum of its stages (µs)."""
-    parts = " + ".join(f"{label} {b[key] / 1e3:.3g}" for key, label in _STAGES.items() if b[key] > 0)
-    return f"latency: mean {b['total'] / 1e3:.3g} us = {parts}"
 
 
 def _timeline_table(samples: list[dict[str, Any]]) -> Table:

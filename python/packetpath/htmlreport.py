@@ -28,6 +28,7 @@ from packetpath.tables import value_text
 
 def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
     """One paper's section of the report, from a ``reproduce --out`` folder."""
+    from packetpath.metrics import latency_sentence
     from packetpath.reproduce import load_paper
     from packetpath.reproduce import Claim, score
     from packetpath.reproduce._report import fmt, simulated_text, verdict_text
@@ -59,6 +60,8 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
     # What bounds each packet run (reports written before it existed have none).
     bounds = {name: f"{b['resource']} ({b['utilisation']:.0%})" for name, r in results.items()
               if isinstance(b := r.get("bottleneck"), dict)}
+    latencies = {name: latency_sentence(b).removeprefix("latency: ") for name, r in results.items()
+                 if isinstance(b := r.get("latency_breakdown_ns"), dict) and b.get("total")}
     for c in claims:
         c.setdefault("verdict", "pass" if c.get("pass") else "fail")  # a folder written before verdicts
         claim = Claim(**{k: c.get(k) for k in ("paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "verdict", "spread")},
@@ -85,6 +88,7 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
         "common": {k: value_text(v) for k, v in common.items()},
         "runs": changed,
         "bounds": bounds,
+        "latencies": latencies,
     }
 
 
@@ -241,8 +245,8 @@ Error bars: the standard deviation over the seeds a run was repeated at; black: 
 {% for c in f.claims %}<tr><td>{{ c.claim }}</td><td>{{ c.paper_text }}</td><td>{{ c.simulated_text }}</td><td>{{ c.tolerance }}</td><td><span class="{{ c.verdict }}" title="{{ c.why or '' }}">{{ c.verdict_text }}</span></td></tr>
 {% endfor %}</table>{% else %}<p class="muted">{{ f.note }}</p>{% endif %}
 <details><summary>parameters of the {{ f.runs|length }} runs</summary>
-<table><tr><th>run</th>{% for k in f["keys"] %}<th>{{ k }}</th>{% endfor %}<th>bound by</th></tr>
-{% for r in f.runs %}<tr><td>{{ r }}</td>{% for k in f["keys"] %}<td>{{ p["runs"].get(r, {}).get(k, "") }}</td>{% endfor %}<td>{{ p.bounds.get(r, "") }}</td></tr>
+<table><tr><th>run</th>{% for k in f["keys"] %}<th>{{ k }}</th>{% endfor %}<th>bound by</th><th>latency (us)</th></tr>
+{% for r in f.runs %}<tr><td>{{ r }}</td>{% for k in f["keys"] %}<td>{{ p["runs"].get(r, {}).get(k, "") }}</td>{% endfor %}<td>{{ p.bounds.get(r, "") }}</td><td>{{ p.latencies.get(r, "") }}</td></tr>
 {% endfor %}</table></details>
 </div></div>
 {% endfor %}
