@@ -147,7 +147,8 @@ def chart(fig: Mapping[str, Any], div_id: str, first: bool) -> str:
                                hovertemplate=f"%{{text}}<br>{s['label']}: x = %{{x}}, y = %{{y}}<extra></extra>")
     for p in fig.get("paper", []):
         if "level" in p:
-            figure.add_hline(y=p["level"], line_dash="dash", line_color="black", annotation_text=p["label"])
+            line = figure.add_vline if p.get("axis") == "x" else figure.add_hline
+            line(p["level"], line_dash="dash", line_color="black", annotation_text=p["label"])
         else:
             figure.add_scatter(x=p["x"], y=p["y"], mode="markers", name=p["label"],
                                marker={"symbol": "diamond", "size": 11, "color": "black"})

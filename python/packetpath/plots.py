@@ -60,9 +60,10 @@ def paper_points(label: str, x: Sequence[Any], y: Sequence[Any]) -> dict[str, An
     return {"label": label, "x": list(x), "y": list(y)}
 
 
-def paper_level(label: str, y: float) -> dict[str, Any]:
-    """A level the paper states for a whole figure (a dashed line), e.g. a cycle budget."""
-    return {"label": label, "level": y}
+def paper_level(label: str, value: float, axis: str = "y") -> dict[str, Any]:
+    """A level the paper states for a whole figure (a dashed line across the
+    ``y`` axis at ``value``, or up from the ``x`` axis), e.g. a cycle budget."""
+    return {"label": label, "level": value, "axis": axis}
 
 
 def render_figure(figure: Mapping[str, Any], stem: str | os.PathLike, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
@@ -78,7 +79,8 @@ def render_figure(figure: Mapping[str, Any], stem: str | os.PathLike, formats: S
             ax.plot(s["x"], s["y"], style, label=s["label"], markersize=3 if style == "o" else 6)
     for p in figure.get("paper", []):  # the paper's values, in black
         if "level" in p:
-            ax.axhline(p["level"], color="black", linestyle="--", linewidth=1, label=p["label"])
+            line = ax.axvline if p.get("axis") == "x" else ax.axhline
+            line(p["level"], color="black", linestyle="--", linewidth=1, label=p["label"])
         else:
             ax.plot(p["x"], p["y"], "kD", markersize=7, label=p["label"])
     if figure.get("kind") != "bar" and figure.get("xscale") == "log2":
@@ -86,8 +88,14 @@ def render_figure(figure: Mapping[str, Any], stem: str | os.PathLike, formats: S
         ax.set_xscale("log", base=2)
         ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
         ax.minorticks_off()
-    if len(figure["series"]) + len(figure.get("paper", [])) > 1:
-        ax.legend()
+    if len(figure["series"]) + len(figure.get("paper", [])) > 1:  # beside the plot, never over the data
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+        fig.set_figwidth(fig.get_figwidth() + 1.8)
+    levels = [p["level"] for p in figure.get("paper", []) if "level" in p and p.get("axis") != "x"]
+    ys = [y for s in [*figure["series"], *figure.get("paper", [])] for y in s.get("y", [])] + levels
+    ys = [y for y in ys if isinstance(y, (int, float))]
+    if ys and min(ys) >= 0:  # from zero, so noise never looks like a trend
+        ax.set_ylim(0, max(ys) * 1.08 or 1)
     ax.set(xlabel=figure.get("xlabel", ""), ylabel=figure.get("ylabel", ""), title=figure.get("title", ""))
     return _save(fig, Path(stem), formats)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from packetpath.plots import figure, series
+from packetpath.plots import figure, paper_points, series
 from statistics import mean
 
 from packetpath.reproduce import SEEDS, Claim, Runs, metric, monotone, ordering, pct_change, relative_change, share, throughput
@@ -38,6 +38,8 @@ FIG4_PCIE_GEN = 3
 SEEDED = ("",)
 CLUSTERS = ["database", "webserver", "hadoop"]
 SWITCH_NS = [25, 50, 100, 200]
+# Sec. 5.3: NetDIMM's cut of the PCIe NIC's per-packet latency at each switch latency (%)
+FIG12A_PAPER_PCT = (-40.6, -36.0, -33.1, -25.3)
 # Switches between two hosts of Facebook's 4-post fabric (Roy et al.,
 # SIGCOMM'15, Sec. 2): within a cluster rack -> cluster -> rack (Hadoop), across
 # clusters through the fabric (web servers), across datacenters through
@@ -161,7 +163,7 @@ def claims(r: Runs) -> list[Claim]:
     # --- Fig 12a -------------------------------------------------------------
     m12 = "netdimm.latency_ns.mean (% change vs PCIe NIC, mean over clusters)"
     cut12 = lambda x, sw: mean(_fig12(x, c, sw, "netdimm", "dnic") for c in CLUSTERS)  # noqa: E731
-    for sw, pct in zip(SWITCH_NS, (-40.6, -36.0, -33.1, -25.3), strict=True):
+    for sw, pct in zip(SWITCH_NS, FIG12A_PAPER_PCT, strict=True):
         out.append(relative_change(P, "Fig 12a", f"NetDIMM cuts per-packet latency by {-pct} % vs PCIe NIC at {sw} ns switches", m12, pct, cut12(r, sw)))
     out.append(monotone(P, "Fig 12a", "the cut shrinks as switch latency grows", m12, "non-decreasing",
                         [r.per_seed(lambda x, sw=sw: cut12(x, sw)) for sw in SWITCH_NS]))
@@ -200,5 +202,6 @@ def figures(r: dict) -> list[dict[str, Any]]:
             series(part, runs, FIG11_SIZES, [_nd(r, x)["breakdown_ns"][part] / 1e3 for x in runs]) for part in BREAKDOWN]))
     figs.append(figure("fig12a", "Fig 12a", "Fig 12a: NetDIMM latency relative to the PCIe NIC", "switch latency (ns)", "NetDIMM / PCIe NIC", [
         series(cluster, [f"fig12a/{cluster}/{sw}ns/netdimm" for sw in SWITCH_NS], SWITCH_NS,
-               [1 + _fig12(r, cluster, sw, "netdimm", "dnic") / 100 for sw in SWITCH_NS]) for cluster in CLUSTERS]))
+               [1 + _fig12(r, cluster, sw, "netdimm", "dnic") / 100 for sw in SWITCH_NS]) for cluster in CLUSTERS],
+        paper=[paper_points("paper: mean over clusters", SWITCH_NS, [1 + p / 100 for p in FIG12A_PAPER_PCT])]))
     return figs

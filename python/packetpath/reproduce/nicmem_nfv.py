@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from packetpath.plots import figure, series
+from packetpath.plots import figure, paper_level, paper_points, series
 from packetpath.reproduce import (Claim, Runs, cores_needed, crossover, judged, latency, like, metric, monotone, ordering, pct_change,
                                   ratio, relative_change, share, throughput, up_to)
 
@@ -57,6 +57,8 @@ FIG7_READS = [2, 4, 6, 8, 10]
 FIG7_WAYS = [0, 2, 8, 11]
 # (14 cores x 2.1 GHz) / 16.26 Mpps (Sec. 6.2)
 CUTOFF_CYCLES = 1808
+# Fig 8: the cores nmNFV needs for line rate (Sec. 6.3)
+FIG8_PAPER_CORES = {"lb": 12, "nat": 14}
 MEM_BW_SPLIT = 30.0  # GB/s
 # Fig 12: a bimodal mix standing in for the CAIDA trace (average 916 B).
 CAIDA = {"size_dist": "bimodal", "bimodal_small": 64, "bimodal_large": 1500, "bimodal_small_share": round((1500 - 916) / (1500 - 64), 4)}
@@ -196,7 +198,7 @@ def claims(r: Runs) -> list[Claim]:
                          0.60, heavy[cfg], bound="at least"))
 
     # Fig 8
-    for nf, need in (("lb", 12), ("nat", 14)):
+    for nf, need in FIG8_PAPER_CORES.items():
         for cfg in ("nmNFV-", "nmNFV"):
             out.append(cores_needed(P, "Fig 8", f"{nf.upper()}: {cfg} reaches line rate with {need} cores", "cores at 195/197.4 of the load",
                                     need, _first_cores_at_line_rate(r, nf, cfg)))
@@ -299,10 +301,12 @@ def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
         series(cfg, runs := list(_fig7_runs(cfg)),
              [r[n]["cycles_per_packet"] for n in runs], [max(0.0, r[n]["offered_gbps"] - r[n]["throughput_gbps"]) for n in runs])
         for cfg in CONFIGS
-    ], kind="scatter"))
+    ], kind="scatter", paper=[paper_level("paper: cutoff (Sec. 6.2)", CUTOFF_CYCLES, axis="x")]))
     for nf in NFS:
         figs.append(figure(f"fig8-{nf}", "Fig 8", f"Fig 8: {nf.upper()} at 200 Gbps", "cores", "throughput (Gbps)", [
-            series(cfg, runs := [f"fig8/{nf}/{cfg}/{c}c" for c in FIG8_CORES], FIG8_CORES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS]))
+            series(cfg, runs := [f"fig8/{nf}/{cfg}/{c}c" for c in FIG8_CORES], FIG8_CORES, [r[n]["throughput_gbps"] for n in runs]) for cfg in CONFIGS],
+            paper=[paper_level("paper: line rate (195 Gbps)", 195.0),
+                   paper_points("paper: nmNFV at line rate", [FIG8_PAPER_CORES[nf]], [195.0])]))
         figs.append(figure(f"fig9-{nf}", "Fig 9", f"Fig 9: {nf.upper()}, 14 cores", "Rx descriptors per queue", "mean latency (us)", [
             series(cfg, runs := [f"fig9/{nf}/{cfg}/{n}" for n in FIG9_RINGS], FIG9_RINGS, [metric(r[n], "latency_ns.mean") / 1e3 for n in runs]) for cfg in CONFIGS],
             xscale="log2"))
