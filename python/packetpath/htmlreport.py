@@ -242,8 +242,8 @@ Error bars: the standard deviation over the seeds a run was repeated at; black: 
 <div class="figure" id="{{ p.paper }}-{{ f.id }}">
 <div class="chart">{{ f.html }}</div>
 <div class="claims"><h3>{{ f.figure }}</h3>
-{% if f.claims %}<table><tr><th>claim</th><th>paper</th><th>simulated</th><th>tolerance</th><th>verdict</th></tr>
-{% for c in f.claims %}<tr><td>{{ c.claim }}</td><td>{{ c.paper_text }}</td><td>{{ c.simulated_text }}</td><td>{{ c.tolerance }}</td><td><span class="{{ c.verdict }}" title="{{ c.why or '' }}">{{ c.verdict_text }}</span></td></tr>
+{% if f.claims %}<table><tr><th>claim</th><th>metric</th><th>paper</th><th>simulated</th><th>tolerance</th><th>verdict</th></tr>
+{% for c in f.claims %}<tr><td>{{ c.claim }}</td><td>{{ c.metric }}</td><td>{{ c.paper_text }}</td><td>{{ c.simulated_text }}</td><td>{{ c.tolerance }}</td><td><span class="{{ c.verdict }}" title="{{ c.why or '' }}">{{ c.verdict_text }}</span></td></tr>
 {% endfor %}</table>{% else %}<p class="muted">{{ f.note }}</p>{% endif %}
 <details><summary>parameters of the {{ f.runs|length }} runs</summary>
 <table><tr><th>run</th>{% for k in f["keys"] %}<th>{{ k }}</th>{% endfor %}<th>bound by</th><th>latency (us)</th></tr>

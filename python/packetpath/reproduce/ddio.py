@@ -234,30 +234,25 @@ def claims(r: Runs) -> list[Claim]:
 
 def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
     """The reproduced figures as data: the PNGs of `plots` and the interactive
-    charts of `packetpath report` are both drawn from this."""
-
-
-
-    def pct(name: str, key: str) -> float:
-        return 100 * r[name][key]
-
+    charts of `packetpath report` are both drawn from this. Hit rates are
+    shares, as the claims give them."""
     figs = []
-    figs.append(figure("fig6", "Fig 6", "Fig 6: 1 core, 2-way DDIO", "Rx descriptors", "PCIe write hit rate (%)", [
-        series(f"{size} B", runs := [f"fig6/{size}B/{n}" for n in FIG6_RINGS], FIG6_RINGS, [pct(n, "pcie_write_hit_rate") for n in runs])
+    figs.append(figure("fig6", "Fig 6", "Fig 6: 1 core, 2-way DDIO", "Rx descriptors", "PCIe write hit rate", [
+        series(f"{size} B", runs := [f"fig6/{size}B/{n}" for n in FIG6_RINGS], FIG6_RINGS, [r[n]["pcie_write_hit_rate"] for n in runs])
         for size in FIG6_SIZES
-    ], xscale="log2", paper=[paper_points("paper: 1500 B", [128, 4096], [90, 40])]))
+    ], xscale="log2", paper=[paper_points("paper: 1500 B", [128, 4096], [0.9, 0.4])]))
     runs = [f"fig8/{g}G" for g in FIG8_RATES]
-    figs.append(figure("fig8", "Fig 8", "Fig 8: 2 cores, 1500 B, 4096 descriptors", "throughput (Gbps)", "PCIe hit rate (%)", [
-        series(label, runs, [r[n]["throughput_gbps"] for n in runs], [pct(n, key) for n in runs])
+    figs.append(figure("fig8", "Fig 8", "Fig 8: 2 cores, 1500 B, 4096 descriptors", "throughput (Gbps)", "PCIe hit rate", [
+        series(label, runs, [r[n]["throughput_gbps"] for n in runs], [r[n][key] for n in runs])
         for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read"))
-    ], paper=[paper_level("paper: write hit rate ~75 %", 75)]))
+    ], paper=[paper_level("paper: write hit rate ~0.75", 0.75)]))
     runs = [f"fig10/{c}c" for c in FIG10_CORES]
-    figs.append(figure("fig10", "Fig 10", "Fig 10", "cores (256 descriptors each)", "PCIe hit rate (%)", [
-        series(label, runs, FIG10_CORES, [pct(n, key) for n in runs])
+    figs.append(figure("fig10", "Fig 10", "Fig 10", "cores (256 descriptors each)", "PCIe hit rate", [
+        series(label, runs, FIG10_CORES, [r[n][key] for n in runs])
         for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read"))
     ]))
-    figs.append(figure("fig11", "Fig 11", "Fig 11: 4096 descriptors in total", "DDIO ways", "PCIe write hit rate (%)", [
-        series(f"{c} core(s)", runs := [f"fig11/{c}c/{w}w" for w in FIG11_WAYS], FIG11_WAYS, [pct(n, "pcie_write_hit_rate") for n in runs])
+    figs.append(figure("fig11", "Fig 11", "Fig 11: 4096 descriptors in total", "DDIO ways", "PCIe write hit rate", [
+        series(f"{c} core(s)", runs := [f"fig11/{c}c/{w}w" for w in FIG11_WAYS], FIG11_WAYS, [r[n]["pcie_write_hit_rate"] for n in runs])
         for c in FIG11_CORES
     ]))
     figs.append(figure("fig2", "Fig 2", "Fig 2", "Rx descriptors (2 cores)", "p99 latency (us)", [
@@ -269,8 +264,8 @@ def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
         series("throughput", runs, FIG9_CALLS, [r[n]["throughput_gbps"] for n in runs])
     ]))
     runs = [f"fig5/{w}w" for w in FIG5_WAYS]
-    figs.append(figure("fig5", "Fig 5", "Fig 5: 1024 B, 4096 descriptors", "IIO LLC WAYS (DDIO ways)", "PCIe hit rate (%)", [
-        series(label, runs, FIG5_WAYS, [pct(n, key) for n in runs])
+    figs.append(figure("fig5", "Fig 5", "Fig 5: 1024 B, 4096 descriptors", "IIO LLC WAYS (DDIO ways)", "PCIe hit rate", [
+        series(label, runs, FIG5_WAYS, [r[n][key] for n in runs])
         for key, label in (("pcie_write_hit_rate", "write"), ("pcie_read_hit_rate", "read"))
     ]))
     figs.append(figure("fig12", "Fig 12", "Fig 12: stateful chain, 18 cores", "DDIO ways", "p99 latency (us)", [
