@@ -62,11 +62,13 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
               if isinstance(b := r.get("bottleneck"), dict)}
     latencies = {name: latency_sentence(b).removeprefix("latency: ") for name, r in results.items()
                  if isinstance(b := r.get("latency_breakdown_ns"), dict) and b.get("total")}
+    judged = []
     for c in claims:
         c.setdefault("verdict", "pass" if c.get("pass") else "fail")  # a folder written before verdicts
         claim = Claim(**{k: c.get(k) for k in ("paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "verdict", "spread")},
                       why=c.get("why") or "")
         c["paper_text"], c["simulated_text"], c["verdict_text"] = fmt(c["paper_value"]), simulated_text(claim), verdict_text(claim)
+        judged.append(claim)
     # Each claim once: under its figure's first chart, or among the undrawn.
     seen: set[str] = set()
     for f in figures:
@@ -76,8 +78,6 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
         f["runs"] = sorted({r for s in f["series"] for r in s["runs"]})
         f["keys"] = sorted({k for r in f["runs"] for k in changed.get(r, {})})
         seen.add(f["figure"])
-    judged = [Claim(**{k: c.get(k) for k in ("paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "verdict", "spread")},
-                    why=c.get("why") or "") for c in claims]
     return {
         "paper": paper,
         "score": score(judged),
@@ -138,13 +138,13 @@ def chart(fig: Mapping[str, Any], div_id: str, first: bool) -> str:
     figure = go.Figure()
     for s in fig["series"]:
         errors = {"type": "data", "array": [e or 0 for e in s["sd"]], "visible": True} if any(s.get("sd") or []) else None
-        hover = [f"{r}<br>{s['label']}: %{{y}}" for r in s["runs"]]
+        # hover a point: the run that gave it, and its values
+        hover = {"text": s["runs"], "hovertemplate": f"%{{text}}<br>{s['label']}: x = %{{x}}, y = %{{y}}<extra></extra>"}
         if fig.get("kind") == "bar":
-            figure.add_bar(x=[str(x) for x in s["x"]], y=s["y"], name=s["label"], error_y=errors, hovertext=hover, hoverinfo="text+y")
+            figure.add_bar(x=[str(x) for x in s["x"]], y=s["y"], name=s["label"], error_y=errors, **hover)
         else:
             mode = "markers" if fig.get("kind") == "scatter" else "lines+markers"
-            figure.add_scatter(x=s["x"], y=s["y"], mode=mode, name=s["label"], error_y=errors, text=s["runs"],
-                               hovertemplate=f"%{{text}}<br>{s['label']}: x = %{{x}}, y = %{{y}}<extra></extra>")
+            figure.add_scatter(x=s["x"], y=s["y"], mode=mode, name=s["label"], error_y=errors, **hover)
     for p in fig.get("paper", []):
         if "level" in p:
             line = figure.add_vline if p.get("axis") == "x" else figure.add_hline
