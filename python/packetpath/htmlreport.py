@@ -29,6 +29,7 @@ from packetpath.tables import value_text
 def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
     """One paper's section of the report, from a ``reproduce --out`` folder."""
     from packetpath.metrics import latency_sentence
+    from packetpath.profiles import same_figure
     from packetpath.reproduce import load_paper
     from packetpath.reproduce import Claim, score
     from packetpath.reproduce._report import fmt, simulated_text, verdict_text
@@ -69,21 +70,22 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
                       why=c.get("why") or "")
         c["paper_text"], c["simulated_text"], c["verdict_text"] = fmt(c["paper_value"]), simulated_text(claim), verdict_text(claim)
         judged.append(claim)
-    # Each claim once: under its figure's first chart, or among the undrawn.
-    seen: set[str] = set()
+    # Each claim once: under the first chart of its figure (a chart of "Fig 14"
+    # takes "Fig 14c" too), or among the undrawn.
+    placed: set[int] = set()
     for f in figures:
-        mine = [c for c in claims if c["figure"] == f["figure"]]
-        f["claims"] = [] if f["figure"] in seen else mine
-        f["note"] = f"its claims are under the first chart of {f['figure']}" if mine and not f["claims"] else "no claim on this figure"
+        mine = [c for c in claims if same_figure(f["figure"], c["figure"])]
+        f["claims"] = [c for c in mine if id(c) not in placed]
+        placed |= {id(c) for c in mine}
+        f["note"] = f"its claims are under an earlier chart of {f['figure']}" if mine and not f["claims"] else "no claim on this figure"
         f["runs"] = sorted({r for s in f["series"] for r in s["runs"]})
         f["keys"] = sorted({k for r in f["runs"] for k in changed.get(r, {})})
-        seen.add(f["figure"])
     return {
         "paper": paper,
         "score": score(judged),
         "title": _title(module),
         "claims": claims,
-        "undrawn": [c for c in claims if c["figure"] not in seen],
+        "undrawn": [c for c in claims if id(c) not in placed],
         "figures": figures,
         "common": {k: value_text(v) for k, v in common.items()},
         "runs": changed,

@@ -54,7 +54,7 @@ class Anchor:
         """Whether a claim of ``paper`` on ``figure`` ("Fig 5 / Sec. 6", "Fig 16c/d") rests on this value."""
         if paper != self.paper and not paper.startswith(self.paper + "-"):
             return False
-        return any(_same_figure(mine, theirs) for mine in self.figures for theirs in _figure_refs(figure))
+        return any(same_figure(mine, theirs) for mine in self.figures for theirs in _figure_refs(figure))
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "paper": self.paper, "figures": list(self.figures), "source": self.source,
@@ -71,7 +71,7 @@ def _figure_refs(figure: str) -> list[str]:
     return refs
 
 
-def _same_figure(anchor: str, claim: str) -> bool:
+def same_figure(anchor: str, claim: str) -> bool:
     """"Fig 14" covers "Fig 14" and its panels "Fig 14a"; never "Fig 1" covering "Fig 14"."""
     anchor, claim = anchor.rstrip("."), claim.rstrip(".")
     return claim == anchor or (claim.startswith(anchor) and claim[len(anchor)].isalpha())
