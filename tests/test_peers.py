@@ -19,3 +19,10 @@ def test_identical_lru_counts(sets, ways):
 def test_bad_geometry_is_refused():
     with pytest.raises(ValueError, match="power of two"):
         _engine.lru_trace(100, 4, trace(10, 100, 4))
+
+
+def test_a_numpy_array_and_a_list_give_the_same_counts():
+    import numpy as np
+
+    lines = trace(20_000, 256, 4)
+    assert _engine.lru_trace(256, 4, lines)[:2] == _engine.lru_trace(256, 4, np.asarray(lines, dtype=np.uint64))[:2]

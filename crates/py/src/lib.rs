@@ -69,8 +69,14 @@ fn run_json(py: Python<'_>, scenario: String, progress: Option<PyObject>) -> PyR
     }
 }
 
+/// `lines`: a buffer of u64 (a NumPy uint64 array, copied in one go) or a
+/// sequence of ints.
 #[pyfunction]
-fn lru_trace(py: Python<'_>, sets: u64, ways: usize, lines: Vec<u64>) -> PyResult<(u64, u64, f64)> {
+fn lru_trace(py: Python<'_>, sets: u64, ways: usize, lines: &Bound<'_, PyAny>) -> PyResult<(u64, u64, f64)> {
+    let lines: Vec<u64> = match pyo3::buffer::PyBuffer::<u64>::get(lines) {
+        Ok(buffer) => buffer.to_vec(py)?,
+        Err(_) => lines.extract()?,
+    };
     py.allow_threads(|| packetpath_engine::api::lru_trace(sets, ways, &lines))
         .map_err(PyValueError::new_err)
 }
