@@ -408,14 +408,14 @@ def _print_frame(df: Any, title: str = "") -> None:
     console.print(_frame_table(df, title, width=console.width))
 
 
-def _frame_table(df: Any, title: str = "", width: int | None = None) -> Any:
+def _frame_table(df: Any, title: str, width: int) -> Any:
     """A DataFrame as a table, or, when the table would not fit ``width``
     columns without splitting its cells, one block per row: its first cell,
     then "column value" pairs packed into lines, never split."""
     cells = [[_cell(v) for v in row] for row in df.itertuples(index=False)]
     columns = [str(c) for c in df.columns]
     natural = 1 + sum(3 + max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns))
-    if width is None or natural <= width:
+    if natural <= width:
         table = Table(title=title or None)
         for column in columns:
             table.add_column(column, overflow="fold")

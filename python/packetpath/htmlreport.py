@@ -163,28 +163,34 @@ def chart(fig: Mapping[str, Any], div_id: str, first: bool) -> str:
     return figure.to_html(full_html=False, include_plotlyjs=first, div_id=div_id, config={"displaylogo": False})
 
 
-def write(sections: Sequence[Mapping[str, Any]], out: str | os.PathLike) -> Path:
-    """Write ``out/index.html``; returns its path."""
+def write_page(template: str, out: str | os.PathLike, **values: Any) -> Path:
+    """Render a Jinja2 ``template`` (HTML escaped; ``version`` and ``generated``
+    given) into ``out/index.html``, replaced whole; returns its path."""
     import jinja2
-    import markupsafe
 
     from packetpath import __version__
 
+    page = jinja2.Environment(autoescape=jinja2.select_autoescape(default=True)).from_string(template).render(
+        version=__version__, generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), **values)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    first = True
-    for section in sections:
-        for fig in section["figures"]:
-            fig["html"] = markupsafe.Markup(chart(fig, f"chart-{section['paper']}-{fig['id']}", first))
-            first = False
-    page = jinja2.Environment(autoescape=jinja2.select_autoescape(default=True)).from_string(_PAGE).render(
-        sections=sections, version=__version__, generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        charts=sum(len(s["figures"]) for s in sections))
     path = out / "index.html"
     tmp = path.with_name(".index.html.tmp")
     tmp.write_text(page, encoding="utf-8")
     os.replace(tmp, path)
     return path
+
+
+def write(sections: Sequence[Mapping[str, Any]], out: str | os.PathLike) -> Path:
+    """Write ``out/index.html``; returns its path."""
+    import markupsafe
+
+    first = True
+    for section in sections:
+        for fig in section["figures"]:
+            fig["html"] = markupsafe.Markup(chart(fig, f"chart-{section['paper']}-{fig['id']}", first))
+            first = False
+    return write_page(_PAGE, out, sections=sections, charts=sum(len(s["figures"]) for s in sections))
 
 
 def build(

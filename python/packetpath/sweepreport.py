@@ -14,7 +14,6 @@ page a Jinja2 template.
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,7 @@ section { margin-bottom: 2.5em; }
 </style></head>
 <body>
 <h1>Sweep report</h1>
-<p class="summary">{{ runs }} runs from <code>{{ store }}</code>, engine {{ versions }}; written {{ written }} by packetpath {{ version }}.</p>
+<p class="summary">{{ runs }} runs from <code>{{ store }}</code>, engine {{ versions }}; written {{ generated }} by packetpath {{ version }}.</p>
 <h2>Swept parameters</h2>
 <table><tr><th>parameter</th><th>unit</th><th>role in the charts</th><th>values</th></tr>
 {% for p in swept %}<tr><td>{{ p.key }}</td><td>{{ p.unit }}</td><td>{{ p.role }}</td><td>{{ p.vals }}</td></tr>
@@ -59,11 +58,11 @@ section { margin-bottom: 2.5em; }
 
 def build(store: Any, out: str | os.PathLike) -> Path:
     """Write ``out/index.html`` for the runs of ``store`` (a `Store` or its directory)."""
-    import jinja2
     import markupsafe
     import plotly.express as px
 
-    from packetpath import __version__, metrics
+    from packetpath import metrics
+    from packetpath.htmlreport import write_page
     from packetpath.plots import label, swept
     from packetpath.store import Store
 
@@ -95,20 +94,13 @@ def build(store: Any, out: str | os.PathLike) -> Path:
         charts.append({"id": f"m{i}", "title": title, "meaning": m.meaning[:1].upper() + m.meaning[1:] + ".", "runs": runs, "html": html})
     if not charts:
         raise ConfigError(f"the store {store.path}: no metric varies across its {len(df)} runs, nothing to chart")
-    bounds = []
-    if "bottleneck.resource" in df.columns:
-        bounds = sorted(df["bottleneck.resource"].dropna().value_counts().items(), key=lambda kv: -kv[1])
-    page = jinja2.Environment(autoescape=jinja2.select_autoescape(default=True)).from_string(PAGE).render(
-        store=str(store.path), runs=len(df), versions=", ".join(store.engine_versions()), version=__version__,
-        written=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    # most frequent first, as value_counts orders them
+    bounds = list(df["bottleneck.resource"].dropna().value_counts().items()) if "bottleneck.resource" in df.columns else []
+    return write_page(
+        PAGE, out, store=str(store.path), runs=len(df), versions=", ".join(store.engine_versions()),
         swept=[{"key": k, "unit": label(k)[len(k):].strip(" ()") or "-", "role": dict(zip(axes, (name for _, name in ROLES))).get(k, "averaged over"),
                 "vals": ", ".join(sorted(df[k].astype(str).unique(), key=_natural))} for k in keys],
         averaged=averaged, bounds=bounds, charts=[c | {"html": markupsafe.Markup(c["html"])} for c in charts], constant=constant)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "index.html"
-    path.write_text(page)
-    return path
 
 
 def _natural(text: str) -> tuple:

@@ -826,13 +826,11 @@ impl World {
     /// the simulated time done; it returns false to stop the run (an
     /// error, "interrupted"). It sees the simulation, never changes it.
     pub fn run_with(mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<Report, String> {
-        let mut events: u32 = 0;
         while let Some((now, e)) = self.q.pop() {
             if now > self.end {
                 break;
             }
-            events = events.wrapping_add(1);
-            if events & ((1 << 16) - 1) == 0 && !progress(now as f64 / self.end.max(1) as f64) {
+            if self.q.events() & ((1 << 16) - 1) == 0 && !progress(now as f64 / self.end.max(1) as f64) {
                 return Err("interrupted".into());
             }
             match e {
