@@ -136,7 +136,8 @@ fn huge_vec<T: Copy>(n: usize, fill: T) -> Vec<T> {
 /// Bit mask of the first `ways` ways whose tag, under `mask`, equals
 /// `want`. On x86-64, SSE2 compares four tags at a time: an 11-way set
 /// takes three compares (ways 0-3, 4-7 and 7-10, overlapping) and reads only
-/// its first host line (ranks + 11 tags); wider sets take five.
+/// its first host line (ranks + 11 tags); a 12-way set (the snoop filter)
+/// three, a 16-way one (the L2) four, wider sets five.
 #[inline(always)]
 fn ways_where(tags: &[u32; MAX_WAYS], ways: usize, mask: u32, want: u32) -> u32 {
     #[cfg(target_arch = "x86_64")]
@@ -151,10 +152,11 @@ fn ways_where(tags: &[u32; MAX_WAYS], ways: usize, mask: u32, want: u32) -> u32 
                 let eq = _mm_cmpeq_epi32(_mm_and_si128(t, mask), want);
                 _mm_movemask_ps(_mm_castsi128_ps(eq)) as u32
             };
-            if ways <= 11 {
-                four(0) | four(4) << 4 | four(7) << 7
-            } else {
-                four(0) | four(4) << 4 | four(8) << 8 | four(12) << 12 | four(16) << 16
+            match ways {
+                0..=11 => four(0) | four(4) << 4 | four(7) << 7,
+                12 => four(0) | four(4) << 4 | four(8) << 8,
+                13..=16 => four(0) | four(4) << 4 | four(8) << 8 | four(12) << 12,
+                _ => four(0) | four(4) << 4 | four(8) << 8 | four(12) << 12 | four(16) << 16,
             }
         }
     };

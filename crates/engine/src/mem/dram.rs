@@ -33,6 +33,7 @@ const COMPACT: usize = 4096;
 
 impl Calendar {
     /// The live intervals.
+    #[cfg(test)]
     fn live(&self) -> &[(u64, u64)] {
         &self.busy[self.head..]
     }

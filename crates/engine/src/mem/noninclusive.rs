@@ -36,26 +36,14 @@ impl Memory {
     /// A core access to a modelled line, non-inclusive hierarchy.
     pub(super) fn core_access_ni(&mut self, core: usize, line: u64, write: bool, now: Time) -> Time {
         let me = 1u64 << core;
-        if let Some(s) = self.l2[core].find(line) {
-            self.l2[core].touch(s);
-            self.stats.core_l2_hits += 1;
-            if write {
-                self.l2[core].set_dirty(s);
-                // A store to a shared line invalidates the other copies.
-                let sf = self.sf.as_ref().expect("non-inclusive");
-                if let Some(fs) = sf.find(line) {
-                    if sf.sharers(fs) & !me != 0 {
-                        self.sf_invalidate(fs, Some(core));
-                        return self.snoop_lat;
-                    }
-                }
-            }
-            return self.l2_lat;
-        }
+        let l2_set = match self.l2[core].lookup(line) {
+            Err(set) => set,
+            Ok(s) => return self.l2_hit_ni(core, s, line, write),
+        };
         // (the snoop filter indexes lines as the LLC does: one hash serves both)
         let set = self.llc.set_of(line) as usize;
         let sf = self.sf.as_ref().expect("non-inclusive");
-        let tracked = sf.lookup_in(set, line).ok();
+        let mut tracked = sf.lookup_in(set, line).ok();
         let others = tracked.map_or(0, |fs| sf.sharers(fs) & !me);
         let mut dirty = write;
         let lat = if others != 0 {
@@ -64,7 +52,7 @@ impl Memory {
             self.stats.core_llc_hits += 1;
             let modified = self.modified_elsewhere(line, others);
             if write {
-                dirty |= self.sf_invalidate(tracked.expect("tracked"), None);
+                dirty |= self.sf_invalidate(tracked.take().expect("tracked"), None);
             }
             if write || modified {
                 self.snoop_lat
@@ -83,26 +71,47 @@ impl Memory {
             self.stats.dram_read_bytes += LINE;
             self.llc_lat + self.dram.read(line, now)
         };
-        self.sf_track(set, line, core, now);
+        self.sf_track(set, tracked, line, core, now);
         let all = self.l2[core].all_ways();
-        let (_, victim) = self.l2[core].insert(line, all, dirty);
+        let (_, victim) = self.l2[core].insert_at(l2_set, line, all, dirty);
         if let Some(v) = victim {
             self.l2_evict_ni(core, v, now);
         }
         lat
     }
 
-    /// Record that `core`'s L2 now holds `line`; a snoop-filter entry
-    /// evicted for it takes its L2 copies with it.
-    fn sf_track(&mut self, set: usize, line: u64, core: usize, now: Time) {
+    /// A hit in `core`'s L2 at slot `s`.
+    #[inline(always)]
+    fn l2_hit_ni(&mut self, core: usize, s: usize, line: u64, write: bool) -> Time {
+        self.l2[core].touch(s);
+        self.stats.core_l2_hits += 1;
+        if write {
+            self.l2[core].set_dirty(s);
+            // A store to a shared line invalidates the other copies.
+            let sf = self.sf.as_ref().expect("non-inclusive");
+            if let Some(fs) = sf.find(line) {
+                if sf.sharers(fs) & !(1u64 << core) != 0 {
+                    self.sf_invalidate(fs, Some(core));
+                    return self.snoop_lat;
+                }
+            }
+        }
+        self.l2_lat
+    }
+
+    /// Record that `core`'s L2 now holds `line` of set `set`, whose
+    /// snoop-filter entry is `tracked` (if it has one); a snoop-filter
+    /// entry evicted for it takes its L2 copies with it.
+    fn sf_track(&mut self, set: usize, tracked: Option<usize>, line: u64, core: usize, now: Time) {
         let sf = self.sf.as_mut().expect("non-inclusive");
-        let victim = match sf.lookup_in(set, line) {
-            Ok(fs) => {
+        debug_assert_eq!(tracked, sf.lookup_in(set, line).ok());
+        let victim = match tracked {
+            Some(fs) => {
                 sf.touch(fs);
                 sf.add_sharer(fs, core);
                 None
             }
-            Err(set) => {
+            None => {
                 let all = sf.all_ways();
                 let (fs, victim) = sf.insert_at(set, line, all, false);
                 sf.add_sharer(fs, core);
