@@ -123,6 +123,9 @@ pub struct Prefetchers {
     /// Per core: recent prefetches (line, ready time), oldest overwritten.
     in_flight: Vec<[(u64, Time); IN_FLIGHT]>,
     next: Vec<usize>,
+    /// Per core: the latest ready time of any prefetch; once it has
+    /// passed, no hit can wait for one and the scan is skipped.
+    latest: Vec<Time>,
 }
 
 impl Prefetchers {
@@ -133,6 +136,7 @@ impl Prefetchers {
             streamers: if streamer { vec![Streamer::default(); cores] } else { Vec::new() },
             in_flight: vec![[(u64::MAX, 0); IN_FLIGHT]; cores],
             next: vec![0; cores],
+            latest: vec![0; cores],
         })
     }
 }
@@ -144,7 +148,7 @@ impl Memory {
     pub(super) fn prefetch_after(&mut self, core: usize, line: u64, l2_hit: bool, now: Time, lat: Time) -> Time {
         let p = self.prefetch.as_mut().expect("prefetchers on");
         let mut lat = lat;
-        if l2_hit {
+        if l2_hit && p.latest[core] > now {
             if let Some(&(_, ready)) = p.in_flight[core].iter().find(|(l, _)| *l == line) {
                 lat = lat.max(ready.saturating_sub(now));
             }
@@ -187,6 +191,7 @@ impl Memory {
         let p = self.prefetch.as_mut().expect("prefetchers on");
         let i = p.next[core];
         p.in_flight[core][i] = (line, now + lat);
+        p.latest[core] = p.latest[core].max(now + lat);
         p.next[core] = (i + 1) % IN_FLIGHT;
     }
 }
