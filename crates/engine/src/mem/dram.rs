@@ -19,7 +19,8 @@ use crate::units::Time;
 /// disjoint: `busy[head..]`. Intervals that ended long before the newest
 /// request are dropped by moving `head` (and compacting now and then): a
 /// plain vector indexes in one instruction where a ring buffer wraps, and
-/// late bookings insert near its end, so an insert moves few intervals.
+/// an insert moves the shorter side, into the dropped space at the front
+/// if need be.
 #[derive(Default)]
 struct Calendar {
     busy: Vec<(u64, u64)>,
@@ -28,7 +29,7 @@ struct Calendar {
 
 /// How far back (in 1/1024 ps) a request may still be dated: 1 ms.
 const HORIZON_FP: u64 = 1_000_000_000 * FP;
-/// Dropped intervals kept before the vector is compacted.
+/// Dropped intervals kept before the vector is compacted (to half).
 const COMPACT: usize = 4096;
 
 impl Calendar {
@@ -68,14 +69,37 @@ impl Calendar {
         match (joins_prev, joins_next) {
             (true, true) => {
                 busy[i - 1].1 = busy[i].1;
-                self.busy.remove(self.head + i);
+                self.remove(i);
             }
             (true, false) => busy[i - 1].1 = end,
             (false, true) => busy[i].0 = start,
-            (false, false) => self.busy.insert(self.head + i, (start, end)),
+            (false, false) => self.insert(i, (start, end)),
         }
         self.prune();
         start
+    }
+
+    /// Insert before live interval `i`, moving the shorter side (into the
+    /// dropped space before `head` when the front is shorter), as a ring
+    /// buffer would: a request dated far back inserts near the front.
+    fn insert(&mut self, i: usize, x: (u64, u64)) {
+        if self.head > 0 && i < (self.busy.len() - self.head) / 2 {
+            self.head -= 1;
+            self.busy.copy_within(self.head + 1..self.head + 1 + i, self.head);
+            self.busy[self.head + i] = x;
+        } else {
+            self.busy.insert(self.head + i, x);
+        }
+    }
+
+    /// Remove live interval `i`, moving the shorter side.
+    fn remove(&mut self, i: usize) {
+        if i < (self.busy.len() - self.head) / 2 {
+            self.busy.copy_within(self.head..self.head + i, self.head + 1);
+            self.head += 1;
+        } else {
+            self.busy.remove(self.head + i);
+        }
     }
 
     /// Drop intervals that ended a horizon before the newest one.
@@ -85,8 +109,9 @@ impl Calendar {
             self.head += 1;
         }
         if self.head >= COMPACT && 2 * self.head >= self.busy.len() {
-            self.busy.drain(..self.head);
-            self.head = 0;
+            // (half the dropped space stays, for inserts near the front)
+            self.busy.drain(..self.head / 2);
+            self.head -= self.head / 2;
         }
     }
 }
@@ -252,7 +277,8 @@ mod tests {
     /// Every booking starts where a plain first fit over all earlier
     /// bookings (a sorted list, scanned from the start) puts it, across
     /// compactions of the vector (bookings span 4 ms, the horizon 1 ms, and
-    /// a late one is dated at most 0.1 ms back).
+    /// a late one is dated up to 0.1 or 0.9 ms back, inserting near the end
+    /// or the front).
     #[test]
     fn bookings_match_a_plain_first_fit() {
         let mut r = rng(9, 0, 0);
@@ -260,7 +286,8 @@ mod tests {
         let mut reference: Vec<(u64, u64)> = Vec::new();
         let mut newest = 0u64;
         for n in 0..10_000u64 {
-            let t = (n * 400_000 * FP).saturating_sub(r.gen_range(0..100_000_000 * FP) * (r.gen_range(0..4) == 0) as u64);
+            let back = [0, 100_000_000, 900_000_000][r.gen_range(0..3)] * (r.gen_range(0..4) == 0) as u64;
+            let t = (n * 400_000 * FP).saturating_sub(r.gen_range(0..=back) * FP);
             let len = r.gen_range(1..600_000 * FP);
             let mut start = t;
             for &(a, b) in &reference {
@@ -275,7 +302,28 @@ mod tests {
             assert_eq!(cal.book(t, len), start, "booking {n}");
         }
         // (about 7500 intervals were dropped, 2500 are live)
-        assert!(cal.live().len() < 3000 && cal.head < COMPACT, "dropped intervals are compacted");
+        assert!(cal.live().len() < 3000 && cal.head <= COMPACT, "dropped intervals are compacted");
+    }
+
+    /// A booking that fills a gap near the front exactly merges its
+    /// neighbours by moving the front side into the dropped space.
+    #[test]
+    fn filling_a_gap_near_the_front_merges_its_neighbours() {
+        let mut cal = Calendar::default();
+        let base = 2 * HORIZON_FP;
+        cal.book(0, 10 * FP); // dropped once the later ones are booked
+        for k in 0..8 {
+            cal.book(base + k * 100 * FP, 10 * FP);
+        }
+        assert_eq!(cal.head, 1);
+        assert_eq!(cal.book(base + 10 * FP, 90 * FP), base + 10 * FP);
+        let want: Vec<(u64, u64)> = std::iter::once((base, base + 110 * FP))
+            .chain((2..8).map(|k| (base + k * 100 * FP, base + (k * 100 + 10) * FP)))
+            .collect();
+        assert_eq!(cal.live(), &want[..]);
+        // and one dated before them all goes in front, into the dropped space
+        assert_eq!(cal.book(base - 50 * FP, 5 * FP), base - 50 * FP);
+        assert_eq!(cal.live()[..2], [(base - 50 * FP, base - 45 * FP), (base, base + 110 * FP)]);
     }
 
     /// Poisson reads at utilisation rho: mean wait follows M/D/1.
