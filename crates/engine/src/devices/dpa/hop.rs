@@ -28,15 +28,11 @@ const FULL: u64 = SLOT - SLOT / 64;
 pub struct Pipe {
     /// 1/1024 ps per byte.
     byte_fp: u64,
-    /// Fill watermark of each slot, in 1/1024 ps from the slot's start.
-    used: Vec<u64>,
-    /// Per slot: a later slot up to which (not included) every slot is
-    /// completely full, 0 if none is known. A slot only fills until the
-    /// window drops it, so a hint stays true while both ends are in the
-    /// window; a request behind a saturated backlog jumps along the hints
-    /// (compressed as it goes, as in union-find) instead of visiting every
-    /// full 2 ns slot.
-    skip: Vec<u64>,
+    /// The window's slots, slot `b` at index `b % SLOTS`. An entry left
+    /// by a slot the window has dropped reads as empty: it is reset when
+    /// its index is next used, so sliding the window costs nothing (an
+    /// idle pipe's requests are microseconds apart, hundreds of slots).
+    slots: Vec<Slot>,
     /// First slot of the window.
     base: u64,
     last_fp: u64,
@@ -47,13 +43,27 @@ pub struct Pipe {
     pub bytes: u64,
 }
 
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    /// Which slot (absolute number) the entry holds.
+    id: u64,
+    /// Fill watermark, in 1/1024 ps from the slot's start.
+    used: u64,
+    /// A later slot up to which (not included) every slot is completely
+    /// full, 0 if none is known. A slot only fills until the window drops
+    /// it, so a hint stays true while both ends are in the window; a
+    /// request behind a saturated backlog jumps along the hints
+    /// (compressed as it goes, as in union-find) instead of visiting every
+    /// full 2 ns slot.
+    skip: u64,
+}
+
 impl Pipe {
     /// `mbs`: bandwidth in MB/s.
     pub fn new(mbs: u64) -> Pipe {
         Pipe {
             byte_fp: (1_000_000 * FP).div_ceil(mbs.max(1)),
-            used: vec![0; SLOTS],
-            skip: vec![0; SLOTS],
+            slots: vec![Slot::default(); SLOTS],
             base: 0,
             last_fp: 0,
             full_lo: 0,
@@ -62,21 +72,18 @@ impl Pipe {
         }
     }
 
-    fn slot(&mut self, b: u64) -> &mut u64 {
+    /// Slot `b`, the window slid to hold it if it lies beyond. (A `b`
+    /// below the window reads the entry at its index, whichever slot of
+    /// the window that holds, as a stale bound of the full run may.)
+    fn slot(&mut self, b: u64) -> &mut Slot {
         if b >= self.base + SLOTS as u64 {
-            let new_base = b + 1 - SLOTS as u64;
-            if new_base - self.base >= SLOTS as u64 {
-                self.used.iter_mut().for_each(|u| *u = 0);
-                self.skip.iter_mut().for_each(|h| *h = 0);
-            } else {
-                for old in self.base..new_base {
-                    self.used[old as usize % SLOTS] = 0;
-                    self.skip[old as usize % SLOTS] = 0;
-                }
-            }
-            self.base = new_base;
+            self.base = b + 1 - SLOTS as u64;
         }
-        &mut self.used[b as usize % SLOTS]
+        let e = &mut self.slots[b as usize % SLOTS];
+        if e.id != b && (b >= self.base || e.id < self.base) {
+            *e = Slot { id: b, used: 0, skip: 0 };
+        }
+        e
     }
 
     /// Pass `bytes` arriving at `now`; returns when the last byte has left.
@@ -93,7 +100,7 @@ impl Pipe {
         while need > 0 {
             let b = t / SLOT;
             let start = b * SLOT;
-            let used = self.slot(b);
+            let used = &mut self.slot(b).used;
             let s = t.max(start + *used);
             if s >= start + SLOT {
                 t = self.first_not_full(b) * SLOT;
@@ -107,11 +114,11 @@ impl Pipe {
         self.last_fp = self.last_fp.max(t);
         // extend (or start) the run of full slots this request filled
         let b = first.max(self.full_lo);
-        if (b > self.full_hi || b < self.full_lo) && *self.slot(b) >= FULL {
+        if (b > self.full_hi || b < self.full_lo) && self.slot(b).used >= FULL {
             self.full_lo = b;
             self.full_hi = b;
         }
-        while self.full_hi < self.base + SLOTS as u64 && *self.slot(self.full_hi) >= FULL {
+        while self.full_hi < self.base + SLOTS as u64 && self.slot(self.full_hi).used >= FULL {
             self.full_hi += 1;
         }
         t.div_ceil(FP)
@@ -119,11 +126,11 @@ impl Pipe {
 
     /// The first slot after the full slot `b` that is not completely full.
     fn first_not_full(&mut self, b: u64) -> u64 {
+        // (each x read here was just found full, so it is in the window)
         let (mut x, mut f) = (b, b + 1);
         loop {
-            let hint = self.skip[x as usize % SLOTS];
-            f = f.max(hint);
-            if *self.slot(f) < SLOT {
+            f = f.max(self.slot(x).skip);
+            if self.slot(f).used < SLOT {
                 break;
             }
             (x, f) = (f, f + 1);
@@ -131,9 +138,9 @@ impl Pipe {
         // Compress: the slots visited (still in the window) point at f.
         let mut y = b;
         while y < f && y >= self.base {
-            let i = y as usize % SLOTS;
-            let next = self.skip[i].max(y + 1);
-            self.skip[i] = f;
+            let e = self.slot(y);
+            let next = e.skip.max(y + 1);
+            e.skip = f;
             y = next;
         }
         f
@@ -199,26 +206,49 @@ mod tests {
         assert_eq!(p.pass(0, 64), 64_000);
     }
 
-    /// The pipe as it was before skip hints: every full slot visited.
+    /// The pipe as first written: every full slot visited, dropped slots
+    /// zeroed as the window slides.
     struct Reference {
-        p: Pipe,
+        byte_fp: u64,
+        used: Vec<u64>,
+        base: u64,
+        full_lo: u64,
+        full_hi: u64,
     }
 
     impl Reference {
+        fn new(mbs: u64) -> Reference {
+            let byte_fp = (1_000_000 * FP).div_ceil(mbs.max(1));
+            Reference { byte_fp, used: vec![0; SLOTS], base: 0, full_lo: 0, full_hi: 0 }
+        }
+
+        fn slot(&mut self, b: u64) -> &mut u64 {
+            if b >= self.base + SLOTS as u64 {
+                let new_base = b + 1 - SLOTS as u64;
+                if new_base - self.base >= SLOTS as u64 {
+                    self.used.iter_mut().for_each(|u| *u = 0);
+                } else {
+                    for old in self.base..new_base {
+                        self.used[old as usize % SLOTS] = 0;
+                    }
+                }
+                self.base = new_base;
+            }
+            &mut self.used[b as usize % SLOTS]
+        }
+
         fn pass(&mut self, now: Time, bytes: u64) -> Time {
-            let p = &mut self.p;
-            p.bytes += bytes;
-            let mut need = bytes * p.byte_fp;
-            let mut t = (now * FP).max(p.base * SLOT);
-            p.full_lo = p.full_lo.max(p.base);
+            let mut need = bytes * self.byte_fp;
+            let mut t = (now * FP).max(self.base * SLOT);
+            self.full_lo = self.full_lo.max(self.base);
             let first = t / SLOT;
-            if (p.full_lo..p.full_hi).contains(&first) {
-                t = p.full_hi * SLOT;
+            if (self.full_lo..self.full_hi).contains(&first) {
+                t = self.full_hi * SLOT;
             }
             while need > 0 {
                 let b = t / SLOT;
                 let start = b * SLOT;
-                let used = p.slot(b);
+                let used = self.slot(b);
                 let s = t.max(start + *used);
                 if s >= start + SLOT {
                     t = start + SLOT;
@@ -229,32 +259,32 @@ mod tests {
                 need -= take;
                 t = s + take;
             }
-            p.last_fp = p.last_fp.max(t);
-            let b = first.max(p.full_lo);
-            if (b > p.full_hi || b < p.full_lo) && *p.slot(b) >= FULL {
-                p.full_lo = b;
-                p.full_hi = b;
+            let b = first.max(self.full_lo);
+            if (b > self.full_hi || b < self.full_lo) && *self.slot(b) >= FULL {
+                self.full_lo = b;
+                self.full_hi = b;
             }
-            while p.full_hi < p.base + SLOTS as u64 && *p.slot(p.full_hi) >= FULL {
-                p.full_hi += 1;
+            while self.full_hi < self.base + SLOTS as u64 && *self.slot(self.full_hi) >= FULL {
+                self.full_hi += 1;
             }
             t.div_ceil(FP)
         }
     }
 
     /// Random bookings, many far ahead of the clock or behind a saturated
-    /// backlog, some past the window: the pipe with skip hints gives every
-    /// request the time the plain slot-by-slot pipe gives it.
+    /// backlog, some past the window, some after a long idle gap: the pipe
+    /// with skip hints and lazily reset slots gives every request the time
+    /// the plain slot-by-slot pipe gives it, and holds the same window.
     #[test]
     fn skip_hints_change_no_booking() {
         use crate::sim::rng;
         use rand::Rng as _;
         let mut r = rng(11, 0, 0);
         for rate in [1_000, 6_250, 100_000] {
-            let (mut p, mut q) = (Pipe::new(rate), Reference { p: Pipe::new(rate) });
+            let (mut p, mut q) = (Pipe::new(rate), Reference::new(rate));
             let mut now: Time = 0;
             for i in 0..20_000 {
-                now += r.gen_range(0..4_000);
+                now += if r.gen_range(0..50) == 0 { r.gen_range(0..2_000_000) } else { r.gen_range(0..4_000) };
                 let at = match r.gen_range(0..10) {
                     0 => now + r.gen_range(0..400_000_000), // far ahead, past the window too
                     1 => now.saturating_sub(r.gen_range(0..1_000_000)),
@@ -263,7 +293,24 @@ mod tests {
                 let bytes = r.gen_range(1..5_000);
                 assert_eq!(p.pass(at, bytes), q.pass(at, bytes), "rate {rate}, request {i}");
             }
-            assert_eq!(p.used, q.p.used);
+            assert_eq!((p.base, p.full_lo, p.full_hi), (q.base, q.full_lo, q.full_hi));
+            for b in p.base..p.base + SLOTS as u64 {
+                assert_eq!(p.slot(b).used, q.used[b as usize % SLOTS], "slot {b}");
+            }
+        }
+    }
+
+    /// After the window slides past the end of the full run, the run's
+    /// stale end is read at its index, which now holds a slot of the
+    /// window: that slot keeps its booking (the lazy reset must not wipe
+    /// it), as the plain pipe keeps it.
+    #[test]
+    fn a_stale_end_of_the_full_run_leaves_the_slot_at_its_index_alone() {
+        let (mut p, mut q) = (Pipe::new(1000), Reference::new(1000)); // 2 B per slot
+        let slot_ps = SLOT / FP;
+        let late = (1000 + SLOTS as u64) * slot_ps + slot_ps / 4; // at slot 1000's index
+        for (at, bytes) in [(0, 2000), (late, 1), (late, 1), (late, 3)] {
+            assert_eq!(p.pass(at, bytes), q.pass(at, bytes), "{bytes} B at {at} ps");
         }
     }
 
