@@ -25,6 +25,10 @@ use crate::units::Time;
 struct Calendar {
     busy: Vec<(u64, u64)>,
     head: usize,
+    /// Where the last late booking went (a live index, or past the end):
+    /// a core prices its reads one after another, so the next late one is
+    /// usually dated just after it.
+    cursor: usize,
 }
 
 /// How far back (in 1/1024 ps) a request may still be dated: 1 ms.
@@ -56,7 +60,7 @@ impl Calendar {
             }
         }
         let busy = &mut self.busy[self.head..];
-        let mut i = first_ending_after(busy, t);
+        let mut i = first_ending_after(busy, t, self.cursor);
         let mut start = t;
         while i < busy.len() && busy[i].0 < start + len {
             start = start.max(busy[i].1);
@@ -75,6 +79,7 @@ impl Calendar {
             (false, true) => busy[i].0 = start,
             (false, false) => self.insert(i, (start, end)),
         }
+        self.cursor = i;
         self.prune();
         start
     }
@@ -117,25 +122,44 @@ impl Calendar {
 }
 
 /// Index of the first interval of `busy` that ends after `t`, for a `t`
-/// before the last interval's start (or an empty calendar). Late requests
-/// are mostly dated shortly before the newest bookings, so the search
-/// gallops back from the end (1, 2, 4 ... intervals) and then bisects the
-/// last step: O(log d) for an answer d intervals from the end, rather than
-/// O(log n) always.
-fn first_ending_after(busy: &[(u64, u64)], t: u64) -> usize {
+/// before the last interval's start (or an empty calendar). The search
+/// gallops from the interval at `hint` (1, 2, 4 ... intervals, up or down)
+/// and then bisects the last step: O(log d) for an answer d intervals from
+/// the hint, rather than O(log n) always. Late requests are dated close to
+/// the previous late one, or shortly before the newest bookings.
+fn first_ending_after(busy: &[(u64, u64)], t: u64, hint: usize) -> usize {
     let Some(last) = busy.len().checked_sub(1) else {
         return 0;
     };
-    // busy[hi].1 > t holds throughout; busy[last] starts after t.
-    let (mut hi, mut step) = (last, 1);
-    let lo = loop {
-        match hi.checked_sub(step) {
-            Some(j) if busy[j].1 > t => (hi, step) = (j, step * 2),
-            Some(j) => break j + 1,
-            None => break 0,
-        }
+    let ends_after = |j: usize| busy[j].1 > t;
+    let h = hint.min(last);
+    let (lo, hi) = if ends_after(h) {
+        // busy[hi] ends after t throughout
+        let (mut hi, mut step) = (h, 1);
+        let lo = loop {
+            match hi.checked_sub(step) {
+                Some(j) if ends_after(j) => (hi, step) = (j, step * 2),
+                Some(j) => break j + 1,
+                None => break 0,
+            }
+        };
+        (lo, hi)
+    } else {
+        // busy[lo - 1] ends at or before t throughout
+        let (mut lo, mut step) = (h + 1, 1);
+        let hi = loop {
+            let j = lo + step - 1;
+            if j > last {
+                break last + 1;
+            }
+            if ends_after(j) {
+                break j;
+            }
+            (lo, step) = (j + 1, step * 2);
+        };
+        (lo, hi)
     };
-    // busy[lo - 1] ends at or before t (if lo > 0), busy[hi] after it.
+    // the answer lies in lo..=hi
     lo + busy[lo..hi].partition_point(|&(_, end)| end <= t)
 }
 
@@ -251,8 +275,9 @@ mod tests {
         assert_eq!(d.read(3, 6400), 6400);
     }
 
-    /// The galloping search finds the interval a binary search over the
-    /// whole calendar finds, for calendars built by random late bookings.
+    /// The galloping search, from any hint, finds the interval a binary
+    /// search over the whole calendar finds, for calendars built by random
+    /// late bookings.
     #[test]
     fn galloping_search_agrees_with_bisection() {
         let mut r = rng(5, 0, 0);
@@ -269,7 +294,8 @@ mod tests {
                 if busy.last().is_some_and(|b| t >= b.0) {
                     continue; // the fast path's case
                 }
-                assert_eq!(first_ending_after(busy, t), busy.partition_point(|&(_, end)| end <= t));
+                let hint = r.gen_range(0..busy.len() + 2);
+                assert_eq!(first_ending_after(busy, t, hint), busy.partition_point(|&(_, end)| end <= t));
             }
         }
     }
