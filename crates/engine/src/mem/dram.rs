@@ -108,6 +108,7 @@ impl Calendar {
     }
 
     /// Drop intervals that ended a horizon before the newest one.
+    #[inline(always)]
     fn prune(&mut self) {
         let newest = self.busy.last().map_or(0, |b| b.1);
         while self.busy.len() - self.head > 1 && self.busy[self.head].1 + HORIZON_FP < newest {
