@@ -28,6 +28,8 @@ test: test-rust test-python
 # test binary of a PyO3 extension module cannot link once it calls Python.
 test-rust:
 	cargo test --workspace --exclude packetpath-py
+	# (each criterion benchmark runs once, so the benches keep compiling)
+	cargo test --workspace --exclude packetpath-py --benches
 
 test-python: build
 	$(BIN)/pytest -q

@@ -1,10 +1,13 @@
 //! Criterion micro-benchmarks of the hot components: the event queue, the
 //! LLC model (DMA-style line bursts and random core accesses), DRAM channels
-//! and the PCIe link serialiser. `cargo bench -p packetpath-engine`.
+//! (bookings in time order and late ones), a DPA hop's pipe and the PCIe
+//! link serialiser. `cargo bench -p packetpath-engine`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use packetpath_engine::devices::dpa::hop::Pipe;
 use packetpath_engine::mem::cache::{Cache, Indexing, Policy};
 use packetpath_engine::mem::dram::Dram;
+use packetpath_engine::mem::slice::SliceFn;
 use packetpath_engine::pcie::{PcieConfig, PcieLink};
 use packetpath_engine::sim::{rng, EventQueue};
 use rand::Rng;
@@ -14,9 +17,10 @@ fn llc() -> Cache {
     Cache::new(
         18 * 2048 * 11 * 64,
         11,
-        Indexing::SliceHash {
+        Indexing::Sliced {
             slices: 18,
             sets_per_slice: 2048,
+            hash: SliceFn::measured(18).expect("a measured 18-slice mapping"),
         },
         Policy::Lru,
         rng(1, 0, 0),
@@ -69,6 +73,44 @@ fn bench_dram(cr: &mut Criterion) {
     });
 }
 
+/// Late bookings, as a core pricing ahead of the clock leaves them: every
+/// other read is dated 2 us before the newest booking.
+fn bench_dram_late(cr: &mut Criterion) {
+    let mut d = Dram::new(4, 19_200, 90_000);
+    let mut t: u64 = 0;
+    let mut i = 0u64;
+    cr.bench_function("dram_read_late", |b| {
+        b.iter(|| {
+            t += 3000;
+            i += 1;
+            let at = if i % 2 == 0 { t } else { t.saturating_sub(2_000_000) };
+            black_box(d.read(i, at))
+        })
+    });
+}
+
+/// A DPA hop's pipe saturated (requests arrive faster than it serves
+/// them, the backlog grows to its window) and idle (one request per
+/// microsecond, as a pointer chase issues them).
+fn bench_dpa_pipe(cr: &mut Criterion) {
+    let mut p = Pipe::new(6_250);
+    let mut t = 0;
+    cr.bench_function("dpa_pipe_saturated_1KiB", |b| {
+        b.iter(|| {
+            t += 100_000;
+            black_box(p.pass(t, 1024))
+        })
+    });
+    let mut p = Pipe::new(6_250);
+    let mut t = 0;
+    cr.bench_function("dpa_pipe_idle_64B", |b| {
+        b.iter(|| {
+            t += 1_000_000;
+            black_box(p.pass(t, 64))
+        })
+    });
+}
+
 fn bench_queue(cr: &mut Criterion) {
     let mut q = EventQueue::new();
     for i in 0..1000u64 {
@@ -93,5 +135,5 @@ fn bench_pcie(cr: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_cache, bench_dram, bench_queue, bench_pcie);
+criterion_group!(benches, bench_cache, bench_dram, bench_dram_late, bench_dpa_pipe, bench_queue, bench_pcie);
 criterion_main!(benches);
