@@ -93,6 +93,9 @@ raw_scenarios = st.fixed_dictionaries(
         "traffic.phase_rate": st.sampled_from([[], ["10Gbps"], ["100Gbps", "5Gbps"]]),  # length must match
         "traffic.phase_target_share": st.sampled_from([[], [0.5], [0.0, 0.2]]),
         "sim.sample_period": st.sampled_from(["0ns", "0ns", "7us"]),
+        "sim.until": st.sampled_from(["duration", "duration", "converged"]),
+        "sim.batch": st.sampled_from(["5us", "6us"]),  # at least 10 batches in SHORT's 60 us
+        "sim.rel_error": st.sampled_from([0.01, 0.5]),
         "traffic.closed_loop": st.sampled_from([0, 0, 1, 16]),
         "traffic.hot_share_small": st.sampled_from([-1.0, -1.0, 0.0, 0.5]),  # needs hot + bimodal
         "llc.replacement": st.sampled_from(["lru", "lru", "random", "qlru", "qlru_adaptive"]),
@@ -115,6 +118,11 @@ def test_random_scenarios_run_or_are_refused_cleanly(values, seed):
     assert 0 <= r["drop_rate"] <= 1
     assert 0 <= r["pcie_write_hit_rate"] <= 1 and 0 <= r["pcie_read_hit_rate"] <= 1
     assert len(r["per_nic"]) == values["nic.count"]
+    c = r["sim"].get("convergence")
+    assert (c is not None) == (values["sim.until"] == "converged")
+    if c is not None:
+        assert c["batches"] >= 10 or not c["converged"]
+        assert c["measured_ps"] <= 60_000_000
 
 
 OUTCOMES = {"ran": 0, "refused": 0}

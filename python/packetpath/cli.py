@@ -213,8 +213,18 @@ def _report_table(name: str, report: dict[str, Any], show_all: bool = False) -> 
     table.caption = (
         f"seed {sim['seed']} · {sim['packets']:,} packets · {sim['events']:,} events · "
         f"{sim['sim_time_ps'] / 1e9:g} ms simulated · engine {sim['engine_version']}"
+        + _convergence(sim.get("convergence"))
     )
     return table
+
+
+def _convergence(c: dict[str, Any] | None) -> str:
+    """The caption's note on how a sim.until = converged run stopped."""
+    if c is None:
+        return ""
+    err = " / ".join("unknown" if e < 0 else f"±{100 * e:.2g} %" for e in (c["throughput_rel_error"], c["latency_rel_error"]))
+    how = "stopped early, converged" if c["converged"] else "did not converge"
+    return f" · {how} after {c['batches']} batches ({c['measured_ps'] / 1e9:g} ms measured; throughput / latency {err})"
 
 
 def _number(x: Any) -> str:

@@ -253,12 +253,30 @@ pub struct SimInfo {
     pub packets: u64,
     pub sim_time_ps: Time,
     pub engine_version: &'static str,
+    /// With `sim.until = converged`: where and how the run stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub convergence: Option<Convergence>,
 }
 
 impl SimInfo {
     pub fn new(seed: u64, events: u64, packets: u64, sim_time_ps: Time) -> SimInfo {
-        SimInfo { seed, events, packets, sim_time_ps, engine_version: env!("CARGO_PKG_VERSION") }
+        SimInfo { seed, events, packets, sim_time_ps, engine_version: env!("CARGO_PKG_VERSION"), convergence: None }
     }
+}
+
+/// How a `sim.until = converged` run stopped.
+#[derive(Serialize, Debug, Clone)]
+pub struct Convergence {
+    /// Whether throughput and mean latency converged before `sim.duration`
+    /// ran out (the run stopped early).
+    pub converged: bool,
+    pub batches: u64,
+    /// The measured window's length: from the warm-up's end to the stop.
+    pub measured_ps: Time,
+    /// The 95 % confidence half-widths of the batch means at the stop,
+    /// relative to the mean (-1: unknown, e.g. a batch without a frame).
+    pub throughput_rel_error: f64,
+    pub latency_rel_error: f64,
 }
 
 /// The report of one run: what its kind measured, and how the run went.

@@ -115,6 +115,9 @@ params! {
         duration: int(Time, "5ms", 1_000, 10e12, "simulated time measured after the warm-up"),
         warmup: int(Time, "2ms", 0, 10e12, "simulated time run before measuring (rings, caches, queues fill)"),
         sample_period: int(Time, "0ns", 0, 100e12, "record a timeline sample (throughput, drops, dshRing's ring set) every period from the start of the run; 0 = no timeline"),
+        until: choice["duration", "converged"](None, "duration", 0, 0, "when a packet run stops: after sim.duration, or at the first batch boundary where throughput and mean latency have converged (sim.duration then caps the run)"),
+        batch: int(Time, "100us", 1_000, 10e12, "sim.until = converged: the length of one batch of the batch-means method"),
+        rel_error: float(None, "0.01", 0.0001, 0.5, "sim.until = converged: the largest 95 % confidence half-width of the batch means of throughput and of mean latency, relative to their mean"),
     }
     traffic: TrafficCfg {
         rate: int(Rate, "100Gbps", 1, 1.6e6, "offered load per NIC port, on the wire (frame + preamble + inter-frame gap)"),

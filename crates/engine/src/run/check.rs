@@ -49,6 +49,13 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
         ));
     }
     crate::mem::llc_indexing(&c.llc)?;
+    let batches = crate::run::packet::converge::MIN_BATCHES as u64;
+    if c.sim.until == "converged" && c.sim.duration / c.sim.batch < batches {
+        return Err(format!(
+            "sim.batch = {}us: sim.until = converged needs at least {batches} batches in sim.duration = {}us; shorten the batch or lengthen the duration",
+            c.sim.batch as f64 / 1e6, c.sim.duration as f64 / 1e6
+        ));
+    }
     let l2line = 64 * c.l2.ways;
     if c.l2.size % l2line != 0 || !(c.l2.size / l2line).is_power_of_two() {
         return Err(format!(

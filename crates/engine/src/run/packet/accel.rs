@@ -94,18 +94,10 @@ impl World {
         nic.port.rx_draining.push_back((end, pkt.size));
         nic.total_out += 1;
         super::request_done(&mut self.q, n, &mut nic.client, end);
-        if end >= self.cfg.sim.warmup && end <= self.end {
-            nic.c.tx_bytes += pkt.size as u64;
-            nic.c.tx_pkts += 1;
-            if pkt.arrival >= self.cfg.sim.warmup {
-                let _ = nic
-                    .hist
-                    .record(((end - pkt.arrival) / 1000 + pkt.held as u64).max(1));
-                // Hairpinned on the NIC: no DMA, ring or core stage.
-                let on_nic = crate::nic::PktRef { t_dma: wire_start, t_cqe: wire_start, t_core: wire_start, t_db: wire_start, ..pkt };
-                nic.c.add_latency(&on_nic, wire_start, end);
-            }
-        }
+        // Hairpinned on the NIC: no DMA, ring or core stage.
+        let on_nic = crate::nic::PktRef { t_dma: wire_start, t_cqe: wire_start, t_core: wire_start, t_db: wire_start, ..pkt };
+        nic.departing.push_back(super::Departure { start: wire_start, end, pkt: on_nic });
+        nic.settle(now, self.cfg.sim.warmup);
         if self.measuring {
             nic.c.rx_pkts += 1;
         }

@@ -8,6 +8,7 @@
 
 mod accel;
 mod bottleneck;
+pub(crate) mod converge;
 mod core;
 mod report;
 mod rx;
@@ -21,9 +22,10 @@ use crate::nf::flowtable::FlowTable;
 use crate::nf::lpm::Lpm;
 use crate::nf::workpackage::WorkPackage;
 use crate::nf::Nf;
-use crate::nic::{CompRing, Discipline, Port, RxQueue, TxQueue};
+use crate::nic::{CompRing, Discipline, PktRef, Port, RxQueue, TxQueue};
 use crate::rings::{rxarr::RxArr, rxlist::RxList};
 use crate::config::Cfg;
+use std::collections::VecDeque;
 use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
 use crate::report::{NicCounters, Report};
 use crate::sim::{rng, stream, EventQueue, Rng};
@@ -111,6 +113,8 @@ pub enum Ev {
     /// Record a timeline sample (`sim.sample_period`).
     Sample,
     WarmupEnd,
+    /// A batch boundary of `sim.until = converged`.
+    Batch,
 }
 
 /// The NIC's descriptor and completion layout and the other values the
@@ -187,6 +191,10 @@ pub(crate) struct NicState {
     pub dbr_addr: u64,
     pub c: NicCounters,
     pub hist: Histogram<u64>,
+    /// Frames scheduled onto the wire whose last bit has not yet left (in
+    /// the order they leave): they count in the measured window once they
+    /// leave within it, which a run that stops early must still decide.
+    pub departing: VecDeque<Departure>,
     /// Packets accepted into the NIC, delivered to the wire, dropped (whole run).
     pub total_in: u64,
     pub total_out: u64,
@@ -195,6 +203,35 @@ pub(crate) struct NicState {
     pub client: Option<ClosedLoop>,
     /// `nic.flow_control`: PAUSE between the port and the source.
     pub fc: Option<FlowControl>,
+}
+
+/// A frame on its way out of the Tx port: when its first and last bit
+/// leave, and the stages its latency splits into.
+#[derive(Clone, Copy, Debug)]
+pub struct Departure {
+    pub start: Time,
+    pub end: Time,
+    pub pkt: PktRef,
+}
+
+impl NicState {
+    /// Count the frames that have left by `now` (those that left after the
+    /// warm-up) in the measured window.
+    pub(crate) fn settle(&mut self, now: Time, warmup: Time) {
+        while let Some(d) = self.departing.front().copied().filter(|d| d.end <= now) {
+            self.departing.pop_front();
+            if d.end < warmup {
+                continue;
+            }
+            self.c.tx_bytes += d.pkt.size as u64;
+            self.c.tx_pkts += 1;
+            if d.pkt.arrival >= warmup {
+                let ns = (d.end - d.pkt.arrival) / 1000 + d.pkt.held as u64;
+                let _ = self.hist.record(ns.max(1));
+                self.c.add_latency(&d.pkt, d.start, d.end);
+            }
+        }
+    }
 }
 
 /// A request of NIC `n` ended at `at` (its response left, or it was
@@ -335,6 +372,8 @@ pub struct World {
     pub(crate) core_miss_base: Vec<u64>,
     pub(crate) dshring: Option<shring::Dshring>,
     pub(crate) timeline: Option<Timeline>,
+    /// `sim.until = converged`: the batches so far.
+    pub(crate) batches: Option<converge::Batches>,
 }
 
 /// Samples of `sim.sample_period`, and the whole-run counters at the last one.
@@ -632,6 +671,7 @@ impl World {
                 dbr_addr: map.alloc(64 * cores_per_nic as u64, 4096),
                 c: NicCounters::default(),
                 hist: Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds"),
+                departing: VecDeque::new(),
                 total_in: 0,
                 total_out: 0,
                 total_drop: 0,
@@ -795,6 +835,7 @@ impl World {
                 last: [0; 3],
                 samples: vec![],
             }),
+            batches: (c.sim.until == "converged").then(|| converge::Batches::new(c.sim.batch, c.sim.rel_error)),
         };
         for n in 0..w.nics.len() {
             let nic = &mut w.nics[n];
@@ -814,6 +855,9 @@ impl World {
             w.q.push(t.period, Ev::Sample);
         }
         w.q.push(warmup, Ev::WarmupEnd);
+        if let Some(b) = &w.batches {
+            w.q.push(warmup + b.period, Ev::Batch);
+        }
         Ok(w)
     }
 
@@ -874,7 +918,12 @@ impl World {
                 Ev::Dshring => self.on_dshring(now),
                 Ev::Sample => self.on_sample(now),
                 Ev::WarmupEnd => self.on_warmup_end(now),
+                Ev::Batch => self.on_batch(now),
             }
+        }
+        let end = self.end;
+        for n in &mut self.nics {
+            n.settle(end, self.cfg.sim.warmup);
         }
         self.check_invariants()?;
         Ok(self.report())
@@ -895,6 +944,25 @@ impl World {
             ring_set: shared as u8,
         });
         self.q.push(now + t.period, Ev::Sample);
+    }
+
+    /// A batch boundary: stop here if throughput and latency have
+    /// converged (events at this instant still run, as at a normal end).
+    fn on_batch(&mut self, now: Time) {
+        let warmup = self.cfg.sim.warmup;
+        let (mut bytes, mut lat, mut samples) = (0, 0, 0);
+        for n in &mut self.nics {
+            n.settle(now, warmup);
+            bytes += n.c.tx_bytes;
+            lat += n.c.stage_ps.iter().sum::<u128>();
+            samples += n.hist.len();
+        }
+        let b = self.batches.as_mut().expect("batches on");
+        if b.boundary(bytes, lat, samples) {
+            self.end = now;
+        } else if now + b.period <= self.end {
+            self.q.push(now + b.period, Ev::Batch);
+        }
     }
 
     fn on_warmup_end(&mut self, now: Time) {

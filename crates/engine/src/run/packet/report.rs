@@ -81,12 +81,13 @@ impl World {
             },
             gbytes_s: cr.done_lines as f64 * 64.0 / secs / 1e9,
         });
-        let sim = SimInfo::new(
+        let mut sim = SimInfo::new(
             self.cfg.sim.seed,
             self.q.events(),
             self.nics.iter().map(|n| n.total_in).sum(),
             self.end,
         );
+        sim.convergence = self.batches.as_ref().map(|b| b.report(self.end - self.cfg.sim.warmup));
         let body = PacketReport {
             packets: total.metrics(&hist, (util, data), occ, misses, secs),
             pcie_write_hit_rate: ratio(m.dma_write_hits, m.dma_write_hits + m.dma_write_misses),

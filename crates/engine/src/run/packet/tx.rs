@@ -146,15 +146,8 @@ impl World {
             nic.total_out += 1;
             request_done(&mut self.q, n, &mut nic.client, end);
             nic.out_bytes += pkt.size as u64;
-            if end >= self.cfg.sim.warmup && end <= self.end {
-                nic.c.tx_bytes += pkt.size as u64;
-                nic.c.tx_pkts += 1;
-                if pkt.arrival >= self.cfg.sim.warmup {
-                    let ns = (end - pkt.arrival) / 1000 + pkt.held as u64;
-                    let _ = nic.hist.record(ns.max(1));
-                    nic.c.add_latency(&pkt, start, end);
-                }
-            }
+            nic.departing.push_back(super::Departure { start, end, pkt });
+            nic.settle(now, self.cfg.sim.warmup);
             let tq = &mut nic.txq[qi];
             if tq.sent - tq.cqe_issued >= self.cfg.nic.tx_cqe_every || tq.sent == tq.nic_pi {
                 let upto = tq.sent;
