@@ -191,9 +191,9 @@ pub(crate) struct NicState {
     pub dbr_addr: u64,
     pub c: NicCounters,
     pub hist: Histogram<u64>,
-    /// Frames scheduled onto the wire whose last bit has not yet left (in
-    /// the order they leave): they count in the measured window once they
-    /// leave within it, which a run that stops early must still decide.
+    /// With `sim.until = converged`: frames scheduled onto the wire whose
+    /// last bit has not yet left (in the order they leave). The window's
+    /// end is not known in advance, so they count once they have left.
     pub departing: VecDeque<Departure>,
     /// Packets accepted into the NIC, delivered to the wire, dropped (whole run).
     pub total_in: u64,
@@ -215,21 +215,41 @@ pub struct Departure {
 }
 
 impl NicState {
-    /// Count the frames that have left by `now` (those that left after the
-    /// warm-up) in the measured window.
+    /// A frame scheduled onto the wire: it counts in the measured window if
+    /// it leaves within it. With the window's end known (`window_end`),
+    /// that is decided now; otherwise (`sim.until = converged`) once it has
+    /// left.
+    pub(crate) fn depart(&mut self, d: Departure, now: Time, warmup: Time, window_end: Option<Time>) {
+        match window_end {
+            Some(end) if d.end <= end => self.count(&d, warmup),
+            Some(_) => {}
+            None => {
+                self.departing.push_back(d);
+                self.settle(now, warmup);
+            }
+        }
+    }
+
+    /// Count the frames waiting in `departing` that have left by `now`.
     pub(crate) fn settle(&mut self, now: Time, warmup: Time) {
-        while let Some(d) = self.departing.front().copied().filter(|d| d.end <= now) {
-            self.departing.pop_front();
-            if d.end < warmup {
-                continue;
-            }
-            self.c.tx_bytes += d.pkt.size as u64;
-            self.c.tx_pkts += 1;
-            if d.pkt.arrival >= warmup {
-                let ns = (d.end - d.pkt.arrival) / 1000 + d.pkt.held as u64;
-                let _ = self.hist.record(ns.max(1));
-                self.c.add_latency(&d.pkt, d.start, d.end);
-            }
+        while self.departing.front().is_some_and(|d| d.end <= now) {
+            let d = self.departing.pop_front().expect("a front");
+            self.count(&d, warmup);
+        }
+    }
+
+    /// A frame that left within the window's end counts if it left after
+    /// the warm-up; its latency if it also arrived after it.
+    fn count(&mut self, d: &Departure, warmup: Time) {
+        if d.end < warmup {
+            return;
+        }
+        self.c.tx_bytes += d.pkt.size as u64;
+        self.c.tx_pkts += 1;
+        if d.pkt.arrival >= warmup {
+            let ns = (d.end - d.pkt.arrival) / 1000 + d.pkt.held as u64;
+            let _ = self.hist.record(ns.max(1));
+            self.c.add_latency(&d.pkt, d.start, d.end);
         }
     }
 }

@@ -146,8 +146,8 @@ impl World {
             nic.total_out += 1;
             request_done(&mut self.q, n, &mut nic.client, end);
             nic.out_bytes += pkt.size as u64;
-            nic.departing.push_back(super::Departure { start, end, pkt });
-            nic.settle(now, self.cfg.sim.warmup);
+            let window_end = self.batches.is_none().then_some(self.end);
+            nic.depart(super::Departure { start, end, pkt }, now, self.cfg.sim.warmup, window_end);
             let tq = &mut nic.txq[qi];
             if tq.sent - tq.cqe_issued >= self.cfg.nic.tx_cqe_every || tq.sent == tq.nic_pi {
                 let upto = tq.sent;
