@@ -25,7 +25,6 @@ use crate::nf::Nf;
 use crate::nic::{CompRing, Discipline, PktRef, Port, RxQueue, TxQueue};
 use crate::rings::{rxarr::RxArr, rxlist::RxList};
 use crate::config::Cfg;
-use std::collections::VecDeque;
 use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
 use crate::report::{NicCounters, Report};
 use crate::sim::{rng, stream, EventQueue, Rng};
@@ -34,6 +33,7 @@ use crate::units::{cycles_to_ps, ser_time, Time};
 use crate::wire::pause::FlowControl;
 use hdrhistogram::Histogram;
 use rand::Rng as _;
+use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
