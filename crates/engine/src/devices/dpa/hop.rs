@@ -17,6 +17,7 @@ const SLOTS: usize = 1 << 17;
 /// A slot with less than this left counts as full (fragments left by
 /// out-of-order bookings would otherwise make every request scan them).
 const FULL: u64 = SLOT - SLOT / 64;
+const _: () = assert!(SLOT < 1 << 32 && SLOTS < 1 << 32);
 
 /// A server of bytes at a fixed rate. Requests may be booked out of time
 /// order (a read's response is booked when its request is simulated, long
@@ -43,19 +44,20 @@ pub struct Pipe {
     pub bytes: u64,
 }
 
+/// 16 B, so that a pipe's window stays 2 MiB.
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
     /// Which slot (absolute number) the entry holds.
     id: u64,
-    /// Fill watermark, in 1/1024 ps from the slot's start.
-    used: u64,
-    /// A later slot up to which (not included) every slot is completely
-    /// full, 0 if none is known. A slot only fills until the window drops
-    /// it, so a hint stays true while both ends are in the window; a
-    /// request behind a saturated backlog jumps along the hints
-    /// (compressed as it goes, as in union-find) instead of visiting every
-    /// full 2 ns slot.
-    skip: u64,
+    /// Fill watermark, in 1/1024 ps from the slot's start (< SLOT).
+    used: u32,
+    /// How many slots on lies a slot up to which (not included) every
+    /// slot is completely full, 0 if none is known (< SLOTS: both ends lie
+    /// in the window). A slot only fills until the window drops it, so a
+    /// hint stays true while both ends are in the window; a request behind
+    /// a saturated backlog jumps along the hints (compressed as it goes,
+    /// as in union-find) instead of visiting every full 2 ns slot.
+    skip: u32,
 }
 
 impl Pipe {
@@ -101,24 +103,24 @@ impl Pipe {
             let b = t / SLOT;
             let start = b * SLOT;
             let used = &mut self.slot(b).used;
-            let s = t.max(start + *used);
+            let s = t.max(start + *used as u64);
             if s >= start + SLOT {
                 t = self.first_not_full(b) * SLOT;
                 continue;
             }
             let take = need.min(start + SLOT - s);
-            *used = s + take - start;
+            *used = (s + take - start) as u32;
             need -= take;
             t = s + take;
         }
         self.last_fp = self.last_fp.max(t);
         // extend (or start) the run of full slots this request filled
         let b = first.max(self.full_lo);
-        if (b > self.full_hi || b < self.full_lo) && self.slot(b).used >= FULL {
+        if (b > self.full_hi || b < self.full_lo) && self.slot(b).used as u64 >= FULL {
             self.full_lo = b;
             self.full_hi = b;
         }
-        while self.full_hi < self.base + SLOTS as u64 && self.slot(self.full_hi).used >= FULL {
+        while self.full_hi < self.base + SLOTS as u64 && self.slot(self.full_hi).used as u64 >= FULL {
             self.full_hi += 1;
         }
         t.div_ceil(FP)
@@ -129,8 +131,8 @@ impl Pipe {
         // (each x read here was just found full, so it is in the window)
         let (mut x, mut f) = (b, b + 1);
         loop {
-            f = f.max(self.slot(x).skip);
-            if self.slot(f).used < SLOT {
+            f = f.max(x + self.slot(x).skip as u64);
+            if (self.slot(f).used as u64) < SLOT {
                 break;
             }
             (x, f) = (f, f + 1);
@@ -139,8 +141,8 @@ impl Pipe {
         let mut y = b;
         while y < f && y >= self.base {
             let e = self.slot(y);
-            let next = e.skip.max(y + 1);
-            e.skip = f;
+            let next = (y + e.skip as u64).max(y + 1);
+            e.skip = (f - y) as u32;
             y = next;
         }
         f
@@ -295,7 +297,7 @@ mod tests {
             }
             assert_eq!((p.base, p.full_lo, p.full_hi), (q.base, q.full_lo, q.full_hi));
             for b in p.base..p.base + SLOTS as u64 {
-                assert_eq!(p.slot(b).used, q.used[b as usize % SLOTS], "slot {b}");
+                assert_eq!(p.slot(b).used as u64, q.used[b as usize % SLOTS], "slot {b}");
             }
         }
     }
