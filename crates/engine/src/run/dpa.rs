@@ -265,7 +265,7 @@ fn bandwidth(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
     // then (so a slow group of threads does not stretch the window).
     let mut phase_start = 0;
     for (phase, n) in [(0, warm), (1, accesses)] {
-        let mut ring: Vec<VecDeque<Time>> = vec![VecDeque::new(); threads.max(m.cores.count())];
+        let mut ring: Vec<VecDeque<Time>> = vec![VecDeque::new(); threads.max(m.cores.cores())];
         let mut left = vec![n; threads];
         let mut heap: BinaryHeap<Reverse<(Time, usize)>> =
             (0..threads).map(|t| Reverse((phase_start, t))).collect();

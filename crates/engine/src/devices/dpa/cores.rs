@@ -39,11 +39,6 @@ impl Cores {
         self.issue.len()
     }
 
-    /// Cores (hardware threads are spread over them round-robin).
-    pub fn count(&self) -> usize {
-        self.issue.len()
-    }
-
     /// Threads are spread over the cores round-robin (thread i on core
     /// i mod cores), as the schedulers place them when there are fewer
     /// threads than hardware slots.
