@@ -86,7 +86,11 @@ const TRANSFERS: u32 = 2000;
 #[test]
 fn tlp_layer_bandwidth_matches_every_row() {
     let t = Table::load("pcie_model_link_bw.csv");
-    for r in t.rows() {
+    // pcie-model's gen6/gen7 rows are its 242/256 placeholder; the engine
+    // runs those generations in FLIT mode (phy's unit tests check them).
+    let mut checked = 0;
+    for r in t.rows().filter(|r| r.num("gen") <= 5.0) {
+        checked += 1;
         let (gen, lanes, mps) = (
             r.num("gen") as u8,
             r.num("lanes") as u8,
@@ -107,7 +111,7 @@ fn tlp_layer_bandwidth_matches_every_row() {
             (r.num("ack_limit_bytes"), r.num("fc_update_interval_bytes"))
         );
     }
-    assert_eq!(t.rows.len(), 7 * 6 * 6);
+    assert_eq!((t.rows.len(), checked), (7 * 6 * 6, 5 * 6 * 6));
 }
 
 #[test]

@@ -182,7 +182,7 @@ params! {
         rx_inline: bool(None, "false", 0, 0, "Rx header inlining (mlx5 scatter-to-CQE with 128 B CQEs, which the nicmem paper's NIC lacked): a split frame's header (at most 64 B) arrives inside its completion entry, the descriptor has one scatter entry, and the driver copies the header into the mbuf; needs header_split and rx_cqe_comp = false"),
     }
     pcie: PcieCfg {
-        gen: int(None, "3", 1, 5, "PCIe generation"),
+        gen: int(None, "3", 1, 7, "PCIe generation (6 and 7 run in FLIT mode: 256 B flits, 236 B of them TLPs)"),
         lanes: int(None, "16", 1, 32, "PCIe lanes"),
         mps: int(Bytes, "256", 128, 4096, "maximum payload size; a power of two"),
         mrrs: int(Bytes, "512", 128, 4096, "maximum read request size; a power of two"),
@@ -209,7 +209,7 @@ params! {
         size: int(Bytes, "24.75MiB", 65536, 1e10, "last-level cache capacity (all slices)"),
         ways: int(None, "11", 1, 20, "LLC associativity"),
         slices: int(None, "18", 1, 128, "LLC slices (sets are spread over slices by the slice hash)"),
-        slice_hash: choice["measured", "random", "none"](None, "measured", 0, 0, "how a physical line picks its slice: measured = the mapping measured on Skylake-SP / Cascade Lake parts with llc.slices slices (McCalpin, TACC TR-2021-03; 16, 18, 20, 24 or 28 slices), random = a strong hash no hardware uses, none = plain modulo over all sets"),
+        slice_hash: choice["measured", "random", "none"](None, "measured", 0, 0, "how a physical line picks its slice: measured = the mapping measured on Xeon Scalable parts with llc.slices slices (McCalpin, TACC TR-2021-03; 16, 18, 20, 24 or 28 slices; 40 on Ice Lake-SP; 56 on Sapphire Rapids), random = a strong hash no hardware uses, none = plain modulo over all sets"),
         inclusive: bool(None, "false", 0, 0, "the LLC holds every line an L2 holds (inclusive) or, as on Skylake-SP and later Xeons, mostly L2 victims with a snoop filter tracking the L2s' lines (false)"),
         sf_ways: int(None, "12", 1, 20, "llc.inclusive = false: snoop-filter ways per LLC set (entries tracking lines held in L2s)"),
         replacement: choice["lru", "random", "qlru", "qlru_adaptive"](None, "lru", 0, 0, "LLC replacement policy within the allowed ways"),

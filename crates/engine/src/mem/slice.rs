@@ -1,6 +1,6 @@
 //! Which LLC slice a physical line belongs to: Intel's complex addressing.
 //!
-//! `measured` is the mapping McCalpin measured on Skylake-SP / Cascade Lake
+//! `measured` is the mapping McCalpin measured on Xeon Scalable
 //! parts ([`super::slice_data`]): a base sequence of slice numbers repeated
 //! over memory, each block permuted by an XOR of physical-address bits. For
 //! 2^n slices the base sequence is 0..2^n and the mapping is linear over
@@ -172,6 +172,11 @@ mod tests {
         assert_eq!(got, [0, 11, 2, 9, 7, 12]);
         let f16 = SliceFn::measured(16).unwrap();
         assert_eq!((0..16).map(|l| f16.slice(l)).collect::<Vec<_>>(), (0..16).collect::<Vec<_>>());
+        // the first lines of BaseSequence_ICX_40-slice.tbl and _SPR_56-slice.tbl
+        let f40 = SliceFn::measured(40).unwrap();
+        assert_eq!((0..8).map(|l| f40.slice(l)).collect::<Vec<_>>(), [0, 11, 2, 9, 27, 32, 25, 34]);
+        let f56 = SliceFn::measured(56).unwrap();
+        assert_eq!((0..8).map(|l| f56.slice(l)).collect::<Vec<_>>(), [0, 1, 2, 3, 18, 19, 20, 21]);
     }
 
     /// An aligned 2 MiB page (32768 lines) spreads as the report gives:
@@ -185,6 +190,24 @@ mod tests {
             let c18 = counts(&SliceFn::measured(18).unwrap(), 18, base, page);
             assert_eq!(&c18[..16], &[1856; 16][..]);
             assert_eq!(&c18[16..], &[1536; 2][..]);
+        }
+    }
+
+    /// Ice Lake-SP's 40 slices and Sapphire Rapids' 56: an aligned 2 MiB
+    /// page holds whole blocks of the base sequence (512 and 16384 lines),
+    /// so each slice gets the base sequence's share of it -- 768 or 832
+    /// lines (12 or 13 per 512) and 512, 596 or 600 (256, 298 or 300 per
+    /// 16384) -- wherever the page sits below the masks' 2^37 bytes.
+    #[test]
+    fn ice_lake_and_sapphire_rapids_pages_are_balanced() {
+        let page = 32768u64;
+        for (slices, shares) in [(40usize, vec![768u64, 832]), (56, vec![512, 596, 600])] {
+            let f = SliceFn::measured(slices as u64).unwrap();
+            for base in [0u64, 7 << 15, 0x1234 << 15, (1 << 31) - page] {
+                let c = counts(&f, slices, base, page);
+                assert!(c.iter().all(|n| shares.contains(n)), "{slices} slices at {base:#x}: {c:?}");
+                assert_eq!(c.iter().sum::<u64>(), page);
+            }
         }
     }
 

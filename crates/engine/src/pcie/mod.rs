@@ -143,7 +143,7 @@ impl PcieConfig {
         };
         if !(1..=phy::MAX_GEN).contains(&self.gen) {
             return Err(format!(
-                "pcie.gen = {}: expected 1..={} (6 and 7 are placeholders)",
+                "pcie.gen = {}: expected 1..={} (6 and 7 run in FLIT mode)",
                 self.gen,
                 phy::MAX_GEN
             ));

@@ -1,6 +1,14 @@
 //! Physical and data-link layer: line rate per generation, and the ACK,
 //! UpdateFC and SKIP overheads folded into one TLP-layer bandwidth per
-//! direction, exactly as pcie-model's `TLP_bw` table.
+//! direction, exactly as pcie-model's `TLP_bw` table for gen1-5.
+//!
+//! Gen6 and gen7 run in FLIT mode (PCIe 6.0 Base Spec, Sec. 4.2.3): PAM4
+//! without a line code, and every 256 B flit carries 236 B of TLPs, 6 B of
+//! data-link payload (where the ACKs and flow-control updates now ride),
+//! 8 B of CRC and 6 B of FEC -- 92.2 % of the raw rate for TLPs, whatever
+//! the link width or MPS (PCI-SIG, PCIe 6.0 FAQ; G. Lockwood, "PCIe Gen6",
+//! glennklockwood.com). Left out: the SKP ordered sets between flits and
+//! the NOP flits of an idle link.
 
 /// Link widths the spec's ACK/FC tables cover.
 pub const LANES: [u8; 6] = [1, 2, 4, 8, 16, 32];
@@ -8,8 +16,13 @@ pub const LANES: [u8; 6] = [1, 2, 4, 8, 16, 32];
 pub const SIZES: [u32; 6] = [128, 256, 512, 1024, 2048, 4096];
 /// Allowed Read Completion Boundary values (bytes) as the model accepts them.
 pub const RCBS: [u32; 4] = [64, 128, 256, 512];
-/// Highest generation with data; gen6/gen7 are the model's placeholders.
+/// Highest generation with data.
 pub const MAX_GEN: u8 = 7;
+/// The first generation that runs in FLIT mode.
+pub const FLIT_GEN: u8 = 6;
+/// A flit's bytes, and those of them that carry TLPs.
+pub const FLIT_BYTES: f64 = 256.0;
+pub const FLIT_TLP_BYTES: f64 = 236.0;
 
 /// Transfer rate per lane in GT/s, gen1..gen7.
 const GT_PER_S: [f64; 7] = [2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0];
@@ -24,7 +37,7 @@ const SKIP_INTERVAL: f64 = 1538.0;
 
 /// Bytes between ACK DLLPs (PCIe Base Spec 5.0 Tables 3-7..3-9), indexed
 /// [gen1, gen2, gen3+][lanes x1..x32][MPS 128..4096]. Gen3 values are reused
-/// for gen4..gen7, as the model does (declared guesses above gen5).
+/// for gen4 and gen5, as the model does.
 const ACK_LIMIT: [[[u16; 6]; 6]; 3] = [
     [
         [237, 416, 559, 1071, 2095, 4143],
@@ -94,14 +107,19 @@ fn table_index(gen: u8, lanes: u8, mps: u32) -> Option<(usize, usize, usize)> {
     Some((g, l, m))
 }
 
-/// Line-code efficiency: 8b/10b (gen1/2), 128b/130b (gen3-5); gen6/7 use
-/// 242/256, the model's stand-in for FLIT mode (no FEC/CRC/FLIT packing).
+/// Whether a link of this generation runs in FLIT mode.
+pub fn flit_mode(gen: u8) -> bool {
+    gen >= FLIT_GEN
+}
+
+/// Line-code efficiency: 8b/10b (gen1/2), 128b/130b (gen3-5); none in
+/// FLIT mode (gen6/7: PAM4 carries the flit's bits directly).
 /// 0.0 for an unknown generation.
 pub fn encoding(gen: u8) -> f64 {
     match gen {
         1 | 2 => 8.0 / 10.0,
         3..=5 => 128.0 / 130.0,
-        6 | 7 => 242.0 / 256.0,
+        6 | 7 => 1.0,
         _ => 0.0,
     }
 }
@@ -116,15 +134,24 @@ pub fn raw_gbps(gen: u8, lanes: u8) -> f64 {
     gt_per_s(gen) * encoding(gen) * lanes as f64
 }
 
-/// (ACK limit, UpdateFC interval) in bytes; None outside the spec tables.
+/// (ACK limit, UpdateFC interval) in bytes; None outside the spec tables
+/// and in FLIT mode, where DLLPs ride inside the flits.
 pub fn dllp_intervals(gen: u8, lanes: u8, mps: u32) -> Option<(u32, u32)> {
+    if flit_mode(gen) {
+        return None;
+    }
     let (g, l, m) = table_index(gen, lanes, mps)?;
     Some((ACK_LIMIT[g][l][m] as u32, FC_INTERVAL[g][l][m] as u32))
 }
 
 /// Fraction of the raw bandwidth left for TLPs after ACK, UpdateFC and
-/// SKIP overheads; None outside the spec tables.
+/// SKIP overheads, or after the flit's DLP, CRC and FEC bytes in FLIT
+/// mode; None outside the spec tables.
 pub fn tlp_efficiency(gen: u8, lanes: u8, mps: u32) -> Option<f64> {
+    if flit_mode(gen) {
+        table_index(gen, lanes, mps)?;
+        return Some(FLIT_TLP_BYTES / FLIT_BYTES);
+    }
     let (ack, fc) = dllp_intervals(gen, lanes, mps)?;
     let overhead =
         ACK_DLLP_BYTES / ack as f64 + FC_DLLP_BYTES / fc as f64 + SKIP_BYTES / SKIP_INTERVAL;
@@ -149,9 +176,27 @@ mod tests {
         assert!(close(tlp_layer_gbps(3, 8, 256), 57.8848));
         assert!(close(tlp_layer_gbps(3, 16, 256), 113.7001));
         assert!(close(tlp_layer_gbps(5, 16, 256), 454.8002));
-        assert!(close(raw_gbps(6, 1), 60.5));
         assert_eq!(dllp_intervals(1, 32, 2048), Some((148, 248)));
         assert_eq!(dllp_intervals(2, 32, 4096), Some((237, 327)));
+    }
+
+    /// The spec's arithmetic: gen5 x16 moves 32 GT/s x 16 x 128/130 =
+    /// 504.1 Gb/s (63.0 GB/s) per direction; gen6 x16 in FLIT mode
+    /// 64 GT/s x 16 = 1024 Gb/s raw, of which 236/256 carry TLPs: 944 Gb/s,
+    /// 118 GB/s; gen7 doubles it. FLIT mode has no DLLP intervals.
+    #[test]
+    fn gen5_and_flit_mode_bandwidth_follow_the_spec_arithmetic() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
+        assert!(close(raw_gbps(5, 16), 32.0 * 16.0 * 128.0 / 130.0));
+        assert!(close(raw_gbps(6, 16), 1024.0));
+        assert!(close(raw_gbps(7, 16), 2048.0));
+        for mps in SIZES {
+            assert!(close(tlp_layer_gbps(6, 16, mps), 944.0));
+            assert!(close(tlp_layer_gbps(7, 8, mps), 944.0));
+            assert_eq!(dllp_intervals(6, 16, mps), None);
+        }
+        assert!(tlp_layer_gbps(5, 16, 256) < 0.95 * raw_gbps(5, 16));
+        assert_eq!(tlp_layer_gbps(6, 12, 256), 0.0);
     }
 
     #[test]

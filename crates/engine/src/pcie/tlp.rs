@@ -3,8 +3,11 @@
 //!
 //! Wire bytes per TLP = DLLP framing (8: sequence number, LCRC, start/end
 //! framing) + header (4 B common DW + 8 or 12 B address/requester part) +
-//! optional ECRC (4) + payload. The same framing is used for every
-//! generation, as in pcie-model.
+//! optional ECRC (4) + payload. The same framing is used for gen1-5, as
+//! in pcie-model. In FLIT mode (gen6/7) a TLP has no framing of its own:
+//! its sequence number and CRC are the flit's (`phy`), and its header is
+//! the flit-mode header base of the same 3 or 4 DW (PCIe 6.0 Sec. 2.2.1.2;
+//! no orthogonal header content for whole-DW transfers).
 
 use super::PcieConfig;
 
@@ -26,17 +29,25 @@ pub const MSI_PAYLOAD: u64 = 4;
 
 /// Per-TLP bytes other than payload for MWr (also MSI and MMIO writes).
 pub fn mwr_overhead(cfg: &PcieConfig) -> u64 {
-    DLLP_FRAMING + TLP_COMMON_HDR + addr_hdr(cfg) + ecrc(cfg)
+    framing(cfg) + TLP_COMMON_HDR + addr_hdr(cfg) + ecrc(cfg)
 }
 
 /// MRd carries no payload, so this is the whole TLP.
 pub fn mrd_overhead(cfg: &PcieConfig) -> u64 {
-    DLLP_FRAMING + TLP_COMMON_HDR + addr_hdr(cfg) + ecrc(cfg)
+    framing(cfg) + TLP_COMMON_HDR + addr_hdr(cfg) + ecrc(cfg)
 }
 
 /// CplD header size does not depend on the address size.
 pub fn cpld_overhead(cfg: &PcieConfig) -> u64 {
-    DLLP_FRAMING + TLP_COMMON_HDR + CPL_HDR + ecrc(cfg)
+    framing(cfg) + TLP_COMMON_HDR + CPL_HDR + ecrc(cfg)
+}
+
+fn framing(cfg: &PcieConfig) -> u64 {
+    if super::phy::flit_mode(cfg.gen) {
+        0
+    } else {
+        DLLP_FRAMING
+    }
 }
 
 fn addr_hdr(cfg: &PcieConfig) -> u64 {
@@ -227,6 +238,13 @@ mod tests {
             ),
             (28, 28, 24)
         );
+        // FLIT mode: the 4 DW / 3 DW headers alone, framing in the flit
+        let flit = PcieConfig { gen: 6, ..c };
+        assert_eq!(
+            (mwr_overhead(&flit), mrd_overhead(&flit), cpld_overhead(&flit)),
+            (16, 16, 12)
+        );
+        assert_eq!(mwr_tlps_at(&flit, 0, 1500).wire_bytes, 1500 + 6 * 16);
     }
 
     #[test]
