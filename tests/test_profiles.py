@@ -28,6 +28,15 @@ def test_shipped_profile_validates(name):
     validate(profiles.load(name).values)
 
 
+@pytest.mark.parametrize("name", ["ddio-skylake", "nicmem-cascadelake", "icelake-cx6dx", "sapphirerapids-cx7"])
+def test_xeon_scalable_llc_slices_have_2048_sets(name):
+    # The ways of the Ice Lake-SP and Sapphire Rapids profiles are derived
+    # from this set count; it must hold for the measured parts too.
+    c = validate(profiles.load(name).values)
+    assert c["llc.size"] // (c["llc.slices"] * c["llc.ways"] * 64) == 2048
+    assert c["llc.size"] % (c["llc.slices"] * c["llc.ways"] * 64) == 0
+
+
 def table(**overrides):
     t = {
         "description": "test",

@@ -91,6 +91,15 @@ def test_malformed_toml_names_the_line(bad_toml):
         resolve(bad_toml)
 
 
+def test_set_profile_swaps_the_machine_beneath_the_scenario():
+    s = resolve("nat", set=["profile=sapphirerapids-cx7", "traffic.rate=400Gbps"])
+    assert s.values["cpu.freq"] == "2.0GHz" and s.origins["cpu.freq"] == "profile sapphirerapids-cx7"
+    assert s.values["app.nf"] == "nat" and s.origins["cpu.cores"] == "scenario"
+    assert "profile" not in s.values
+    with pytest.raises(ConfigError, match=r"unknown profile 'skylake'"):
+        resolve("nat", set=["profile=skylake"])
+
+
 def test_unknown_profile_lists_profiles():
     with pytest.raises(ConfigError, match=r"unknown profile 'skylake'; profiles are .*ddio-skylake"):
         resolve({"profile": "skylake"})

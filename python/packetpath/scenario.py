@@ -15,6 +15,9 @@ Values merge in this order, later wins:
 
     engine defaults < profile < scenario < overrides (--set) < seed (--seed)
 
+An override ``profile=NAME`` swaps the profile beneath the scenario: the
+same experiment on another machine.
+
 Units stay text (``"100Gbps"``); the engine parses and checks them once, at
 the boundary, and its one-line error becomes a `ConfigError`.
 """
@@ -75,6 +78,9 @@ def resolve(scenario: ScenarioLike, set: Overrides = None, seed: int | None = No
     name, table = _read(scenario)
     description = table.pop("description", "")
     profile = table.pop("profile", None)
+    overrides = parse_overrides(set)
+    # `--set profile=NAME` runs the scenario on another machine
+    profile = overrides.pop("profile", profile)
     layers: list[tuple[str, Mapping[str, Any]]] = []
     if profile is not None:
         if not isinstance(profile, str):
@@ -84,7 +90,7 @@ def resolve(scenario: ScenarioLike, set: Overrides = None, seed: int | None = No
         p = profiles.load(profile)
         layers.append((f"profile {p.name}", p.values))
     layers.append(("scenario", flatten(table)))
-    layers.append(("--set", parse_overrides(set)))
+    layers.append(("--set", overrides))
     if seed is not None:
         layers.append(("--seed", {"sim.seed": seed}))
 

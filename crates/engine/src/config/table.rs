@@ -237,7 +237,7 @@ params! {
     }
     cpu: CpuCfg {
         cores: int(None, "1", 1, 256, "cores per NIC, each polling one Rx queue and owning one Tx queue"),
-        max_cores: int(None, "18", 1, 32, "physical cores of the socket"),
+        max_cores: int(None, "18", 1, 64, "physical cores of the socket (at most 64: the snoop filter keeps a 64-bit sharer mask)"),
         freq: int(Freq, "2.3GHz", 100, 10_000, "core clock"),
         mlp: int(None, "10", 1, 64, "independent cache misses a core overlaps (line fill buffers)"),
         wc_buffers: int(None, "10", 1, 64, "write-combining buffers per core: 64 B MMIO stores in flight to write-combined memory"),
