@@ -5,6 +5,7 @@
     packetpath reproduce PAPER [--json] [--out DIR] [--jobs N]
     packetpath bench [--json] [--repeat N]
     packetpath sweep SCENARIO --grid KEY=V1,V2 [--grid ...] [--random N] [--scheduler ADDR] [--store DIR]
+    packetpath tune SCENARIO --space KEY=LO..HI [--minimize KEY] [--constraint 'METRIC<X'] [--trials N] [--plot STEM]
     packetpath results show | query "SQL"    [--store DIR]
     packetpath plot METRIC --x KEY [--by KEY] [--kind line|scatter|heatmap] [--store DIR] [--out STEM]
     packetpath report [--out DIR] [--from DIR ...] | --store DIR
@@ -400,6 +401,54 @@ def sweep_cmd(
 
 
 SUMMARY_METRICS = ("throughput_gbps", "drop_rate", "latency_ns.p99", "pcie_write_hit_rate", "pcie_read_hit_rate")
+
+
+@_command("tune")
+def tune_cmd(
+    scenario_: ScenarioArg,
+    space: Annotated[
+        list[str] | None,
+        typer.Option("--space", metavar="KEY=LOW..HIGH|V1,V2", help="A searched parameter: a whole-number range or a list of values (repeatable)."),
+    ] = None,
+    minimize: Annotated[list[str] | None, typer.Option("--minimize", metavar="KEY", help="Objective to minimise: a searched parameter or a metric (repeatable; the order is the priority).")] = None,
+    maximize: Annotated[list[str] | None, typer.Option("--maximize", metavar="KEY", help="Objective to maximise, after the --minimize ones (repeatable).")] = None,
+    constraint: Annotated[list[str] | None, typer.Option("--constraint", metavar="METRIC<VALUE", help="A trial is feasible when every constraint holds (<, <=, >, >=; repeatable).")] = None,
+    trials: Annotated[int, typer.Option(min=1, help="Trials in the study, counting those a resumed study already holds.")] = 40,
+    set_: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help="Fix a parameter for every trial (repeatable).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every run and of the sampler.")] = 0,
+    study: Annotated[str | None, typer.Option(metavar="PATH|URL", help="Optuna storage: an SQLite file or a database URL (default: STORE/tune.db).")] = None,
+    study_name: Annotated[str | None, typer.Option(metavar="NAME", help="Study name in that storage (default: tune-SCENARIO).")] = None,
+    scheduler: Annotated[str | None, typer.Option(metavar="ADDRESS", help="Dask scheduler (tcp://host:8786) instead of the local process pool.")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Trials run at once (default: every core).")] = None,
+    plot: Annotated[Path | None, typer.Option(metavar="STEM", help="Also draw the trials and the frontier to STEM.png and STEM.svg.")] = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Search parameters for a goal (Optuna): the best point and the frontier; every trial goes to the results store."""
+    from packetpath.tune import tune
+
+    result = tune(scenario_, space or [], minimize=minimize or [], maximize=maximize or [], constraints=constraint or [],
+                  trials=trials, set=set_, seed=seed, store=store, study=study, study_name=study_name,
+                  scheduler=scheduler, jobs=jobs)
+    if plot is not None:
+        from packetpath.plots import plot_tune
+
+        plot_tune(result, plot)
+    if json_:
+        _print_json(result)
+        return
+    import pandas as pd
+
+    keys = [o["key"] for o in result["objectives"]]
+    rows = [{**t["point"], **{f"{k} (objective)": t["values"][k] for k in keys if k not in t["point"]},
+             "run_id": t["run_id"][:8]} for t in result["frontier"]]
+    goal = ", ".join(f"{o['direction']} {o['key']}" for o in result["objectives"])
+    where = f"{len(result['trials'])} trials; study {result['study']['name']} in {result['study']['storage'] or 'memory'}"
+    if rows:
+        _print_frame(pd.DataFrame(rows), title=f"{scenario_}: frontier ({goal}; {', '.join(result['constraints']) or 'no constraint'})")
+    best = result["best"]
+    typer.echo(f"best: {' '.join(f'{k}={v}' for k, v in best['point'].items())} (run {best['run_id'][:8]}); {where}"
+               if best else f"no trial met {', '.join(result['constraints'])}; {where}")
 
 
 def _short_ids(df: Any) -> Any:

@@ -194,3 +194,30 @@ def plot_store(
             ax.legend(fontsize="small")
         ax.set(xlabel=label(x), ylabel=label(metric), title=f"{metric} vs {x}")
     return _save(fig, Path(out), formats)
+
+
+def plot_tune(result: Mapping[str, Any], stem: str | os.PathLike, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
+    """A tune's trials in the plane of its first two objectives (one objective:
+    against the trial number): infeasible grey, feasible blue, the frontier
+    joined, the best point starred."""
+    plt = _pyplot()
+    keys = [o["key"] for o in result["objectives"]]
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+
+    def xy(trials: Sequence[Mapping[str, Any]]) -> tuple[list[float], list[float]]:
+        if len(keys) == 1:
+            return [t["number"] for t in trials], [t["values"][keys[0]] for t in trials]
+        return [t["values"][keys[0]] for t in trials], [t["values"][keys[1]] for t in trials]
+
+    for feasible, style in ((False, {"color": "0.7", "marker": "x", "label": "infeasible"}),
+                            (True, {"color": "tab:blue", "marker": "o", "label": "feasible"})):
+        ax.scatter(*xy([t for t in result["trials"] if t["feasible"] is feasible]), **style)
+    if len(keys) > 1 and result["frontier"]:
+        ax.plot(*xy(result["frontier"]), color="tab:blue", drawstyle="steps-post", label="frontier")
+    if result["best"] is not None:
+        ax.scatter(*xy([result["best"]]), color="tab:red", marker="*", s=220, zorder=3, label="best")
+    ax.set_xlabel("trial" if len(keys) == 1 else label(keys[0]))
+    ax.set_ylabel(label(keys[-1] if len(keys) == 1 else keys[1]))
+    ax.set_title(", ".join(result["constraints"]) or "no constraint", fontsize=10)
+    ax.legend(fontsize=8)
+    return _save(fig, Path(stem), formats)

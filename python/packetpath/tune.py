@@ -1,0 +1,243 @@
+"""Tuning: search a scenario's parameters for a goal instead of sweeping a grid.
+
+A goal is objectives in priority order -- minimise or maximise a searched
+parameter or a report metric -- and constraints on report metrics
+(``drop_rate<0.001``). Optuna's TPE sampler (multi-objective, constraint-aware)
+proposes points in batches; a batch runs through `sweep.execute`, so on the
+local pool or the same Dask cluster as sweeps, every trial stored in the
+results store, and a point already simulated is read back, not rerun. The
+study lives in a database (Optuna's RDB storage, SQLite by default), so a
+tune stopped half-way, or run again with more trials, carries on.
+
+The best point is the feasible trial that comes first in objective order
+(lexicographic: the first objective decides, the next breaks ties); the
+frontier is the feasible trials no other feasible trial dominates.
+
+    packetpath.tune("nat", space={"cpu.cores": (1, 16), "llc.ddio_ways": (1, 8)},
+                    minimize=["cpu.cores", "llc.ddio_ways"], constraints=["drop_rate<0.001"])
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packetpath import metrics, schema
+from packetpath.errors import ConfigError
+from packetpath.scenario import Overrides, ScenarioLike, parse_overrides
+from packetpath.store import Store
+from packetpath.sweep import RunFn, _grid_values, _text, execute, make_task
+
+_OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
+_CONSTRAINT = re.compile(r"^\s*([\w.]+)\s*(<=|>=|<|>)\s*(\S+)\s*$")
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``metric op bound``: a trial is feasible when every constraint holds."""
+
+    metric: str
+    op: str
+    bound: float
+
+    @classmethod
+    def parse(cls, text: str) -> Constraint:
+        m = _CONSTRAINT.match(text)
+        if m is None:
+            raise ConfigError(f"--constraint '{text}': expected METRIC<VALUE (or <=, >, >=), e.g. drop_rate<0.001")
+        try:
+            bound = float(m[3])
+        except ValueError:
+            raise ConfigError(f"--constraint '{text}': bound '{m[3]}' is not a number") from None
+        _check_metric(m[1], "--constraint")
+        return cls(m[1], m[2], bound)
+
+    def violation(self, report: Mapping[str, Any]) -> float:
+        """How far the report misses the bound (<= 0: met), as Optuna's constraints want it."""
+        v = _number(report, self.metric)
+        if _OPS[self.op](v, self.bound):
+            return 0.0
+        return min(max(abs(v - self.bound), 1e-12), 1e300)  # (a missing metric counts as infinitely far)
+
+    def __str__(self) -> str:
+        return f"{self.metric}{self.op}{self.bound:g}"
+
+
+def _check_metric(path: str, flag: str) -> None:
+    known = {m.path for m in metrics.METRICS}
+    if path not in known:
+        raise ConfigError(f"{flag} {path}: not a report metric; the README's 'Report metrics' lists them")
+
+
+def _number(report: Mapping[str, Any], path: str) -> float:
+    v = metrics.value(dict(report), path)
+    return math.inf if v is None else float(v)
+
+
+def parse_space(space: Mapping[str, Any] | Sequence[str]) -> dict[str, tuple[int, int] | list[Any]]:
+    """``["cpu.cores=1..16", "llc.replacement=lru,qlru"]`` or a mapping -> key ->
+    ``(low, high)`` (whole numbers, both ends included) or a list of choices."""
+    out: dict[str, tuple[int, int] | list[Any]] = {}
+    items = space.items() if isinstance(space, Mapping) else [_split(s) for s in space]
+    for key, spec in items:
+        if schema.lookup(key) is None and key != "profile":
+            raise ConfigError(f"--space {key}: unknown parameter; `packetpath params` lists them")
+        if isinstance(spec, str):
+            lo, sep, hi = spec.partition("..")
+            if sep:
+                try:
+                    spec = (int(lo), int(hi))
+                except ValueError:
+                    raise ConfigError(f"--space {key}={spec}: a range takes whole numbers, LOW..HIGH") from None
+            else:
+                spec = _grid_values(key, spec) if key != "profile" else [t.strip() for t in spec.split(",")]
+        if isinstance(spec, tuple):
+            if len(spec) != 2 or spec[0] > spec[1]:
+                raise ConfigError(f"--space {key}={spec}: a range is LOW..HIGH with LOW <= HIGH")
+        elif not spec:
+            raise ConfigError(f"--space {key}: give at least one value")
+        out[key] = tuple(spec) if isinstance(spec, tuple) else list(spec)
+    if not out:
+        raise ConfigError("empty search space: give at least one --space KEY=LOW..HIGH or KEY=V1,V2,...")
+    return out
+
+
+def _split(item: str) -> tuple[str, str]:
+    key, sep, text = item.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--space '{item}': expected KEY=LOW..HIGH or KEY=V1,V2,..., e.g. --space cpu.cores=1..16")
+    return key.strip(), text.strip()
+
+
+def tune(
+    scenario: ScenarioLike,
+    space: Mapping[str, Any] | Sequence[str],
+    *,
+    minimize: Sequence[str] = (),
+    maximize: Sequence[str] = (),
+    constraints: Sequence[str] = (),
+    trials: int = 40,
+    set: Overrides = None,
+    seed: int = 0,
+    store: Store | str | os.PathLike | None = None,
+    study: str | None = None,
+    study_name: str | None = None,
+    scheduler: Any = None,
+    jobs: int | None = None,
+    run: RunFn | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Search ``space`` for the goal; returns ``{"best", "frontier", "trials",
+    "objectives", "constraints", "study"}`` (each trial: its point, objective
+    values, feasibility, run id). ``trials`` distinct points are simulated
+    (fewer if the space is smaller); a point proposed twice is told its
+    stored result again.
+
+    Objectives come from ``minimize`` then ``maximize`` in the order given,
+    unless both are given, when ``minimize`` comes first. ``study`` is an
+    Optuna storage URL or a file path for SQLite (default: ``tune.db`` in
+    ``store``, or in memory without a store); trials already in it count
+    towards ``trials``. ``jobs`` trials run at once (default: every core)."""
+    import optuna
+
+    axes = parse_space(space)
+    goals = [(k, "minimize") for k in minimize] + [(k, "maximize") for k in maximize]
+    if not goals:
+        raise ConfigError("no objective: give --minimize KEY or --maximize KEY (a searched parameter or a metric)")
+    for key, _ in goals:
+        if key in axes:
+            if isinstance(axes[key], list) and not all(isinstance(v, (int, float)) for v in axes[key]):
+                raise ConfigError(f"objective {key}: its values {axes[key]} are not numbers")
+        else:
+            _check_metric(key, "objective")
+    limits = [Constraint.parse(c) for c in constraints]
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise ConfigError(f"trials = {trials!r}: must be a whole number, at least 1")
+    base = parse_overrides(set)
+    if store is not None and not isinstance(store, Store):
+        store = Store(store)
+    storage = _storage(study, store)
+    name = study_name or f"tune-{Path(scenario).stem if isinstance(scenario, (str, os.PathLike)) else 'scenario'}"
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(10, max(2, trials // 4)), multivariate=True)
+    st = optuna.create_study(storage=storage, study_name=name, load_if_exists=True, sampler=sampler,
+                             directions=[d for _, d in goals])
+    if [d.name.lower() for d in st.directions] != [d for _, d in goals]:
+        raise ConfigError(f"study '{name}' in {storage} has other objectives; give another --study-name")
+    batch = jobs or os.cpu_count() or 1
+    size = math.prod(hi - lo + 1 if isinstance(spec, tuple) else len(spec) for spec in axes.values() for lo, hi in
+                     [spec if isinstance(spec, tuple) else (0, 0)])
+    # `trials` counts distinct points: a point the sampler proposes again is
+    # told its stored result at no cost, and does not use up the budget.
+    asks = 0
+    while (seen := len(_distinct(st))) < min(trials, size) and asks < 20 * trials:
+        asked = [st.ask() for _ in range(min(batch, trials - seen))]
+        asks += len(asked)
+        points = [{k: _suggest(t, k, spec) for k, spec in axes.items()} for t in asked]
+        tasks = [make_task(" ".join(f"{k}={_text(v)}" for k, v in p.items()), scenario, {**base, **p}, seed)
+                 for p in points]
+        rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, title="tune")
+        for t, p, row in zip(asked, points, rows):
+            report = _report(row)
+            t.set_user_attr("run_id", row["run_id"])
+            t.set_user_attr("violations", [c.violation(report) for c in limits])
+            for c in limits:
+                t.set_constraint(str(c), c.violation(report))
+            st.tell(t, [float(p[k]) if k in p else _number(report, k) for k, _ in goals])
+    return _summary(st, goals, limits, storage)
+
+
+def _distinct(st: Any) -> set[str]:
+    import optuna
+
+    return {t.user_attrs["run_id"] for t in st.get_trials(states=[optuna.trial.TrialState.COMPLETE])}
+
+
+def _storage(study: str | None, store: Store | None) -> str | None:
+    if study is None:
+        if store is None:
+            return None
+        store.path.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{store.path.resolve() / 'tune.db'}"
+    return study if "://" in study else f"sqlite:///{os.path.abspath(study)}"
+
+
+def _suggest(trial: Any, key: str, spec: tuple[int, int] | list[Any]) -> Any:
+    if isinstance(spec, tuple):
+        return trial.suggest_int(key, spec[0], spec[1])
+    return trial.suggest_categorical(key, spec)
+
+
+def _report(row: Mapping[str, Any]) -> dict[str, Any]:
+    import json
+    return json.loads(row["report"])
+
+
+def _summary(st: Any, goals: list[tuple[str, str]], limits: list[Constraint], storage: str | None) -> dict[str, Any]:
+    import optuna
+
+    done = st.get_trials(states=[optuna.trial.TrialState.COMPLETE])
+    sign = [1.0 if d == "minimize" else -1.0 for _, d in goals]
+    trials = [{"number": t.number, "point": dict(t.params), "values": dict(zip([k for k, _ in goals], t.values)),
+               "feasible": all(v <= 0 for v in t.user_attrs["violations"]), "run_id": t.user_attrs["run_id"]}
+              for t in done]
+    feasible = [t for t in trials if t["feasible"]]
+
+    def key(t: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(s * t["values"][k] for s, (k, _) in zip(sign, goals))
+
+    def dominates(a: dict[str, Any], b: dict[str, Any]) -> bool:
+        ka, kb = key(a), key(b)
+        return all(x <= y for x, y in zip(ka, kb)) and ka != kb
+
+    frontier = sorted({key(t): t for t in feasible if not any(dominates(o, t) for o in feasible)}.values(), key=key)
+    return {"best": min(feasible, key=key, default=None), "frontier": frontier, "trials": trials,
+            "objectives": [{"key": k, "direction": d} for k, d in goals],
+            "constraints": [str(c) for c in limits], "study": {"name": st.study_name, "storage": storage}}

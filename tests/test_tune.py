@@ -1,0 +1,97 @@
+"""`packetpath tune`: a search for a goal, checked against the grid it replaces."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from packetpath.errors import ConfigError
+from packetpath.plots import plot_tune
+from packetpath.store import Store
+from packetpath.sweep import sweep
+from packetpath.tune import Constraint, parse_space, tune
+
+# l2fwd at 100 Gbps with 2048 Rx descriptors per core: the more cores, the
+# larger the DMA footprint, so the DDIO ways a 90 % PCIe write hit rate needs
+# grow with the cores -- the fewest ways, then the fewest cores, is not a corner.
+BASE = {"nic.flow_control": False, "sim.duration": "0.5ms", "nic.rx_ring_size": 2048}
+SPACE = {"cpu.cores": (1, 4), "llc.ddio_ways": (1, 6)}
+GOAL = {"minimize": ["llc.ddio_ways", "cpu.cores"], "constraints": ["pcie_write_hit_rate>0.9"]}
+
+
+def test_tune_finds_the_optimum_a_grid_sweep_confirms(tmp_path):
+    grid = sweep("l2fwd", {k: list(range(lo, hi + 1)) for k, (lo, hi) in SPACE.items()}, set=BASE, seed=2,
+                 jobs=2, progress=False, store=tmp_path / "grid")
+    ok = grid[grid.pcie_write_hit_rate > 0.9].sort_values(["llc.ddio_ways", "cpu.cores"])
+    want = {"cpu.cores": int(ok.iloc[0]["cpu.cores"]), "llc.ddio_ways": int(ok.iloc[0]["llc.ddio_ways"])}
+    assert want["llc.ddio_ways"] > 1  # not a corner of the space
+
+    r = tune("l2fwd", SPACE, **GOAL, trials=16, set=BASE, seed=2, jobs=2, progress=False, store=tmp_path / "tune")
+    assert r["best"]["point"] == want
+    # 16 distinct points of 24 were simulated, each stored once
+    runs = {t["run_id"] for t in r["trials"]}
+    assert len(runs) == 16
+    assert {row["run_id"] for row in Store(tmp_path / "tune").rows()} == runs
+    # the frontier: feasible, none dominated, the best on it
+    front = r["frontier"]
+    assert r["best"] in front and all(t["feasible"] for t in front)
+    for a in front:
+        for b in r["trials"]:
+            if b["feasible"] and b is not a:
+                va, vb = a["values"], b["values"]
+                assert not (all(vb[k] <= va[k] for k in va) and vb != va)
+    # and the grid agrees on every point tune visited
+    by_point = {(int(row["cpu.cores"]), int(row["llc.ddio_ways"])): row["pcie_write_hit_rate"] > 0.9 for _, row in grid.iterrows()}
+    assert all(by_point[(t["point"]["cpu.cores"], t["point"]["llc.ddio_ways"])] == t["feasible"] for t in r["trials"])
+
+
+def test_a_study_persists_and_resumes(tmp_path):
+    first = tune("l2fwd", SPACE, **GOAL, trials=4, set=BASE, seed=3, jobs=2, progress=False, store=tmp_path)
+    assert (tmp_path / "tune.db").is_file()
+    again = tune("l2fwd", SPACE, **GOAL, trials=7, set=BASE, seed=3, jobs=2, progress=False, store=tmp_path)
+    ids = lambda r: {t["run_id"] for t in r["trials"]}  # noqa: E731
+    assert ids(first) < ids(again) and len(ids(again)) == 7
+    assert [t["number"] for t in again["trials"][: len(first["trials"])]] == [t["number"] for t in first["trials"]]
+
+
+def test_constraints_and_spaces_parse_or_fail_clearly():
+    c = Constraint.parse("drop_rate<0.001")
+    assert (c.metric, c.op, c.bound) == ("drop_rate", "<", 0.001)
+    assert c.violation({"drop_rate": 0.0005}) == 0 and c.violation({"drop_rate": 0.003}) == pytest.approx(0.002)
+    assert Constraint.parse("throughput_gbps >= 90").violation({"throughput_gbps": 90}) == 0
+    assert parse_space(["cpu.cores=1..8", "llc.replacement=lru,qlru"]) == {"cpu.cores": (1, 8), "llc.replacement": ["lru", "qlru"]}
+    for bad, message in [
+        (lambda: Constraint.parse("drop_rate=0.1"), "expected METRIC<VALUE"),
+        (lambda: Constraint.parse("drop_rat<0.1"), "not a report metric"),
+        (lambda: parse_space(["cpu.core=1..8"]), "unknown parameter"),
+        (lambda: parse_space(["cpu.cores=8..1"]), "LOW <= HIGH"),
+        (lambda: parse_space(["cpu.cores=1..x"]), "whole numbers"),
+        (lambda: tune("l2fwd", SPACE, constraints=["drop_rate<0.1"]), "no objective"),
+        (lambda: tune("l2fwd", {"llc.replacement": ["lru"]}, minimize=["llc.replacement"]), "not numbers"),
+        (lambda: tune("l2fwd", SPACE, minimize=["cpu.cores"], trials=0), "trials = 0"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            bad()
+
+
+def test_cli_tune_prints_the_best_point_and_plots(cli, tmp_path):
+    args = ["tune", "l2fwd", "--space", "cpu.cores=1..2", "--space", "llc.ddio_ways=4..5", "--minimize", "llc.ddio_ways",
+            "--minimize", "cpu.cores", "--constraint", "pcie_write_hit_rate>0.9", "--trials", "4", "-j", "1",
+            "--store", str(tmp_path), "--plot", str(tmp_path / "front"), *(f"--set={k}={v}" for k, v in BASE.items())]
+    out = cli(*args, "--json")
+    assert out.code == 0, out.stderr
+    r = json.loads(out.stdout)
+    assert len({t["run_id"] for t in r["trials"]}) == 4 and (tmp_path / "front.png").stat().st_size > 0
+    text = cli(*args)
+    assert text.code == 0 and "best: cpu.cores=" in text.stdout
+    bad = cli("tune", "l2fwd", "--space", "cpu.cores=1..2", "--minimize", "cpu.cores", "--constraint", "drop<1")
+    assert bad.code == 2 and "not a report metric" in bad.stderr
+
+
+def test_plot_of_a_one_objective_tune(tmp_path):
+    trials = [{"number": i, "point": {"cpu.cores": i}, "values": {"cpu.cores": i}, "feasible": i > 1, "run_id": str(i)}
+              for i in range(1, 4)]
+    result = {"objectives": [{"key": "cpu.cores", "direction": "minimize"}], "trials": trials, "frontier": trials[1:2],
+              "best": trials[1], "constraints": ["drop_rate<0.001"]}
+    assert [p.suffix for p in plot_tune(result, tmp_path / "one")] == [".png", ".svg"]
