@@ -413,7 +413,8 @@ def tune_cmd(
     minimize: Annotated[list[str] | None, typer.Option("--minimize", metavar="KEY", help="Objective to minimise: a searched parameter or a metric (repeatable; the order is the priority).")] = None,
     maximize: Annotated[list[str] | None, typer.Option("--maximize", metavar="KEY", help="Objective to maximise, after the --minimize ones (repeatable).")] = None,
     constraint: Annotated[list[str] | None, typer.Option("--constraint", metavar="METRIC<VALUE", help="A trial is feasible when every constraint holds (<, <=, >, >=; repeatable).")] = None,
-    trials: Annotated[int, typer.Option(min=1, help="Trials in the study, counting those a resumed study already holds.")] = 40,
+    trials: Annotated[int, typer.Option(min=1, help="Distinct points to simulate, counting those a resumed study already holds.")] = 40,
+    batch: Annotated[int, typer.Option(min=1, help="Points the sampler proposes at a time (fixed, so a seed gives the same trials on any machine).")] = 4,
     set_: Annotated[list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help="Fix a parameter for every trial (repeatable).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of every run and of the sampler.")] = 0,
     study: Annotated[str | None, typer.Option(metavar="PATH|URL", help="Optuna storage: an SQLite file or a database URL (default: STORE/tune.db).")] = None,
@@ -428,7 +429,7 @@ def tune_cmd(
     from packetpath.tune import tune
 
     result = tune(scenario_, space or [], minimize=minimize or [], maximize=maximize or [], constraints=constraint or [],
-                  trials=trials, set=set_, seed=seed, store=store, study=study, study_name=study_name,
+                  trials=trials, batch=batch, set=set_, seed=seed, store=store, study=study, study_name=study_name,
                   scheduler=scheduler, jobs=jobs)
     if plot is not None:
         from packetpath.plots import plot_tune

@@ -123,6 +123,7 @@ def tune(
     maximize: Sequence[str] = (),
     constraints: Sequence[str] = (),
     trials: int = 40,
+    batch: int = 4,
     set: Overrides = None,
     seed: int = 0,
     store: Store | str | os.PathLike | None = None,
@@ -143,7 +144,9 @@ def tune(
     unless both are given, when ``minimize`` comes first. ``study`` is an
     Optuna storage URL or a file path for SQLite (default: ``tune.db`` in
     ``store``, or in memory without a store); trials already in it count
-    towards ``trials``. ``jobs`` trials run at once (default: every core)."""
+    towards ``trials``. The sampler proposes ``batch`` points at a time,
+    whatever the machine, so a seed gives the same trials anywhere; ``jobs``
+    of them run at once (default: every core)."""
     import optuna
 
     axes = parse_space(space)
@@ -157,8 +160,9 @@ def tune(
         else:
             _check_metric(key, "objective")
     limits = [Constraint.parse(c) for c in constraints]
-    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
-        raise ConfigError(f"trials = {trials!r}: must be a whole number, at least 1")
+    for name_, n in (("trials", trials), ("batch", batch)):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ConfigError(f"{name_} = {n!r}: must be a whole number, at least 1")
     base = parse_overrides(set)
     if store is not None and not isinstance(store, Store):
         store = Store(store)
@@ -171,7 +175,6 @@ def tune(
                              directions=[d for _, d in goals])
     if [d.name.lower() for d in st.directions] != [d for _, d in goals]:
         raise ConfigError(f"study '{name}' in {storage} has other objectives; give another --study-name")
-    batch = jobs or os.cpu_count() or 1
     size = math.prod(hi - lo + 1 if isinstance(spec, tuple) else len(spec) for spec in axes.values() for lo, hi in
                      [spec if isinstance(spec, tuple) else (0, 0)])
     # `trials` counts distinct points: a point the sampler proposes again is
