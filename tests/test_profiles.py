@@ -69,3 +69,19 @@ def test_nested_and_dotted_keys_in_values_and_sources():
 def test_malformed_profiles_are_rejected(overrides, message):
     with pytest.raises(ConfigError, match=message):
         Profile.from_table("t", table(**overrides))
+
+
+def test_800gbe_needs_a_gen6_flit_link():
+    # What-if on sapphirerapids-cx7: an 800 GbE port. Gen5 x16 carries 454.8
+    # Gb/s of TLPs, so it drops about half; Gen6 x16 in FLIT mode carries 944
+    # and forwards line rate, once the IIO write buffer is sized for its
+    # credit loop as the profile sizes it for gen5 (64 KiB, not 32).
+    from packetpath import run
+
+    common = {"profile": "sapphirerapids-cx7", "traffic.rate": "800Gbps", "nic.line_rate": "800Gbps", "pcie.mps": "512B",
+              "cpu.cores": 16, "sim.warmup": "0.2ms", "sim.duration": "0.4ms"}
+    gen5 = run("l2fwd", set={**common, "pcie.gen": 5})
+    gen6 = run("l2fwd", set={**common, "pcie.gen": 6, "pcie.write_buffer": "64KiB"})
+    assert gen5["drop_rate"] > 0.4 and gen5["pcie_util"]["upstream"] > 0.9
+    assert gen6["drop_rate"] == 0 and gen6["throughput_gbps"] > 780
+    assert gen6["bottleneck"]["resource"] == "wire"
