@@ -83,5 +83,5 @@ def test_800gbe_needs_a_gen6_flit_link():
     gen5 = run("l2fwd", set={**common, "pcie.gen": 5})
     gen6 = run("l2fwd", set={**common, "pcie.gen": 6, "pcie.write_buffer": "64KiB"})
     assert gen5["drop_rate"] > 0.4 and gen5["pcie_util"]["upstream"] > 0.9
-    assert gen6["drop_rate"] == 0 and gen6["throughput_gbps"] > 780
+    assert gen6["drop_rate"] < 0.01 and gen6["throughput_gbps"] > 780
     assert gen6["bottleneck"]["resource"] == "wire"
