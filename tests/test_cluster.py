@@ -1,5 +1,5 @@
-"""Beyond one machine: a sweep on Dask workers that a separate `dask scheduler`
-and `dask worker` pair serve (as on a cluster, on loopback here), and the
+"""Beyond one machine: a sweep and a tune on Dask workers that a separate
+`dask scheduler` and `dask worker` pair serve (as on a cluster, on loopback here), and the
 batch jobs `packetpath cluster` would submit."""
 
 from __future__ import annotations
@@ -53,6 +53,17 @@ def test_a_sweep_on_a_separate_scheduler_and_worker_gives_the_local_rows(tmp_pat
     assert local.returncode == 0, local.stderr
     rows = json.loads(remote.stdout)
     assert len(rows) == 2 and rows == json.loads(local.stdout)
+
+
+def test_a_tune_on_the_cluster_gives_the_local_trials(tmp_path, scheduler):
+    tune = ["tune", "l2fwd", "--space", "cpu.cores=1..2", "--space", "llc.ddio_ways=1..3", "--minimize", "cpu.cores",
+            "--constraint", "drop_rate<0.5", "--trials", "3", "--set", "sim.duration=40us", "--set", "sim.warmup=20us", "--json"]
+    remote = cli(*tune, "--scheduler", scheduler, "--store", str(tmp_path / "remote"))
+    local = cli(*tune, "--jobs", "1", "--store", str(tmp_path / "local"))
+    assert remote.returncode == 0, remote.stderr
+    assert local.returncode == 0, local.stderr
+    trials = lambda r: json.loads(r.stdout)["trials"]  # noqa: E731
+    assert trials(remote) == trials(local) and len(trials(local)) >= 3
 
 
 def test_cluster_dry_run_prints_the_slurm_job_it_would_submit():
