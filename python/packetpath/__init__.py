@@ -16,10 +16,11 @@ from packetpath.errors import ConfigError, EngineError
 from packetpath.results import Results
 from packetpath.scenario import load_scenario
 from packetpath.sweep import sweep
+from packetpath.tune import tune
 
 try:
     __version__ = version("packetpath")
 except PackageNotFoundError:  # running from a source tree that was never installed
     from packetpath._engine import __version__
 
-__all__ = ["ConfigError", "EngineError", "Results", "__version__", "load_scenario", "params", "run", "sweep"]
+__all__ = ["ConfigError", "EngineError", "Results", "__version__", "load_scenario", "params", "run", "sweep", "tune"]

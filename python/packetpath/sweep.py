@@ -95,7 +95,7 @@ def parse_grid(grid: Grid) -> dict[str, list[Any]]:
             key = key.strip()
             if not sep or not key:
                 raise ConfigError(f"--grid '{item}': expected key=v1,v2,..., e.g. --grid traffic.size=64,1500")
-            axes[key] = _grid_values(key, text)
+            axes[key] = grid_values(key, text)
     if not axes:
         raise ConfigError("empty grid: give at least one --grid KEY=V1,V2,... (e.g. --grid traffic.size=64,1500)")
     for key, values in axes.items():
@@ -104,7 +104,7 @@ def parse_grid(grid: Grid) -> dict[str, list[Any]]:
     return axes
 
 
-def _grid_values(key: str, text: str) -> list[Any]:
+def grid_values(key: str, text: str) -> list[Any]:
     """Values of one axis. A list parameter (e.g. ``nic.ddio``) takes one list per
     value, its items joined by ``+`` (``--grid nic.ddio=true+false,false+false``)."""
     definition = schema.lookup(key)
@@ -163,12 +163,17 @@ def tasks_for(
     base = parse_overrides(set)
     tasks = []
     for point in points:
-        name = " ".join(f"{k}={_text(v)}" for k, v in point.items())
+        name = point_name(point)
         try:
             tasks.append(make_task(name, scenario, {**base, **point}, seed))
         except ConfigError as e:
             raise ConfigError(f"--grid {name}: {e}" if len(points) > 1 else str(e)) from None
     return tasks
+
+
+def point_name(point: Mapping[str, Any]) -> str:
+    """A run's name from the values that set it apart: ``traffic.size=64 cpu.cores=2``."""
+    return " ".join(f"{k}={_text(v)}" for k, v in point.items())
 
 
 def _text(value: Any) -> str:

@@ -19,6 +19,7 @@ frontier is the feasible trials no other feasible trial dominates.
 
 from __future__ import annotations
 
+import json
 import math
 import operator
 import os
@@ -32,7 +33,7 @@ from packetpath import metrics, schema
 from packetpath.errors import ConfigError
 from packetpath.scenario import Overrides, ScenarioLike, parse_overrides
 from packetpath.store import Store
-from packetpath.sweep import RunFn, _grid_values, _text, execute, make_task
+from packetpath.sweep import RunFn, execute, grid_values, make_task, point_name
 
 _OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 _CONSTRAINT = re.compile(r"^\s*([\w.]+)\s*(<=|>=|<|>)\s*(\S+)\s*$")
@@ -96,7 +97,7 @@ def parse_space(space: Mapping[str, Any] | Sequence[str]) -> dict[str, tuple[int
                 except ValueError:
                     raise ConfigError(f"--space {key}={spec}: a range takes whole numbers, LOW..HIGH") from None
             else:
-                spec = _grid_values(key, spec) if key != "profile" else [t.strip() for t in spec.split(",")]
+                spec = grid_values(key, spec)
         if isinstance(spec, tuple):
             if len(spec) != 2 or spec[0] > spec[1]:
                 raise ConfigError(f"--space {key}={spec}: a range is LOW..HIGH with LOW <= HIGH")
@@ -140,8 +141,8 @@ def tune(
     (fewer if the space is smaller); a point proposed twice is told its
     stored result again.
 
-    Objectives come from ``minimize`` then ``maximize`` in the order given,
-    unless both are given, when ``minimize`` comes first. ``study`` is an
+    The objectives, in priority order: the ``minimize`` keys, then the
+    ``maximize`` keys. ``study`` is an
     Optuna storage URL or a file path for SQLite (default: ``tune.db`` in
     ``store``, or in memory without a store); trials already in it count
     towards ``trials``. The sampler proposes ``batch`` points at a time,
@@ -175,8 +176,7 @@ def tune(
                              directions=[d for _, d in goals])
     if [d.name.lower() for d in st.directions] != [d for _, d in goals]:
         raise ConfigError(f"study '{name}' in {storage} has other objectives; give another --study-name")
-    size = math.prod(hi - lo + 1 if isinstance(spec, tuple) else len(spec) for spec in axes.values() for lo, hi in
-                     [spec if isinstance(spec, tuple) else (0, 0)])
+    size = math.prod(spec[1] - spec[0] + 1 if isinstance(spec, tuple) else len(spec) for spec in axes.values())
     # `trials` counts distinct points: a point the sampler proposes again is
     # told its stored result at no cost, and does not use up the budget.
     asks = 0
@@ -184,15 +184,15 @@ def tune(
         asked = [st.ask() for _ in range(min(batch, trials - seen))]
         asks += len(asked)
         points = [{k: _suggest(t, k, spec) for k, spec in axes.items()} for t in asked]
-        tasks = [make_task(" ".join(f"{k}={_text(v)}" for k, v in p.items()), scenario, {**base, **p}, seed)
-                 for p in points]
+        tasks = [make_task(point_name(p), scenario, {**base, **p}, seed) for p in points]
         rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, title="tune")
         for t, p, row in zip(asked, points, rows):
             report = _report(row)
             t.set_user_attr("run_id", row["run_id"])
-            t.set_user_attr("violations", [c.violation(report) for c in limits])
-            for c in limits:
-                t.set_constraint(str(c), c.violation(report))
+            violations = [c.violation(report) for c in limits]
+            t.set_user_attr("violations", violations)
+            for c, v in zip(limits, violations):
+                t.set_constraint(str(c), v)
             st.tell(t, [float(p[k]) if k in p else _number(report, k) for k, _ in goals])
     return _summary(st, goals, limits, storage)
 
@@ -219,7 +219,6 @@ def _suggest(trial: Any, key: str, spec: tuple[int, int] | list[Any]) -> Any:
 
 
 def _report(row: Mapping[str, Any]) -> dict[str, Any]:
-    import json
     return json.loads(row["report"])
 
 
