@@ -66,6 +66,8 @@ def test_constraints_and_spaces_parse_or_fail_clearly():
         (lambda: Constraint.parse("drop_rat<0.1"), "not a report metric"),
         (lambda: parse_space(["cpu.core=1..8"]), "unknown parameter"),
         (lambda: parse_space(["cpu.cores=8..1"]), "LOW <= HIGH"),
+        (lambda: parse_space({"cpu.cores": (1.5, 4)}), "whole numbers"),
+        (lambda: tune("l2fwd", {"cpu.cores": (0, 4)}, minimize=["cpu.cores"]), "cpu.cores = 0"),
         (lambda: parse_space(["cpu.cores=1..x"]), "whole numbers"),
         (lambda: tune("l2fwd", SPACE, constraints=["drop_rate<0.1"]), "no objective"),
         (lambda: tune("l2fwd", {"llc.replacement": ["lru"]}, minimize=["llc.replacement"]), "not numbers"),

@@ -99,8 +99,8 @@ def parse_space(space: Mapping[str, Any] | Sequence[str]) -> dict[str, tuple[int
             else:
                 spec = grid_values(key, spec)
         if isinstance(spec, tuple):
-            if len(spec) != 2 or spec[0] > spec[1]:
-                raise ConfigError(f"--space {key}={spec}: a range is LOW..HIGH with LOW <= HIGH")
+            if len(spec) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in spec) or spec[0] > spec[1]:
+                raise ConfigError(f"--space {key}={spec}: a range is LOW..HIGH, whole numbers with LOW <= HIGH")
         elif not spec:
             raise ConfigError(f"--space {key}: give at least one value")
         out[key] = tuple(spec) if isinstance(spec, tuple) else list(spec)
@@ -165,6 +165,9 @@ def tune(
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ConfigError(f"{name_} = {n!r}: must be a whole number, at least 1")
     base = parse_overrides(set)
+    for key, spec in axes.items():  # a value the engine refuses fails now, not trials later
+        for v in spec:
+            make_task("", scenario, {**base, key: v}, seed)
     if store is not None and not isinstance(store, Store):
         store = Store(store)
     storage = _storage(study, store)
