@@ -10,14 +10,22 @@
 //! slot at or after its arrival: for requests in time order this is the
 //! FIFO above, and a request dated later never holds up one dated earlier.
 //!
+//! An interval goes once the event clock has passed its end: no request is
+//! dated before the clock (a debug build checks), so the calendar serves
+//! every request as if it kept every interval. A simulator without an event
+//! clock (`advance` never called) drops intervals a horizon (1 ms) before
+//! the newest one instead. That was the packet simulator's rule until a
+//! core pricing a burst milliseconds ahead left other cores' requests
+//! dated beyond the horizon, served as if the channel had been idle there.
+//!
 //! Left out: banks, row-buffer hits, read/write turnaround and refresh; the
 //! channel's peak bandwidth stands for all of them.
 
 use crate::units::Time;
 
 /// Busy intervals of one channel, [start, end) in 1/1024 ps, sorted and
-/// disjoint: `busy[head..]`. Intervals that ended long before the newest
-/// request are dropped by moving `head` (and compacting now and then): a
+/// disjoint: `busy[head..]`. Intervals no request can reach any more are
+/// dropped by moving `head` (and compacting now and then): a
 /// plain vector indexes in one instruction where a ring buffer wraps, and
 /// an insert moves the shorter side, into the dropped space at the front
 /// if need be.
@@ -31,7 +39,8 @@ struct Calendar {
     cursor: usize,
 }
 
-/// How far back (in 1/1024 ps) a request may still be dated: 1 ms.
+/// Without an event clock: how far back (in 1/1024 ps) before the newest
+/// booking a request may still be dated, 1 ms.
 const HORIZON_FP: u64 = 1_000_000_000 * FP;
 /// Dropped intervals kept before the vector is compacted (to half).
 const COMPACT: usize = 4096;
@@ -44,7 +53,9 @@ impl Calendar {
     }
 
     /// Book `len` at the first idle time at or after `t`; returns the start.
-    fn book(&mut self, t: u64, len: u64) -> u64 {
+    /// `floor`: the event clock (0: none).
+    fn book(&mut self, t: u64, len: u64, floor: u64) -> u64 {
+        debug_assert!(t >= floor, "a DRAM request dated before the event clock");
         // Most requests come after or inside the last busy interval (which
         // is live: pruning keeps at least one).
         if let Some(last) = self.busy.last_mut() {
@@ -54,7 +65,7 @@ impl Calendar {
                     last.1 += len;
                 } else {
                     self.busy.push((start, start + len));
-                    self.prune();
+                    self.prune(floor);
                 }
                 return start;
             }
@@ -80,7 +91,7 @@ impl Calendar {
             (false, false) => self.insert(i, (start, end)),
         }
         self.cursor = i;
-        self.prune();
+        self.prune(floor);
         start
     }
 
@@ -107,11 +118,13 @@ impl Calendar {
         }
     }
 
-    /// Drop intervals that ended a horizon before the newest one.
+    /// Drop intervals that ended by the event clock or, without one, a
+    /// horizon before the newest one.
     #[inline(always)]
-    fn prune(&mut self) {
+    fn prune(&mut self, floor: u64) {
         let newest = self.busy.last().map_or(0, |b| b.1);
-        while self.busy.len() - self.head > 1 && self.busy[self.head].1 + HORIZON_FP < newest {
+        let gone = if floor > 0 { floor } else { newest.saturating_sub(HORIZON_FP + 1) };
+        while self.busy.len() - self.head > 1 && self.busy[self.head].1 <= gone {
             self.head += 1;
         }
         if self.head >= COMPACT && 2 * self.head >= self.busy.len() {
@@ -168,6 +181,8 @@ pub struct Dram {
     /// ps to move one line on one channel, in 1/1024 ps so rates are exact.
     line_time_fp: u64,
     cal: Vec<Calendar>,
+    /// The event clock (1/1024 ps), once a simulator advances it.
+    floor_fp: u64,
     idle_latency: Time,
     pub read_bytes: u64,
     pub write_bytes: u64,
@@ -184,6 +199,7 @@ impl Dram {
         Dram {
             line_time_fp,
             cal: (0..channels).map(|_| Calendar::default()).collect(),
+            floor_fp: 0,
             idle_latency,
             read_bytes: 0,
             write_bytes: 0,
@@ -202,9 +218,15 @@ impl Dram {
     fn serve(&mut self, line: u64, now: Time) -> Time {
         let ch = self.channel(line);
         let now_fp = now * FP;
-        let start = self.cal[ch].book(now_fp, self.line_time_fp);
+        let start = self.cal[ch].book(now_fp, self.line_time_fp, self.floor_fp);
         self.busy_fp += self.line_time_fp;
         (start - now_fp + self.line_time_fp) / FP
+    }
+
+    /// The event clock reached `now`: no request will be dated before it.
+    #[inline]
+    pub fn advance(&mut self, now: Time) {
+        self.floor_fp = now * FP;
     }
 
     /// A 64 B read issued at `now`; returns its load-to-use latency.
@@ -285,7 +307,7 @@ mod tests {
         for _ in 0..50 {
             let mut cal = Calendar::default();
             for _ in 0..r.gen_range(0..300) {
-                cal.book(r.gen_range(0..1_000_000), r.gen_range(1..5_000));
+                cal.book(r.gen_range(0..1_000_000), r.gen_range(1..5_000), 0);
             }
             let busy = cal.live();
             let sorted = busy.iter().zip(busy.iter().skip(1)).all(|(a, b)| a.1 < b.0);
@@ -326,10 +348,39 @@ mod tests {
             reference.sort_unstable();
             newest = newest.max(start + len);
             reference.retain(|&(_, b)| b + 2 * HORIZON_FP >= newest);
-            assert_eq!(cal.book(t, len), start, "booking {n}");
+            assert_eq!(cal.book(t, len, 0), start, "booking {n}");
         }
         // (about 7500 intervals were dropped, 2500 are live)
         assert!(cal.live().len() < 3000 && cal.head <= COMPACT, "dropped intervals are compacted");
+    }
+
+    /// With an event clock, a request dated after the clock but far (here
+    /// up to 5 ms, beyond the horizon) before the newest booking is served
+    /// as by a first fit over every booking ever made; intervals that ended
+    /// before the clock are gone.
+    #[test]
+    fn with_a_clock_no_reachable_interval_is_dropped() {
+        let mut r = rng(11, 0, 0);
+        let mut cal = Calendar::default();
+        let mut reference: Vec<(u64, u64)> = Vec::new();
+        for n in 0..6_000u64 {
+            let clock = n * 100_000 * FP;
+            // every tenth request is priced 2-5 ms ahead of the clock
+            let ahead = if n % 10 == 0 { r.gen_range(2_000_000_000..5_000_000_000) } else { r.gen_range(0..50_000) };
+            let (t, len) = (clock + ahead * FP, r.gen_range(1..80_000 * FP));
+            let mut start = t;
+            for &(a, b) in &reference {
+                if a < start + len && b > start {
+                    start = b;
+                }
+            }
+            reference.push((start, start + len));
+            reference.sort_unstable();
+            assert_eq!(cal.book(t, len, clock), start, "booking {n}");
+        }
+        let clock = 5_999 * 100_000 * FP;
+        assert!(cal.live().len() > 1 && cal.live()[1..].iter().all(|&(_, end)| end > clock));
+        assert!(cal.live().len() < reference.len() / 2);
     }
 
     /// A booking that fills a gap near the front exactly merges its
@@ -338,18 +389,18 @@ mod tests {
     fn filling_a_gap_near_the_front_merges_its_neighbours() {
         let mut cal = Calendar::default();
         let base = 2 * HORIZON_FP;
-        cal.book(0, 10 * FP); // dropped once the later ones are booked
+        cal.book(0, 10 * FP, 0); // dropped once the later ones are booked
         for k in 0..8 {
-            cal.book(base + k * 100 * FP, 10 * FP);
+            cal.book(base + k * 100 * FP, 10 * FP, 0);
         }
         assert_eq!(cal.head, 1);
-        assert_eq!(cal.book(base + 10 * FP, 90 * FP), base + 10 * FP);
+        assert_eq!(cal.book(base + 10 * FP, 90 * FP, 0), base + 10 * FP);
         let want: Vec<(u64, u64)> = std::iter::once((base, base + 110 * FP))
             .chain((2..8).map(|k| (base + k * 100 * FP, base + (k * 100 + 10) * FP)))
             .collect();
         assert_eq!(cal.live(), &want[..]);
         // and one dated before them all goes in front, into the dropped space
-        assert_eq!(cal.book(base - 50 * FP, 5 * FP), base - 50 * FP);
+        assert_eq!(cal.book(base - 50 * FP, 5 * FP, 0), base - 50 * FP);
         assert_eq!(cal.live()[..2], [(base - 50 * FP, base - 45 * FP), (base, base + 110 * FP)]);
     }
 

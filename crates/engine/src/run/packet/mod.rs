@@ -891,6 +891,7 @@ impl World {
     /// error, "interrupted"). It sees the simulation, never changes it.
     pub fn run_with(mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<Report, String> {
         while let Some((now, e)) = self.q.pop() {
+            self.mem.dram.advance(now);
             if now > self.end {
                 break;
             }
