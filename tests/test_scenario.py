@@ -100,6 +100,14 @@ def test_set_profile_swaps_the_machine_beneath_the_scenario():
         resolve("nat", set=["profile=skylake"])
 
 
+def test_a_sweep_axis_over_profiles_runs_one_scenario_on_each_machine():
+    from packetpath.sweep import tasks_for
+
+    tasks = tasks_for("l2fwd", ["profile=icelake-cx6dx,sapphirerapids-cx7"], set=["traffic.rate=100Gbps"])
+    assert [t.name for t in tasks] == ["profile=icelake-cx6dx", "profile=sapphirerapids-cx7"]
+    assert [t.config["llc.slices"] for t in tasks] == [40, 56] and tasks[0].run_id != tasks[1].run_id
+
+
 def test_unknown_profile_lists_profiles():
     with pytest.raises(ConfigError, match=r"unknown profile 'skylake'; profiles are .*ddio-skylake"):
         resolve({"profile": "skylake"})
