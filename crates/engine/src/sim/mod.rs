@@ -87,6 +87,10 @@ impl<E: Copy> EventQueue<E> {
         self.seq += 1;
     }
 
+    /// (Inlined into the event loop, heap and all: left to itself the
+    /// compiler called the heap's pop out of line once the loop grew, +2.7 %
+    /// instructions per 64 B packet. Inlining `push` too costs 1 %.)
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let Reverse((key, Slot(e))) = self.heap.pop()?;
         let t = (key >> 64) as Time;
