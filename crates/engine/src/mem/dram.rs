@@ -323,6 +323,19 @@ mod tests {
         }
     }
 
+    /// Book `len` at `t` in a sorted list by scanning it from the start.
+    fn first_fit(reference: &mut Vec<(u64, u64)>, t: u64, len: u64) -> u64 {
+        let mut start = t;
+        for &(a, b) in reference.iter() {
+            if a < start + len && b > start {
+                start = b;
+            }
+        }
+        reference.push((start, start + len));
+        reference.sort_unstable();
+        start
+    }
+
     /// Every booking starts where a plain first fit over all earlier
     /// bookings (a sorted list, scanned from the start) puts it, across
     /// compactions of the vector (bookings span 4 ms, the horizon 1 ms, and
@@ -338,14 +351,7 @@ mod tests {
             let back = [0, 100_000_000, 900_000_000][r.gen_range(0..3)] * (r.gen_range(0..4) == 0) as u64;
             let t = (n * 400_000 * FP).saturating_sub(r.gen_range(0..=back) * FP);
             let len = r.gen_range(1..600_000 * FP);
-            let mut start = t;
-            for &(a, b) in &reference {
-                if a < start + len && b > start {
-                    start = b;
-                }
-            }
-            reference.push((start, start + len));
-            reference.sort_unstable();
+            let start = first_fit(&mut reference, t, len);
             newest = newest.max(start + len);
             reference.retain(|&(_, b)| b + 2 * HORIZON_FP >= newest);
             assert_eq!(cal.book(t, len, 0), start, "booking {n}");
@@ -368,14 +374,7 @@ mod tests {
             // every tenth request is priced 2-5 ms ahead of the clock
             let ahead = if n % 10 == 0 { r.gen_range(2_000_000_000..5_000_000_000) } else { r.gen_range(0..50_000) };
             let (t, len) = (clock + ahead * FP, r.gen_range(1..80_000 * FP));
-            let mut start = t;
-            for &(a, b) in &reference {
-                if a < start + len && b > start {
-                    start = b;
-                }
-            }
-            reference.push((start, start + len));
-            reference.sort_unstable();
+            let start = first_fit(&mut reference, t, len);
             assert_eq!(cal.book(t, len, clock), start, "booking {n}");
         }
         let clock = 5_999 * 100_000 * FP;
