@@ -97,3 +97,19 @@ def test_plot_of_a_one_objective_tune(tmp_path):
     result = {"objectives": [{"key": "cpu.cores", "direction": "minimize"}], "trials": trials, "frontier": trials[1:2],
               "best": trials[1], "constraints": ["drop_rate<0.001"]}
     assert [p.suffix for p in plot_tune(result, tmp_path / "one")] == [".png", ".svg"]
+
+
+def test_a_maximised_metric_and_a_minimised_parameter(tmp_path):
+    # fewest cores first, then most throughput: the best has one core, and
+    # the frontier trades the two off (each point beats every other on at
+    # least one objective)
+    r = tune("l2fwd", {"cpu.cores": (1, 3)}, minimize=["cpu.cores"], maximize=["throughput_gbps"], trials=3,
+             set={**BASE, "traffic.size": 64, "sim.duration": "0.2ms"}, jobs=1, progress=False)
+    assert [o["direction"] for o in r["objectives"]] == ["minimize", "maximize"]
+    assert r["best"]["point"]["cpu.cores"] == 1  # the first objective decides
+    front = r["frontier"]
+    for a in front:
+        for b in front:
+            if a is not b:
+                assert a["values"]["cpu.cores"] < b["values"]["cpu.cores"] or \
+                    a["values"]["throughput_gbps"] > b["values"]["throughput_gbps"]
