@@ -19,7 +19,6 @@ frontier is the feasible trials no other feasible trial dominates.
 
 from __future__ import annotations
 
-import json
 import math
 import operator
 import os
@@ -33,7 +32,7 @@ from packetpath import metrics, schema
 from packetpath.errors import ConfigError
 from packetpath.scenario import Overrides, ScenarioLike, parse_overrides
 from packetpath.store import Store
-from packetpath.sweep import RunFn, execute, grid_values, make_task, point_name
+from packetpath.sweep import RunFn, execute, grid_values, make_task, point_name, reports
 
 _OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 _CONSTRAINT = re.compile(r"^\s*([\w.]+)\s*(<=|>=|<|>)\s*(\S+)\s*$")
@@ -59,7 +58,7 @@ class Constraint:
         _check_metric(m[1], "--constraint")
         return cls(m[1], m[2], bound)
 
-    def violation(self, report: Mapping[str, Any]) -> float:
+    def violation(self, report: dict[str, Any]) -> float:
         """How far the report misses the bound (<= 0: met), as Optuna's constraints want it."""
         v = _number(report, self.metric)
         if _OPS[self.op](v, self.bound):
@@ -76,8 +75,8 @@ def _check_metric(path: str, flag: str) -> None:
         raise ConfigError(f"{flag} {path}: not a report metric; the README's 'Report metrics' lists them")
 
 
-def _number(report: Mapping[str, Any], path: str) -> float:
-    v = metrics.value(dict(report), path)
+def _number(report: dict[str, Any], path: str) -> float:
+    v = metrics.value(report, path)
     return math.inf if v is None else float(v)
 
 
@@ -189,8 +188,7 @@ def tune(
         points = [{k: _suggest(t, k, spec) for k, spec in axes.items()} for t in asked]
         tasks = [make_task(point_name(p), scenario, {**base, **p}, seed) for p in points]
         rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, title="tune")
-        for t, p, row in zip(asked, points, rows):
-            report = _report(row)
+        for t, p, row, report in zip(asked, points, rows, reports(rows)):
             t.set_user_attr("run_id", row["run_id"])
             violations = [c.violation(report) for c in limits]
             t.set_user_attr("violations", violations)
@@ -219,10 +217,6 @@ def _suggest(trial: Any, key: str, spec: tuple[int, int] | list[Any]) -> Any:
     if isinstance(spec, tuple):
         return trial.suggest_int(key, spec[0], spec[1])
     return trial.suggest_categorical(key, spec)
-
-
-def _report(row: Mapping[str, Any]) -> dict[str, Any]:
-    return json.loads(row["report"])
 
 
 def _summary(st: Any, goals: list[tuple[str, str]], limits: list[Constraint], storage: str | None) -> dict[str, Any]:
