@@ -234,6 +234,8 @@ params! {
         channel_bw: int(ByteRate, "21333MB/s", 100, 1e7, "peak bandwidth of one channel"),
         latency: int(Time, "90ns", 1, 1e7, "idle load-to-use latency of a DRAM access"),
         remote_latency: int(Time, "140ns", 1, 1e7, "latency of a DMA served through the inter-socket link"),
+        write_batch: int(None, "0", 0, 1024, "writes the memory controller drains per bus turnaround from its write queue (a read arriving during the drain waits for it); 0 = no write queue, each write takes its burst as it comes"),
+        turnaround: int(Time, "0ns", 0, 1e6, "with dram.write_batch: bus turnaround per drain, read-to-write plus write-to-read (tRTW + tWTR)"),
     }
     cpu: CpuCfg {
         cores: int(None, "1", 1, 256, "cores per NIC, each polling one Rx queue and owning one Tx queue"),
@@ -244,6 +246,10 @@ params! {
         uc_load_bytes: int(Bytes, "32", 1, 64, "bytes one load moves from uncached memory (one MMIO read each, serialised)"),
         nt_store_threshold: int(Bytes, "16MiB", 0, 1e12, "copies at least this large use non-temporal stores (glibc memcpy's __x86_shared_non_temporal_threshold); 0 = never"),
         copy_cycles_per_line: int(None, "2", 0, 1000, "instructions' cycles to copy one 64 B line beyond its memory stalls"),
+        copy_move: int(Bytes, "32", 1, 64, "bytes each load and each store of the copy loop moves (glibc's AVX2 memcpy: 32)"),
+        rob: int(None, "224", 1, 4096, "reorder-buffer entries: a copy keeps at most this many of its loads and stores in flight (Skylake: 224)"),
+        load_buffer: int(None, "72", 1, 4096, "load-buffer entries: loads in flight (Skylake: 72)"),
+        store_buffer: int(None, "56", 1, 4096, "store-buffer entries: stores not yet written to the L1D (Skylake: 56)"),
         poll_cycles: int(None, "60", 0, 100_000, "cycles of one poll-loop iteration (rx_burst + tx_burst call overhead)"),
         rx_cycles: int(None, "40", 0, 100_000, "driver cycles per received packet (CQE parse, mbuf init, refill)"),
         tx_cycles: int(None, "40", 0, 100_000, "driver cycles per transmitted packet (WQE build, completion, free)"),

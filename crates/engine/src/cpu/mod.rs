@@ -7,6 +7,7 @@
 pub mod mempool;
 pub mod wc;
 
+use crate::config::CpuCfg;
 use crate::nic::PktRef;
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -51,6 +52,21 @@ impl Core {
             pkt_ps: 0,
         }
     }
+}
+
+/// Lines a copy loop keeps in flight. Each line is `64 / copy_move` loads
+/// and as many stores, and every one holds an entry until it retires (a
+/// load) or reaches the L1D (a store): the reorder buffer, the load buffer
+/// and the store buffer each bound the lines in flight, and so do the L1D
+/// fill buffers (`mlp`). On Skylake-class cores with 32 B moves the fill
+/// buffers bind; on a small core copying 8 B at a time the buffers do.
+pub fn copy_window(c: &CpuCfg) -> u64 {
+    let moves = 64u64.div_ceil(c.copy_move.max(1));
+    c.mlp
+        .min(c.load_buffer / moves)
+        .min(c.store_buffer / moves)
+        .min(c.rob / (2 * moves))
+        .max(1)
 }
 
 /// Memory stall of a burst: independent misses overlap up to the core's
@@ -105,5 +121,30 @@ mod tests {
         s.chain(500);
         assert_eq!(s.total(10), 600);
         assert_eq!(s.total(1), 700);
+    }
+
+    fn cpu(v: serde_json::Value) -> CpuCfg {
+        crate::run::validated(&serde_json::json!({ "cpu": v })).unwrap().cpu
+    }
+
+    /// Skylake's buffers with 32 B moves leave the 10 fill buffers binding;
+    /// the NetDIMM paper's gem5 core (Table 1: ROB 40, LQ/SQ 16, 6 MSHRs)
+    /// copying 8 B at a time keeps 16 / 8 = 2 lines in flight.
+    #[test]
+    fn copy_window_is_the_tightest_of_the_core_buffers() {
+        assert_eq!(copy_window(&cpu(serde_json::json!({}))), 10);
+        let gem5 = serde_json::json!({"mlp": 6, "rob": 40, "load_buffer": 16, "store_buffer": 16, "copy_move": 8});
+        assert_eq!(copy_window(&cpu(gem5.clone())), 2);
+        // with 16 B moves the ROB binds: 40 / (4 + 4) = 5, the LQ 16 / 4 = 4
+        let mut sse = gem5.clone();
+        sse["copy_move"] = 16.into();
+        assert_eq!(copy_window(&cpu(sse.clone())), 4);
+        sse["load_buffer"] = 64.into();
+        sse["store_buffer"] = 64.into();
+        assert_eq!(copy_window(&cpu(sse)), 5);
+        // a one-entry store buffer still copies a line at a time
+        let mut tiny = gem5;
+        tiny["store_buffer"] = 1.into();
+        assert_eq!(copy_window(&cpu(tiny)), 1);
     }
 }

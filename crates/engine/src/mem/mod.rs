@@ -262,11 +262,7 @@ impl Memory {
             llc,
             l2,
             sf,
-            dram: Dram::new(
-                dram_cfg.channels as usize,
-                dram_cfg.channel_bw,
-                dram_cfg.latency,
-            ),
+            dram: Dram::host(dram_cfg),
             ddio_mask,
             core_mask: core_masks,
             llc_lat: llc_cfg.latency,

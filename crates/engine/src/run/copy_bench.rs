@@ -9,7 +9,7 @@
 //!   MMIO read round trip over PCIe, and they do not overlap.
 //!
 //! Host memory is the same hierarchy the packet path uses (L2, LLC, DRAM);
-//! independent misses overlap up to `cpu.mlp`. Host copies of at least
+//! a copy keeps `cpu::copy_window` lines in flight. Host copies of at least
 //! `cpu.nt_store_threshold` bytes use non-temporal stores (no read for
 //! ownership), as glibc's memcpy does.
 
@@ -33,7 +33,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
     let size = c.copy_bench.size.next_multiple_of(64);
     let (src, dst) = (map.alloc(size, 4096), map.alloc(size, 4096));
     let lines = size / 64;
-    let (mlp, freq) = (c.cpu.mlp, c.cpu.freq);
+    let (window, freq) = (crate::cpu::copy_window(&c.cpu), c.cpu.freq);
     let line_cycles = c.cpu.copy_cycles_per_line;
     let wc_buffers = c.cpu.wc_buffers as usize;
     let uc_bytes = c.cpu.uc_load_bytes;
@@ -71,7 +71,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
                     }
                 }
             }
-            t += stall.total(mlp) + cycles_to_ps(n * line_cycles, freq);
+            t += stall.total(window) + cycles_to_ps(n * line_cycles, freq);
         }
     }
     // Stores to nicmem are done when the last write has left the core.

@@ -147,7 +147,8 @@ pub struct Sim {
     tx: Host,
     rx: Host,
     freq: u64,
-    mlp: u64,
+    /// Lines a copy keeps in flight (`cpu::copy_window`).
+    window: u64,
     copy_cycles: u64,
     tx_cycles: u64,
     rx_cycles: u64,
@@ -250,7 +251,7 @@ impl Sim {
             tx: host(0),
             rx: host(1),
             freq: c.cpu.freq,
-            mlp: c.cpu.mlp,
+            window: crate::cpu::copy_window(&c.cpu),
             copy_cycles: c.cpu.copy_cycles_per_line,
             tx_cycles: c.cpu.tx_cycles,
             rx_cycles: c.cpu.rx_cycles,
@@ -316,25 +317,25 @@ impl Sim {
     }
 
     /// A CPU copy between host buffers: loads and stores through the cache
-    /// model, `mlp` misses overlapped, plus the copy loop's own cycles.
+    /// model, `window` lines in flight, plus the copy loop's own cycles.
     fn copy_host(
         mem: &mut Memory,
         src: u64,
         dst: u64,
         bytes: u64,
         mut t: Time,
-        mlp: u64,
+        window: u64,
         line_ps: Time,
     ) -> Time {
         let lines = bytes.div_ceil(64);
-        for first in (0..lines).step_by(mlp.max(1) as usize) {
-            let n = mlp.min(lines - first);
+        for first in (0..lines).step_by(window as usize) {
+            let n = window.min(lines - first);
             let mut stall = Stall::default();
             for l in first..first + n {
                 stall.add(mem.core_access(0, src + l * 64, false, t));
                 stall.add(mem.core_access(0, dst + l * 64, true, t));
             }
-            t += stall.total(mlp) + n * line_ps;
+            t += stall.total(window) + n * line_ps;
         }
         t
     }
@@ -421,15 +422,15 @@ impl Sim {
                     tx_dma,
                     payload,
                     t,
-                    self.mlp,
+                    self.window,
                     line_ps,
                 );
             }
             Kind::NetDimm if self.copy_needed => {
                 // COPY_NEEDED: stores to NetDIMM lines fetch them first (RFO).
                 let lines = payload.div_ceil(64);
-                for first in (0..lines).step_by(self.mlp.max(1) as usize) {
-                    let n = self.mlp.min(lines - first);
+                for first in (0..lines).step_by(self.window as usize) {
+                    let n = self.window.min(lines - first);
                     let mut stall = Stall::default();
                     for l in first..first + n {
                         stall.add(self.tx.mem.core_access(0, tx_app + l * 64, false, t));
@@ -437,7 +438,7 @@ impl Sim {
                             self.tx.nd.host_read(t + mc, nd_tx_dma + HEADERS + l * 64) + mc - t,
                         );
                     }
-                    t += stall.total(self.mlp) + n * line_ps;
+                    t += stall.total(self.window) + n * line_ps;
                 }
             }
             _ => {}
@@ -596,15 +597,15 @@ impl Sim {
                     rx_app,
                     payload,
                     t,
-                    self.mlp,
+                    self.window,
                     line_ps,
                 );
             }
             Kind::NetDimm if self.copy_needed => {
                 self.copy_needed_msgs += 1;
                 let lines = payload.div_ceil(64);
-                for first in (0..lines).step_by(self.mlp.max(1) as usize) {
-                    let n = self.mlp.min(lines - first);
+                for first in (0..lines).step_by(self.window as usize) {
+                    let n = self.window.min(lines - first);
                     let mut stall = Stall::default();
                     for l in first..first + n {
                         // In line order: the header line comes from nCache,
@@ -618,7 +619,7 @@ impl Sim {
                         );
                         stall.add(self.rx.mem.core_access(0, rx_app + l * 64, true, t));
                     }
-                    t += stall.total(self.mlp) + n * line_ps;
+                    t += stall.total(self.window) + n * line_ps;
                 }
             }
             Kind::NetDimm => {

@@ -199,11 +199,7 @@ impl MemSys {
             ),
             host_l3_lat: c.llc.latency,
             host_io_mask: (1u64 << ddio) - 1,
-            host_dram: Dram::new(
-                c.dram.channels as usize,
-                c.dram.channel_bw,
-                c.dram.latency,
-            ),
+            host_dram: Dram::host(&c.dram),
             switch_lat: c.bf3.switch_latency,
             switch_rd: Pipe::new(c.bf3.switch_bw),
             switch_wr: Pipe::new(c.bf3.switch_bw),
