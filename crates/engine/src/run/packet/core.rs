@@ -86,7 +86,7 @@ impl World {
             let cqe = cq.cqe_addr(pos, k.rx_cqe, k.cqe_per_line);
             stall.add(mem.core_access(c, cqe, false, now));
             stall.add(mem.core_access(c, nic.pool.mbuf_addr(pkt.mbuf), true, now));
-            cycles += cfg.cpu.rx_cycles + cfg.app.nf_cycles;
+            cycles += cfg.cpu.rx_cycles + k.nf_cycles;
             if k.hdr_in_cqe(pkt.size) {
                 // Scatter-to-CQE: the header is the CQE's first 64 B; the
                 // driver copies it into the mbuf, as mlx5's PMD does.

@@ -137,6 +137,9 @@ pub(crate) struct Layout {
     pub tx_queue_buffer: u64,
     /// Rx header inlining: a split frame's header arrives in its CQE.
     pub rx_inline: bool,
+    /// Compute cycles of the NF per packet: `app.nf_cycles`, plus
+    /// `app.nat_cycles` and `app.lb_cycles` for the NFs that run them.
+    pub nf_cycles: u64,
 }
 
 impl Layout {
@@ -828,6 +831,13 @@ impl World {
             split: if split { c.nic.split_offset } else { 0 },
             tx_queue_buffer: if c.nic.tx_desched { c.nic.tx_queue_buffer } else { 0 },
             rx_inline,
+            nf_cycles: c.app.nf_cycles
+                + match c.app.nf {
+                    "nat" => c.app.nat_cycles,
+                    "lb" => c.app.lb_cycles,
+                    "nat_lb" => c.app.nat_cycles + c.app.lb_cycles,
+                    _ => 0,
+                },
         };
         let core_rng = (0..cores.len())
             .map(|i| rng(seed, stream::NF, i as u64))
