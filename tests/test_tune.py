@@ -55,6 +55,28 @@ def test_a_study_persists_and_resumes(tmp_path):
     assert [t["number"] for t in again["trials"][: len(first["trials"])]] == [t["number"] for t in first["trials"]]
 
 
+def test_a_study_resumes_only_its_own_problem(tmp_path):
+    # Every point of this space overfills the default mempool (8 rings of
+    # 8192 and more), though each axis alone is fine: the first batch is
+    # refused, and no trial of it stays running in the study.
+    space = {"cpu.cores": (8, 9), "nic.rx_ring_size": [8192, 16384]}
+    goal = {"minimize": ["cpu.cores"], "trials": 3, "seed": 1, "jobs": 1, "progress": False}
+    short = {"sim.warmup": "0.05ms", "sim.duration": "0.1ms"}
+    with pytest.raises(ConfigError, match="mempool.size"):
+        tune("l2fwd", space, **goal, set=short, store=tmp_path / "a")
+    import optuna
+    st = optuna.load_study(study_name="tune-l2fwd", storage=f"sqlite:///{tmp_path / 'a' / 'tune.db'}")
+    assert {t.state.name for t in st.trials} == {"FAIL"}
+    # fixed, the same command gives what a fresh study gives
+    fixed = {**short, "mempool.size": 262143}
+    again = tune("l2fwd", space, **goal, set=fixed, store=tmp_path / "a")
+    fresh = tune("l2fwd", space, **goal, set=fixed, store=tmp_path / "b")
+    assert [t["point"] for t in again["trials"]] == [t["point"] for t in fresh["trials"]]
+    # a study with trials is not resumed for another problem
+    with pytest.raises(ConfigError, match=r"holds 3 trials of another problem \(its set differ\)"):
+        tune("l2fwd", space, **goal, set={**fixed, "traffic.size": 64}, store=tmp_path / "a")
+
+
 def test_constraints_and_spaces_parse_or_fail_clearly():
     c = Constraint.parse("drop_rate<0.001")
     assert (c.metric, c.op, c.bound) == ("drop_rate", "<", 0.001)

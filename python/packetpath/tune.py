@@ -19,6 +19,7 @@ frontier is the feasible trials no other feasible trial dominates.
 
 from __future__ import annotations
 
+import json
 import math
 import operator
 import os
@@ -174,10 +175,24 @@ def tune(
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(10, max(2, trials // 4)), multivariate=True)
+    # A study resumes only the problem it was started on: its trials are
+    # that problem's. One that never completed a trial (its first batch was
+    # refused) is started afresh.
+    problem = {"scenario": str(scenario) if isinstance(scenario, (str, os.PathLike)) else scenario, "set": base,
+               "space": {k: list(v) for k, v in axes.items()}, "objectives": goals,
+               "constraints": [str(c) for c in limits], "seed": seed}
+    problem = json.loads(json.dumps(problem, sort_keys=True, default=str))
     st = optuna.create_study(storage=storage, study_name=name, load_if_exists=True, sampler=sampler,
                              directions=[d for _, d in goals])
-    if [d.name.lower() for d in st.directions] != [d for _, d in goals]:
-        raise ConfigError(f"study '{name}' in {storage} has other objectives; give another --study-name")
+    was = st.user_attrs.get("problem")
+    if was not in (None, problem) or [d.name.lower() for d in st.directions] != [d for _, d in goals]:
+        if _distinct(st):
+            differs = sorted(k for k in problem if was is None or was.get(k) != problem[k]) or ["objectives"]
+            raise ConfigError(f"study '{name}' in {storage} holds {len(_distinct(st))} trials of another problem "
+                              f"(its {', '.join(differs)} differ); give --study-name NAME or another --store")
+        optuna.delete_study(study_name=name, storage=storage)
+        st = optuna.create_study(storage=storage, study_name=name, sampler=sampler, directions=[d for _, d in goals])
+    st.set_user_attr("problem", problem)
     size = math.prod(spec[1] - spec[0] + 1 if isinstance(spec, tuple) else len(spec) for spec in axes.values())
     # `trials` counts distinct points: a point the sampler proposes again is
     # told its stored result at no cost, and does not use up the budget.
@@ -186,8 +201,14 @@ def tune(
         asked = [st.ask() for _ in range(min(batch, trials - seen))]
         asks += len(asked)
         points = [{k: _suggest(t, k, spec) for k, spec in axes.items()} for t in asked]
-        tasks = [make_task(point_name(p), scenario, {**base, **p}, seed) for p in points]
-        rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, title="tune")
+        try:
+            tasks = [make_task(point_name(p), scenario, {**base, **p}, seed) for p in points]
+            rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, title="tune")
+        except BaseException:
+            # (no trial of the study is left running: a resumed study would carry it)
+            for t in asked:
+                st.tell(t, state=optuna.trial.TrialState.FAIL)
+            raise
         for t, p, row, report in zip(asked, points, rows, reports(rows)):
             t.set_user_attr("run_id", row["run_id"])
             violations = [c.violation(report) for c in limits]
