@@ -168,13 +168,22 @@ fn ways_where(tags: &[u32; MAX_WAYS], ways: usize, mask: u32, want: u32) -> u32 
     m & ((1u32 << ways) - 1)
 }
 
-/// Bit mask of the first `ways` ways whose LRU rank satisfies `f`.
+/// Bit mask of the first `ways` ways whose LRU rank is `r`. On x86-64, two
+/// overlapping 16-byte SSE2 compares (ranks 0-15 and 4-19).
 #[inline(always)]
-fn ranks_where(ranks: &[u8; MAX_WAYS], ways: usize, f: impl Fn(u8) -> bool) -> u32 {
-    let mut m = 0u32;
-    for (w, &r) in ranks.iter().enumerate() {
-        m |= (f(r) as u32) << w;
-    }
+fn ranks_equal(ranks: &[u8; MAX_WAYS], ways: usize, r: u8) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64; both 16-byte loads lie inside the
+    // 20-byte array (offsets 0 and 4).
+    let m = unsafe {
+        use std::arch::x86_64::*;
+        let want = _mm_set1_epi8(r as i8);
+        let p = ranks.as_ptr();
+        let eq = |at: usize| _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(p.add(at) as *const __m128i), want)) as u32;
+        eq(0) | eq(4) << 4
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let m = ranks.iter().enumerate().fold(0u32, |m, (w, &x)| m | ((x == r) as u32) << w);
     m & ((1u32 << ways) - 1)
 }
 
@@ -566,7 +575,7 @@ impl Cache {
     }
 
     /// [`Cache::insert`] into `s`, the set [`Cache::lookup`] returned.
-    #[inline]
+    #[inline(always)]
     pub fn insert_at(&mut self, s: usize, line: u64, mask: u64, dirty: bool) -> (usize, Option<Victim>) {
         debug_assert!(self.find(line).is_none() && s == self.set_of(line) as usize);
         debug_assert!(mask != 0 && mask & !self.all_ways() == 0);
@@ -584,7 +593,7 @@ impl Cache {
                 // Ranks of the ways form a permutation of 0..ways: the LRU
                 // way holds the last rank (one vector compare, no branches).
                 let last = self.ways as u8 - 1;
-                ranks_where(&set.rank, self.ways, |r| r == last).trailing_zeros() as usize
+                ranks_equal(&set.rank, self.ways, last).trailing_zeros() as usize
             } else {
                 // Only the allowed ways (DDIO's 2 of 11), highest rank.
                 let (mut oldest, mut m) = (0u8, allowed);
@@ -696,6 +705,20 @@ mod tests {
             Policy::Lru,
             rng(1, 0, 0),
         )
+    }
+
+    /// The vector compare finds the ways of a rank as a scan does, for
+    /// every associativity and rank (unused ways hold ranks >= ways).
+    #[test]
+    fn ranks_equal_matches_a_scan() {
+        let mut r = rng(7, 0, 0);
+        for _ in 0..2000 {
+            let ways = r.gen_range(1..=MAX_WAYS);
+            let ranks: [u8; MAX_WAYS] = std::array::from_fn(|_| r.gen_range(0..MAX_WAYS as u8 + 2));
+            let x = r.gen_range(0..MAX_WAYS as u8 + 2);
+            let scan = (0..ways).filter(|&w| ranks[w] == x).fold(0u32, |m, w| m | 1 << w);
+            assert_eq!(ranks_equal(&ranks, ways, x), scan, "{ranks:?} {ways} {x}");
+        }
     }
 
     /// Reference model: a plain per-set LRU list.
