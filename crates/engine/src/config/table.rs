@@ -236,6 +236,8 @@ params! {
         remote_latency: int(Time, "140ns", 1, 1e7, "latency of a DMA served through the inter-socket link"),
         write_batch: int(None, "0", 0, 1024, "writes the memory controller drains per bus turnaround from its write queue (a read arriving during the drain waits for it); 0 = no write queue, each write takes its burst as it comes"),
         turnaround: int(Time, "0ns", 0, 1e6, "with dram.write_batch: bus turnaround per drain, read-to-write plus write-to-read (tRTW + tWTR)"),
+        banks: int(None, "0", 0, 256, "banks per channel (ranks x banks per rank), each busy dram.t_rc per access; 0 = banks are not modelled"),
+        t_rc: int(Time, "46ns", 1, 1e6, "with dram.banks: the row cycle a bank is busy per access (tRAS + tRP, closed page)"),
     }
     cpu: CpuCfg {
         cores: int(None, "1", 1, 256, "cores per NIC, each polling one Rx queue and owning one Tx queue"),

@@ -26,10 +26,19 @@
 //! same writes served one by one would. Without a write queue
 //! (`batch = 0`) a write takes its burst when it arrives, like a read.
 //!
-//! Left out: banks, row-buffer hits and refresh; the channel's peak
-//! bandwidth stands for them. With a write queue, the drains a controller
-//! starts when no read is waiting (gem5's low threshold) are left out:
-//! every drain is a forced one.
+//! Banks, optionally (`banks` > 0 per channel): an access first takes its
+//! bank for a row cycle (tRC: activate, read or write, precharge; a closed
+//! page, as the adaptive page policy of server memory controllers leaves a
+//! row under random traffic), at the bank's first idle time, and then its
+//! burst on the channel. Two accesses to one bank within tRC queue, so
+//! loaded latency rises with the bank load as well as the channel load.
+//!
+//! Left out: row-buffer hits (a stream of one row pays a row cycle a line,
+//! spread over the banks), bank groups, tFAW and refresh. With a write
+//! queue, when the drains start (gem5 starts one when the queue passes a
+//! threshold, or when no read waits) only sets how many writes stand in the
+//! queue, not what a read waits for, so it is left out; so are reads served
+//! from the write queue, and the banks of drained writes.
 
 use crate::config::DramCfg;
 use crate::units::Time;
@@ -206,6 +215,11 @@ pub struct Dram {
     wq: WriteQueue,
     /// Writes waiting in each channel's write queue.
     waiting: Vec<u64>,
+    /// Banks per channel (0: banks are not modelled) and the calendar of
+    /// each (channel-major); a bank is busy a row cycle per access.
+    banks: usize,
+    t_rc_fp: u64,
+    bank_cal: Vec<Calendar>,
     /// The event clock (1/1024 ps), once a simulator advances it.
     floor_fp: u64,
     idle_latency: Time,
@@ -226,6 +240,9 @@ impl Dram {
             cal: (0..channels).map(|_| Calendar::default()).collect(),
             wq: WriteQueue::default(),
             waiting: vec![0; channels],
+            banks: 0,
+            t_rc_fp: 0,
+            bank_cal: Vec::new(),
             floor_fp: 0,
             idle_latency,
             read_bytes: 0,
@@ -236,10 +253,29 @@ impl Dram {
 
     /// The host's DRAM as a profile's `dram` section describes it.
     pub fn host(c: &DramCfg) -> Dram {
-        Dram::new(c.channels as usize, c.channel_bw, c.latency).with_write_queue(WriteQueue {
-            batch: c.write_batch,
-            turnaround: c.turnaround,
-        })
+        Dram::new(c.channels as usize, c.channel_bw, c.latency)
+            .with_write_queue(WriteQueue {
+                batch: c.write_batch,
+                turnaround: c.turnaround,
+            })
+            .with_banks(c.banks as usize, c.t_rc)
+    }
+
+    /// Model `banks` banks per channel, each busy `t_rc` per access.
+    pub fn with_banks(mut self, banks: usize, t_rc: Time) -> Dram {
+        self.banks = banks;
+        self.t_rc_fp = t_rc * FP;
+        self.bank_cal = (0..banks * self.cal.len()).map(|_| Calendar::default()).collect();
+        self
+    }
+
+    /// The bank of a line within its channel: a uniform hash of the line
+    /// address (Intel XORs row bits into the bank bits so that strided and
+    /// sequential accesses spread over the banks; Pessl et al., DRAMA,
+    /// USENIX Security'16), independent of the channel hash.
+    #[inline]
+    fn bank(&self, line: u64) -> usize {
+        ((line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % self.banks as u64) as usize
     }
 
     /// Buffer writes in a write queue per channel (`wq.batch` > 0).
@@ -254,12 +290,19 @@ impl Dram {
         ((line ^ (line >> 7) ^ (line >> 13)) % self.cal.len() as u64) as usize
     }
 
-    /// Occupy the line's channel from `now`; returns the wait before service.
+    /// Occupy the line's bank (if modelled) and then its channel from
+    /// `now`; returns the wait before service.
     #[inline]
     fn serve(&mut self, line: u64, now: Time) -> Time {
         let ch = self.channel(line);
         let now_fp = now * FP;
-        let start = self.cal[ch].book(now_fp, self.line_time_fp, self.floor_fp);
+        let at = if self.banks == 0 {
+            now_fp
+        } else {
+            let b = ch * self.banks + self.bank(line);
+            self.bank_cal[b].book(now_fp, self.t_rc_fp, self.floor_fp)
+        };
+        let start = self.cal[ch].book(at, self.line_time_fp, self.floor_fp);
         self.busy_fp += self.line_time_fp;
         (start - now_fp + self.line_time_fp) / FP
     }
@@ -535,6 +578,45 @@ mod tests {
         let periodic = 0.2 * 16.0 * 6400.0 / 2.0;
         assert!(sixteen > periodic && sixteen < pk(16.0 * 6400.0), "batched: {sixteen} not in {periodic}..{}", pk(16.0 * 6400.0));
         assert!(sixteen > 10.0 * one);
+    }
+
+    /// Two lines of one bank: the second waits out the first's row cycle;
+    /// a line of another bank waits only for the channel.
+    #[test]
+    fn an_access_waits_for_its_bank_then_its_channel() {
+        let mut d = Dram::new(1, 10_000, 0).with_banks(16, 48_000); // 6.4 ns per line
+        let first = 7u64;
+        let same = (first + 1..).find(|&l| d.bank(l) == d.bank(first)).unwrap();
+        let other = (first + 1..).find(|&l| d.bank(l) != d.bank(first)).unwrap();
+        assert_eq!(d.read(first, 0), 6400);
+        assert_eq!(d.read(other, 0), 2 * 6400, "behind the first burst only");
+        assert_eq!(d.read(same, 0), 48_000 + 6400, "a row cycle later");
+        // banks spread lines evenly
+        let mut per = [0u32; 16];
+        (0..16_000u64).for_each(|l| per[d.bank(l)] += 1);
+        assert!(per.iter().all(|&n| (900..1100).contains(&n)), "{per:?}");
+    }
+
+    /// Poisson reads over 16 banks at channel utilisation 0.5: each bank
+    /// is busy 0.5 x 48 / 6.4 / 16 = 23 % of the time, and a read waits
+    /// what an M/D/1 queue of row cycles at that load predicts on top of
+    /// its wait for the channel.
+    #[test]
+    fn loaded_latency_adds_the_bank_queue() {
+        let mean_wait = |banks: usize| {
+            let mut d = Dram::new(1, 10_000, 0).with_banks(banks, 48_000);
+            let mut r = rng(6, 0, 0);
+            let (mut t, mut sum, n) = (0f64, 0f64, 200_000);
+            for _ in 0..n {
+                t += -(6400.0 / 0.5) * (1.0 - r.gen::<f64>()).ln();
+                sum += d.read(r.gen(), t as Time) as f64 - 6400.0;
+            }
+            sum / n as f64
+        };
+        let rho_bank = 0.5 * 48.0 / 6.4 / 16.0;
+        let md1 = rho_bank / (2.0 * (1.0 - rho_bank)) * 48_000.0;
+        let extra = mean_wait(16) - mean_wait(0);
+        assert!((extra - md1).abs() / md1 < 0.15, "banks add {extra} ps, M/D/1 {md1}");
     }
 
     /// Poisson reads at utilisation rho: mean wait follows M/D/1.
