@@ -236,7 +236,7 @@ params! {
         remote_latency: int(Time, "140ns", 1, 1e7, "latency of a DMA served through the inter-socket link"),
         write_batch: int(None, "0", 0, 1024, "writes the memory controller drains per bus turnaround from its write queue (a read arriving during the drain waits for it); 0 = no write queue, each write takes its burst as it comes"),
         turnaround: int(Time, "0ns", 0, 1e6, "with dram.write_batch: bus turnaround per drain, read-to-write plus write-to-read (tRTW + tWTR)"),
-        banks: int(None, "0", 0, 256, "banks per channel (ranks x banks per rank), each busy dram.t_rc per access; 0 = banks are not modelled"),
+        banks: int(None, "0", 0, 256, "banks per channel (ranks x banks per rank), each busy a row cycle (dram.t_rc) per access; 0 = banks are not modelled"),
         t_rc: int(Time, "46ns", 1, 1e6, "with dram.banks: the row cycle a bank is busy per access (tRAS + tRP, closed page)"),
     }
     cpu: CpuCfg {
@@ -266,8 +266,8 @@ params! {
         sw_queue: int(None, "1024", 0, 1_000_000, "packets the application buffers when the Tx ring is full (FastClick queue)"),
         nf: choice["l2fwd", "l3fwd", "workpackage", "nat", "lb", "flowcount", "nat_lb", "kvs"](None, "l2fwd", 0, 0, "network function each core runs (nat_lb: NAT then LB, a table each; kvs: a MICA-like key-value server; requests are the traffic's frames, keys its flows)"),
         nf_cycles: int(None, "20", 0, 10_000_000, "compute cycles per packet of the NF itself (beyond its memory accesses)"),
-        nat_cycles: int(None, "0", 0, 10_000_000, "app.nf = nat or nat_lb: the NAT's own compute cycles per packet beyond app.nf_cycles and the flow-table accesses the model prices (FastClick's NAT element graph)"),
-        lb_cycles: int(None, "0", 0, 10_000_000, "app.nf = lb or nat_lb: the LB's own compute cycles per packet beyond app.nf_cycles and the flow-table accesses the model prices (FastClick's LB element graph)"),
+        nat_cycles: int(None, "0", 0, 10_000_000, "app.nf = nat or nat_lb: the NAT's own compute cycles per packet beyond the generic ones (app.nf_cycles) and the flow-table accesses the model prices (FastClick's NAT element graph)"),
+        lb_cycles: int(None, "0", 0, 10_000_000, "app.nf = lb or nat_lb: the LB's own compute cycles per packet beyond the generic ones (app.nf_cycles) and the flow-table accesses the model prices (FastClick's LB element graph)"),
         wp_reads: int(None, "0", 0, 100_000, "WorkPackage: N, random reads per packet, each index computed from the word the read before loaded"),
         wp_chain: bool(None, "true", 0, 0, "WorkPackage: each read's index from the word the read before loaded (FastClick's element: a dependent chain); false = from the generator (independent reads, the nicmem paper's modified l3fwd)"),
         wp_draws: int(None, "1", 0, 100_000, "WorkPackage: W, std::mt19937 draws per packet before the first read (FastClick's default 1)"),
