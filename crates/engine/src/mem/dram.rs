@@ -269,6 +269,15 @@ impl Dram {
         self
     }
 
+    /// Hold the line's bank a row cycle from its first idle time at or
+    /// after `now_fp`; returns when it starts. (Out of line: it keeps
+    /// `serve` small enough to inline where banks are not modelled.)
+    #[inline(never)]
+    fn book_bank(&mut self, ch: usize, line: u64, now_fp: u64) -> u64 {
+        let b = ch * self.banks + self.bank(line);
+        self.bank_cal[b].book(now_fp, self.t_rc_fp, self.floor_fp)
+    }
+
     /// The bank of a line within its channel: a uniform hash of the line
     /// address (Intel XORs row bits into the bank bits so that strided and
     /// sequential accesses spread over the banks; Pessl et al., DRAMA,
@@ -296,12 +305,7 @@ impl Dram {
     fn serve(&mut self, line: u64, now: Time) -> Time {
         let ch = self.channel(line);
         let now_fp = now * FP;
-        let at = if self.banks == 0 {
-            now_fp
-        } else {
-            let b = ch * self.banks + self.bank(line);
-            self.bank_cal[b].book(now_fp, self.t_rc_fp, self.floor_fp)
-        };
+        let at = if self.banks == 0 { now_fp } else { self.book_bank(ch, line, now_fp) };
         let start = self.cal[ch].book(at, self.line_time_fp, self.floor_fp);
         self.busy_fp += self.line_time_fp;
         (start - now_fp + self.line_time_fp) / FP
@@ -322,11 +326,18 @@ impl Dram {
     /// A 64 B write (writeback or non-allocating DMA): it takes channel time
     /// but no core waits for it. Returns when the channel has taken it,
     /// after `now` (what a writer holding a buffer entry for it waits).
+    #[inline]
     pub fn write(&mut self, line: u64, now: Time) -> Time {
         self.write_bytes += 64;
         if self.wq.batch == 0 {
             return self.serve(line, now);
         }
+        self.queue_write(line, now)
+    }
+
+    /// A write into the line's write queue (out of line, as `book_bank`).
+    #[inline(never)]
+    fn queue_write(&mut self, line: u64, now: Time) -> Time {
         let ch = self.channel(line);
         self.waiting[ch] += 1;
         if self.waiting[ch] < self.wq.batch {
