@@ -539,7 +539,9 @@ mod tests {
         assert_eq!(d.read(100, 1_000_000), drain + 6400);
         // one-by-one writes would have kept the read waiting one burst
         let mut plain = Dram::new(1, 10_000, 0);
-        (0..16).for_each(|i| drop(plain.write(i, 1_000_000)));
+        for i in 0..16 {
+            plain.write(i, 1_000_000);
+        }
         assert_eq!(plain.read(100, 1_000_000 + 6400 * 15), 6400 + 6400);
     }
 
