@@ -25,4 +25,10 @@ def test_a_numpy_array_and_a_list_give_the_same_counts():
     import numpy as np
 
     lines = trace(20_000, 256, 4)
-    assert _engine.lru_trace(256, 4, lines)[:2] == _engine.lru_trace(256, 4, np.asarray(lines, dtype=np.uint64))[:2]
+    array = np.asarray(lines, dtype=np.uint64)
+    assert _engine.lru_trace(256, 4, lines)[:2] == _engine.lru_trace(256, 4, array)[:2]
+    # a strided view is not read in place but copied, to the same counts
+    assert _engine.lru_trace(256, 4, array[::2])[:2] == _engine.lru_trace(256, 4, lines[::2])[:2]
+    # an address beyond the model is refused from a buffer too
+    with pytest.raises(ValueError, match="beyond the modelled"):
+        _engine.lru_trace(256, 4, np.array([1, 2**62], dtype=np.uint64))

@@ -130,13 +130,19 @@ fn check_resources(parts: &[MemoryPart], available: Option<u64>) -> Result<(), S
 /// seconds spent in the model). For side-by-side checks against other cache
 /// simulators on the same trace.
 pub fn lru_trace(sets: u64, ways: usize, lines: &[u64]) -> Result<(u64, u64, f64), String> {
+    lru_trace_by(sets, ways, lines.len(), |i| lines[i])
+}
+
+/// [`lru_trace`] over `n` line addresses read by `line(i)`: a caller's
+/// buffer is read where it lies, not copied first.
+pub fn lru_trace_by(sets: u64, ways: usize, n: usize, line: impl Fn(usize) -> u64) -> Result<(u64, u64, f64), String> {
     use crate::mem::cache::{Cache, Indexing, Policy, MAX_WAYS};
     if !sets.is_power_of_two() || !(1..=MAX_WAYS).contains(&ways) {
         return Err(format!(
             "sets = {sets}, ways = {ways}: sets must be a power of two and ways 1..={MAX_WAYS}"
         ));
     }
-    if let Some(l) = lines.iter().find(|&&l| l >= crate::mem::cache::MAX_LINE) {
+    if let Some(l) = (0..n).map(&line).find(|&l| l >= crate::mem::cache::MAX_LINE) {
         return Err(format!(
             "line address {l:#x} beyond the modelled {:#x}",
             crate::mem::cache::MAX_LINE
@@ -152,14 +158,15 @@ pub fn lru_trace(sets: u64, ways: usize, lines: &[u64]) -> Result<(u64, u64, f64
     let all = c.all_ways();
     let (mut hits, mut misses) = (0, 0);
     let start = std::time::Instant::now();
-    for &l in lines {
-        match c.find(l) {
-            Some(s) => {
-                c.touch(s);
+    for l in (0..n).map(line) {
+        // a miss inserts into the set its lookup hashed
+        match c.lookup(l) {
+            Ok(slot) => {
+                c.touch(slot);
                 hits += 1;
             }
-            None => {
-                c.insert(l, all, false);
+            Err(set) => {
+                c.insert_at(set, l, all, false);
                 misses += 1;
             }
         }

@@ -69,16 +69,24 @@ fn run_json(py: Python<'_>, scenario: String, progress: Option<PyObject>) -> PyR
     }
 }
 
-/// `lines`: a buffer of u64 (a NumPy uint64 array, copied in one go) or a
-/// sequence of ints.
+/// `lines`: a buffer of u64 (a NumPy uint64 array, read in place when
+/// contiguous) or a sequence of ints.
 #[pyfunction]
 fn lru_trace(py: Python<'_>, sets: u64, ways: usize, lines: &Bound<'_, PyAny>) -> PyResult<(u64, u64, f64)> {
-    let lines: Vec<u64> = match pyo3::buffer::PyBuffer::<u64>::get(lines) {
-        Ok(buffer) => buffer.to_vec(py)?,
-        Err(_) => lines.extract()?,
+    // A contiguous buffer is read in place, holding the GIL (its cells may
+    // change under other threads otherwise); anything else is copied first.
+    let buffer = pyo3::buffer::PyBuffer::<u64>::get(lines).ok();
+    let result = match buffer.as_ref().and_then(|b| b.as_slice(py)) {
+        Some(cells) => packetpath_engine::api::lru_trace_by(sets, ways, cells.len(), |i| cells[i].get()),
+        None => {
+            let lines: Vec<u64> = match &buffer {
+                Some(b) => b.to_vec(py)?,
+                None => lines.extract()?,
+            };
+            py.allow_threads(|| packetpath_engine::api::lru_trace(sets, ways, &lines))
+        }
     };
-    py.allow_threads(|| packetpath_engine::api::lru_trace(sets, ways, &lines))
-        .map_err(PyValueError::new_err)
+    result.map_err(PyValueError::new_err)
 }
 
 #[pymodule]
