@@ -316,28 +316,28 @@ impl Sim {
         2 * self.phy + (ser + self.cable) * (self.hops + 1) + self.hops * self.switch
     }
 
-    /// A CPU copy between host buffers: loads and stores through the cache
-    /// model, `window` lines in flight, plus the copy loop's own cycles.
-    fn copy_host(
-        mem: &mut Memory,
-        src: u64,
-        dst: u64,
-        bytes: u64,
-        mut t: Time,
-        window: u64,
-        line_ps: Time,
-    ) -> Time {
+    /// A CPU copy of `bytes` from `t`: `window` lines in flight, each line's
+    /// load and store priced by `line(l, at, stall)`, plus the copy loop's
+    /// own cycles per line.
+    fn copy_lines(bytes: u64, mut t: Time, window: u64, line_ps: Time, mut line: impl FnMut(u64, Time, &mut Stall)) -> Time {
         let lines = bytes.div_ceil(64);
         for first in (0..lines).step_by(window as usize) {
             let n = window.min(lines - first);
             let mut stall = Stall::default();
             for l in first..first + n {
-                stall.add(mem.core_access(0, src + l * 64, false, t));
-                stall.add(mem.core_access(0, dst + l * 64, true, t));
+                line(l, t, &mut stall);
             }
             t += stall.total(window) + n * line_ps;
         }
         t
+    }
+
+    /// A copy between host buffers through the cache model.
+    fn copy_host(mem: &mut Memory, src: u64, dst: u64, bytes: u64, t: Time, window: u64, line_ps: Time) -> Time {
+        Self::copy_lines(bytes, t, window, line_ps, |l, t, stall| {
+            stall.add(mem.core_access(0, src + l * 64, false, t));
+            stall.add(mem.core_access(0, dst + l * 64, true, t));
+        })
     }
 
     /// Send one message of `size` payload bytes (the `msg`-th); returns its
@@ -428,18 +428,11 @@ impl Sim {
             }
             Kind::NetDimm if self.copy_needed => {
                 // COPY_NEEDED: stores to NetDIMM lines fetch them first (RFO).
-                let lines = payload.div_ceil(64);
-                for first in (0..lines).step_by(self.window as usize) {
-                    let n = self.window.min(lines - first);
-                    let mut stall = Stall::default();
-                    for l in first..first + n {
-                        stall.add(self.tx.mem.core_access(0, tx_app + l * 64, false, t));
-                        stall.add(
-                            self.tx.nd.host_read(t + mc, nd_tx_dma + HEADERS + l * 64) + mc - t,
-                        );
-                    }
-                    t += stall.total(self.window) + n * line_ps;
-                }
+                let tx = &mut self.tx;
+                t = Self::copy_lines(payload, t, self.window, line_ps, |l, t, stall| {
+                    stall.add(tx.mem.core_access(0, tx_app + l * 64, false, t));
+                    stall.add(tx.nd.host_read(t + mc, nd_tx_dma + HEADERS + l * 64) + mc - t);
+                });
             }
             _ => {}
         }
@@ -603,24 +596,13 @@ impl Sim {
             }
             Kind::NetDimm if self.copy_needed => {
                 self.copy_needed_msgs += 1;
-                let lines = payload.div_ceil(64);
-                for first in (0..lines).step_by(self.window as usize) {
-                    let n = self.window.min(lines - first);
-                    let mut stall = Stall::default();
-                    for l in first..first + n {
-                        // In line order: the header line comes from nCache,
-                        // the payload from DRAM and the prefetcher.
-                        stall.add(
-                            self.rx
-                                .nd
-                                .host_read(t + mc, nd_rx_dma + (HEADERS & !63) + l * 64)
-                                + mc
-                                - t,
-                        );
-                        stall.add(self.rx.mem.core_access(0, rx_app + l * 64, true, t));
-                    }
-                    t += stall.total(self.window) + n * line_ps;
-                }
+                let rx = &mut self.rx;
+                t = Self::copy_lines(payload, t, self.window, line_ps, |l, t, stall| {
+                    // In line order: the header line comes from nCache,
+                    // the payload from DRAM and the prefetcher.
+                    stall.add(rx.nd.host_read(t + mc, nd_rx_dma + (HEADERS & !63) + l * 64) + mc - t);
+                    stall.add(rx.mem.core_access(0, rx_app + l * 64, true, t));
+                });
             }
             Kind::NetDimm => {
                 // allocCache: an application buffer in the DMA buffer's
