@@ -186,9 +186,10 @@ def tune(
                              directions=[d for _, d in goals])
     was = st.user_attrs.get("problem")
     if was not in (None, problem) or [d.name.lower() for d in st.directions] != [d for _, d in goals]:
-        if _distinct(st):
-            differs = sorted(k for k in problem if was is None or was.get(k) != problem[k]) or ["objectives"]
-            raise ConfigError(f"study '{name}' in {storage} holds {len(_distinct(st))} trials of another problem "
+        if done := len(_distinct(st)):
+            # (a study from before problems were recorded can differ only in its objectives' directions)
+            differs = [k for k in sorted(problem) if was is not None and was.get(k) != problem[k]] or ["objectives"]
+            raise ConfigError(f"study '{name}' in {storage} holds {done} trials of another problem "
                               f"(its {', '.join(differs)} differ); give --study-name NAME or another --store")
         optuna.delete_study(study_name=name, storage=storage)
         st = optuna.create_study(storage=storage, study_name=name, sampler=sampler, directions=[d for _, d in goals])
