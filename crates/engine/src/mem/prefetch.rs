@@ -18,6 +18,8 @@ use crate::units::Time;
 
 /// Streams the streamer tracks.
 const STREAMS: usize = 32;
+// (`find` compares four at a time into a 32-bit mask)
+const _: () = assert!(STREAMS % 4 == 0 && STREAMS <= 32);
 /// Lines the streamer runs ahead of the load, at most.
 const AHEAD: u64 = 20;
 /// Prefetches the streamer issues per L2 lookup, at most.
@@ -38,8 +40,9 @@ struct Stream {
 /// One core's streamer.
 #[derive(Clone)]
 pub struct Streamer {
-    /// Each stream's 4 KiB page (line / 64) + 1; 0 = unused.
-    pages: [u64; STREAMS],
+    /// Each stream's 4 KiB page (line / 64) + 1; 0 = unused. (u32: lines
+    /// stay below 2^30, so pages below 2^24.)
+    pages: [u32; STREAMS],
     streams: [Stream; STREAMS],
     /// The stream used last (most accesses stay in one page).
     last: usize,
@@ -63,11 +66,12 @@ impl Streamer {
     /// Train on an access to `line`; the lines to prefetch go to `out`
     /// (returns how many).
     pub fn access(&mut self, line: u64, out: &mut [u64; PER_LOOKUP]) -> usize {
-        let page = line / PAGE_LINES + 1;
+        debug_assert!(line < super::cache::MAX_LINE);
+        let page = (line / PAGE_LINES + 1) as u32;
         let found = if self.pages[self.last] == page {
             Some(self.last)
         } else {
-            self.pages.iter().position(|&p| p == page)
+            find(&self.pages, page)
         };
         let i = match found {
             Some(i) => i,
@@ -91,7 +95,7 @@ impl Streamer {
             // a new direction: the stream restarts from here
             (s.dir, s.front) = (dir, line);
         }
-        let first = (page - 1) * PAGE_LINES;
+        let first = (page as u64 - 1) * PAGE_LINES;
         let mut n = 0;
         while n < PER_LOOKUP {
             let next = s.front as i64 + dir;
@@ -104,6 +108,25 @@ impl Streamer {
         }
         n
     }
+}
+
+/// The stream of `page`, if one has it. On x86-64, eight SSE2 compares of
+/// four pages each (a scan would take one compare per stream).
+#[inline(always)]
+fn find(pages: &[u32; STREAMS], page: u32) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86-64; the eight 16-byte loads cover the
+    // 32-entry array exactly.
+    let hits = unsafe {
+        use std::arch::x86_64::*;
+        let want = _mm_set1_epi32(page as i32);
+        let p = pages.as_ptr() as *const __m128i;
+        let four = |k: usize| _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_loadu_si128(p.add(k)), want))) as u32;
+        (0..STREAMS / 4).fold(0u32, |m, k| m | four(k) << (4 * k))
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let hits = pages.iter().enumerate().fold(0u32, |m, (i, &p)| m | ((p == page) as u32) << i);
+    (hits != 0).then(|| hits.trailing_zeros() as usize)
 }
 
 /// The pair line the adjacent-line prefetcher adds to a miss of `line`.
@@ -229,6 +252,21 @@ mod tests {
         assert!(got.iter().all(|&l| l < base + 64), "never past the 4 KiB page");
         let down = run((base..base + 10).rev());
         assert_eq!(&down[..2], &[base + 7, base + 6]);
+    }
+
+    #[test]
+    fn the_page_search_finds_what_a_scan_finds() {
+        let mut r = crate::sim::rng(4, 0, 0);
+        use rand::Rng as _;
+        for _ in 0..2_000 {
+            let mut pages = [0u32; STREAMS];
+            for p in pages.iter_mut() {
+                *p = r.gen_range(0..40);
+            }
+            let want: u32 = r.gen_range(0..40);
+            // (the streamer never holds a page twice: the first one counts)
+            assert_eq!(find(&pages, want), pages.iter().position(|&p| p == want));
+        }
     }
 
     #[test]
