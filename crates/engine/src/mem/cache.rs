@@ -531,10 +531,12 @@ impl Cache {
         }
     }
 
+    #[inline]
     pub fn set_dirty(&mut self, slot: usize) {
         let (s, w) = Self::split(slot);
         self.set[s].tag[w] |= DIRTY;
     }
+    #[inline]
     pub fn is_dirty(&self, slot: usize) -> bool {
         let (s, w) = Self::split(slot);
         self.set[s].tag[w] & DIRTY != 0
@@ -548,6 +550,7 @@ impl Cache {
             self.sharers[s * self.ways + w] as u64
         }
     }
+    #[inline]
     pub fn add_sharer(&mut self, slot: usize, core: usize) {
         let (s, w) = Self::split(slot);
         let i = s * self.ways + w;
@@ -557,12 +560,14 @@ impl Cache {
         }
         self.sharers[i] |= 1 << core;
     }
+    #[inline]
     pub fn remove_sharer(&mut self, slot: usize, core: usize) {
         let (s, w) = Self::split(slot);
         if self.set[s].tag[w] & SHARED != 0 {
             self.sharers[s * self.ways + w] &= !(1 << core);
         }
     }
+    #[inline]
     pub fn clear_sharers(&mut self, slot: usize) {
         let (s, w) = Self::split(slot);
         self.set[s].tag[w] &= !SHARED;

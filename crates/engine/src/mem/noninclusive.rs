@@ -35,11 +35,16 @@ use crate::units::Time;
 impl Memory {
     /// A core access to a modelled line, non-inclusive hierarchy.
     pub(super) fn core_access_ni(&mut self, core: usize, line: u64, write: bool, now: Time) -> Time {
+        match self.l2[core].lookup(line) {
+            Err(l2_set) => self.l2_miss_ni(core, line, l2_set, write, now),
+            Ok(s) => self.l2_hit_ni(core, s, line, write),
+        }
+    }
+
+    /// A miss of `core`'s L2 (`l2_set`: the line's set there): served by
+    /// another L2, the LLC or DRAM, and filled into the L2.
+    pub(super) fn l2_miss_ni(&mut self, core: usize, line: u64, l2_set: usize, write: bool, now: Time) -> Time {
         let me = 1u64 << core;
-        let l2_set = match self.l2[core].lookup(line) {
-            Err(set) => set,
-            Ok(s) => return self.l2_hit_ni(core, s, line, write),
-        };
         // (the snoop filter indexes lines as the LLC does: one hash serves both)
         let set = self.llc.set_of(line) as usize;
         let sf = self.sf.as_ref().expect("non-inclusive");

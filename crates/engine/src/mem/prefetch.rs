@@ -201,12 +201,20 @@ impl Memory {
     fn prefetch_fill(&mut self, core: usize, line: u64, now: Time) {
         // (set sampling: only modelled lines are fetched; the others'
         // hits come from the modelled lines' mix, prefetches included)
-        if !self.sampled(line) || self.l2[core].find(line).is_some() {
+        if !self.sampled(line) {
             return;
         }
+        let l2_set = match self.l2[core].lookup(line) {
+            Ok(_) => return,
+            Err(set) => set,
+        };
         let s = self.stats;
         let misses = self.core_misses[core];
-        let lat = self.core_access_modelled(core, line, false, now);
+        let lat = if self.sf.is_some() {
+            self.l2_miss_ni(core, line, l2_set, false, now)
+        } else {
+            self.core_access_modelled(core, line, false, now)
+        };
         (self.stats.core_l2_hits, self.stats.core_llc_hits, self.stats.core_llc_misses) =
             (s.core_l2_hits, s.core_llc_hits, s.core_llc_misses);
         self.core_misses[core] = misses;
