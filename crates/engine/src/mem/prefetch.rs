@@ -208,15 +208,14 @@ impl Memory {
             Ok(_) => return,
             Err(set) => set,
         };
-        let s = self.stats;
+        let s = (self.stats.core_l2_hits, self.stats.core_llc_hits, self.stats.core_llc_misses);
         let misses = self.core_misses[core];
         let lat = if self.sf.is_some() {
             self.l2_miss_ni(core, line, l2_set, false, now)
         } else {
             self.core_access_modelled(core, line, false, now)
         };
-        (self.stats.core_l2_hits, self.stats.core_llc_hits, self.stats.core_llc_misses) =
-            (s.core_l2_hits, s.core_llc_hits, s.core_llc_misses);
+        (self.stats.core_l2_hits, self.stats.core_llc_hits, self.stats.core_llc_misses) = s;
         self.core_misses[core] = misses;
         self.stats.l2_prefetches += 1;
         let p = self.prefetch.as_mut().expect("prefetchers on");
