@@ -18,8 +18,6 @@ use crate::units::Time;
 
 /// Streams the streamer tracks.
 const STREAMS: usize = 32;
-// (`find` compares four at a time into a 32-bit mask)
-const _: () = assert!(STREAMS % 4 == 0 && STREAMS <= 32);
 /// Lines the streamer runs ahead of the load, at most.
 const AHEAD: u64 = 20;
 /// Prefetches the streamer issues per L2 lookup, at most.
@@ -110,22 +108,23 @@ impl Streamer {
     }
 }
 
-/// The stream of `page`, if one has it. On x86-64, eight SSE2 compares of
-/// four pages each (a scan would take one compare per stream).
+/// The first index of `x` in `xs`, if any (N a multiple of 4, at most 32).
+/// On x86-64, SSE2 compares four entries at a time.
 #[inline(always)]
-fn find(pages: &[u32; STREAMS], page: u32) -> Option<usize> {
+fn find<const N: usize>(xs: &[u32; N], x: u32) -> Option<usize> {
+    const { assert!(N % 4 == 0 && N <= 32) };
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of x86-64; the eight 16-byte loads cover the
-    // 32-entry array exactly.
+    // SAFETY: SSE2 is part of x86-64; the N / 4 16-byte loads cover the
+    // array exactly.
     let hits = unsafe {
         use std::arch::x86_64::*;
-        let want = _mm_set1_epi32(page as i32);
-        let p = pages.as_ptr() as *const __m128i;
+        let want = _mm_set1_epi32(x as i32);
+        let p = xs.as_ptr() as *const __m128i;
         let four = |k: usize| _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_loadu_si128(p.add(k)), want))) as u32;
-        (0..STREAMS / 4).fold(0u32, |m, k| m | four(k) << (4 * k))
+        (0..N / 4).fold(0u32, |m, k| m | four(k) << (4 * k))
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let hits = pages.iter().enumerate().fold(0u32, |m, (i, &p)| m | ((p == page) as u32) << i);
+    let hits = xs.iter().enumerate().fold(0u32, |m, (i, &v)| m | ((v == x) as u32) << i);
     (hits != 0).then(|| hits.trailing_zeros() as usize)
 }
 
@@ -138,17 +137,26 @@ pub fn adjacent(line: u64) -> u64 {
 /// Prefetches of one core still on their way, with when each lands.
 const IN_FLIGHT: usize = 16;
 
+/// One core's recent prefetches, oldest overwritten.
+#[derive(Clone)]
+struct InFlight {
+    /// Lines (u32: lines stay below 2^30; u32::MAX = none) and when each
+    /// lands.
+    lines: [u32; IN_FLIGHT],
+    ready: [Time; IN_FLIGHT],
+    next: usize,
+    /// The latest ready time of any; once it has passed, no hit can wait
+    /// for one and the search is skipped.
+    latest: Time,
+}
+
 /// The prefetchers of every core.
 pub struct Prefetchers {
     adjacent: bool,
     /// One per core; empty with the streamer off.
     streamers: Vec<Streamer>,
-    /// Per core: recent prefetches (line, ready time), oldest overwritten.
-    in_flight: Vec<[(u64, Time); IN_FLIGHT]>,
-    next: Vec<usize>,
-    /// Per core: the latest ready time of any prefetch; once it has
-    /// passed, no hit can wait for one and the scan is skipped.
-    latest: Vec<Time>,
+    /// One per core.
+    in_flight: Vec<InFlight>,
 }
 
 impl Prefetchers {
@@ -157,9 +165,7 @@ impl Prefetchers {
         (adjacent || streamer).then(|| Prefetchers {
             adjacent,
             streamers: if streamer { vec![Streamer::default(); cores] } else { Vec::new() },
-            in_flight: vec![[(u64::MAX, 0); IN_FLIGHT]; cores],
-            next: vec![0; cores],
-            latest: vec![0; cores],
+            in_flight: vec![InFlight { lines: [u32::MAX; IN_FLIGHT], ready: [0; IN_FLIGHT], next: 0, latest: 0 }; cores],
         })
     }
 }
@@ -171,9 +177,10 @@ impl Memory {
     pub(super) fn prefetch_after(&mut self, core: usize, line: u64, l2_hit: bool, now: Time, lat: Time) -> Time {
         let p = self.prefetch.as_mut().expect("prefetchers on");
         let mut lat = lat;
-        if l2_hit && p.latest[core] > now {
-            if let Some(&(_, ready)) = p.in_flight[core].iter().find(|(l, _)| *l == line) {
-                lat = lat.max(ready.saturating_sub(now));
+        let f = &p.in_flight[core];
+        if l2_hit && f.latest > now {
+            if let Some(i) = find(&f.lines, line as u32) {
+                lat = lat.max(f.ready[i].saturating_sub(now));
             }
         }
         let mut todo = [0u64; PER_LOOKUP + 1];
@@ -219,10 +226,11 @@ impl Memory {
         self.core_misses[core] = misses;
         self.stats.l2_prefetches += 1;
         let p = self.prefetch.as_mut().expect("prefetchers on");
-        let i = p.next[core];
-        p.in_flight[core][i] = (line, now + lat);
-        p.latest[core] = p.latest[core].max(now + lat);
-        p.next[core] = (i + 1) % IN_FLIGHT;
+        let f = &mut p.in_flight[core];
+        let i = f.next;
+        (f.lines[i], f.ready[i]) = (line as u32, now + lat);
+        f.latest = f.latest.max(now + lat);
+        f.next = (i + 1) % IN_FLIGHT;
     }
 }
 
@@ -262,17 +270,17 @@ mod tests {
     }
 
     #[test]
-    fn the_page_search_finds_what_a_scan_finds() {
+    fn the_search_finds_the_first_entry_a_scan_finds() {
         let mut r = crate::sim::rng(4, 0, 0);
         use rand::Rng as _;
         for _ in 0..2_000 {
+            // (few distinct values, so most arrays hold the one sought twice)
             let mut pages = [0u32; STREAMS];
-            for p in pages.iter_mut() {
-                *p = r.gen_range(0..40);
-            }
+            let mut lines = [0u32; IN_FLIGHT];
+            pages.iter_mut().chain(lines.iter_mut()).for_each(|x| *x = r.gen_range(0..40));
             let want: u32 = r.gen_range(0..40);
-            // (the streamer never holds a page twice: the first one counts)
             assert_eq!(find(&pages, want), pages.iter().position(|&p| p == want));
+            assert_eq!(find(&lines, want), lines.iter().position(|&l| l == want));
         }
     }
 
