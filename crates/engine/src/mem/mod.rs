@@ -516,15 +516,18 @@ impl Memory {
     }
 
     /// The LLC sets of lines `first..first + n` (n <= BATCH), each
-    /// prefetched into the host cache; UNSAMPLED for lines set sampling
-    /// leaves out. A DMA hashes each line once, and the sets of its lines
-    /// load in parallel.
+    /// prefetched into the host cache (with the snoop filter's set);
+    /// UNSAMPLED for lines set sampling leaves out. A DMA hashes each line
+    /// once, and the sets of its lines load in parallel.
     #[inline(always)]
     fn llc_sets(&self, first: u64, n: usize, sets: &mut [u32; BATCH]) {
         self.llc.sets_of_run(first, &mut sets[..n]);
         for (i, line) in (first..first + n as u64).enumerate() {
             if self.sampled(line) {
                 self.llc.prefetch_set(sets[i] as usize);
+                if let Some(sf) = &self.sf {
+                    sf.prefetch_set(sets[i] as usize);
+                }
             } else {
                 sets[i] = UNSAMPLED;
             }
