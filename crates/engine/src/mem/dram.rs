@@ -11,9 +11,9 @@
 //! FIFO above, and a request dated later never holds up one dated earlier.
 //!
 //! An interval goes once the event clock has passed its end (dropped when a
-//! booking is appended after the others): no request is
-//! dated before the clock (a debug build checks), so the calendar serves
-//! every request as if it kept every interval. A simulator without an event
+//! booking is appended after the others): no request is dated before the
+//! clock (a debug build checks), so the calendar serves every request as if
+//! it kept every interval. A simulator without an event
 //! clock (`advance` never called) drops intervals a horizon (1 ms) before
 //! the newest one instead. That was the packet simulator's rule until a
 //! core pricing a burst milliseconds ahead left other cores' requests

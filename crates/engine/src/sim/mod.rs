@@ -53,7 +53,8 @@ pub struct EventQueue<E: Copy> {
 /// Bits of a key naming its event's slot: at most 16 M events pending.
 const SLOT_BITS: u32 = 24;
 /// Events one queue can take in all (2^40, a trillion), so that the
-/// sequence number fits above the slot.
+/// sequence number fits above the slot. (The longest run, 10 s of
+/// simulated time at 800 Gbps of 64 B frames, pushes ~10^10.)
 const MAX_SEQ: u64 = 1 << (64 - SLOT_BITS);
 
 impl<E: Copy> Default for EventQueue<E> {
