@@ -54,7 +54,7 @@ pub struct EventQueue<E: Copy> {
 const SLOT_BITS: u32 = 24;
 /// Events one queue can take in all (2^40, a trillion), so that the
 /// sequence number fits above the slot. (The longest run, 10 s of
-/// simulated time at 800 Gbps of 64 B frames, pushes ~10^10.)
+/// simulated time at 800 Gbps of 64 B frames, pushes under 10^11.)
 const MAX_SEQ: u64 = 1 << (64 - SLOT_BITS);
 
 impl<E: Copy> Default for EventQueue<E> {
