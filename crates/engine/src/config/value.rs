@@ -56,4 +56,3 @@ macro_rules! from_val {
 }
 from_val!(u64 => Int, f64 => Float, bool => Bool, String => Text, &'static str => Choice,
           Vec<u64> => IntList, Vec<f64> => FloatList, Vec<bool> => BoolList);
-

@@ -39,7 +39,8 @@ struct Stream {
 #[derive(Clone)]
 pub struct Streamer {
     /// Each stream's 4 KiB page (line / 64) + 1; 0 = unused. (u32: lines
-    /// stay below 2^30, so pages below 2^24.)
+    /// stay below 2^30, so pages below 2^24.) A page is in one stream at
+    /// most.
     pages: [u32; STREAMS],
     streams: [Stream; STREAMS],
     /// The stream used last (most accesses stay in one page).
@@ -47,7 +48,16 @@ pub struct Streamer {
     /// The next stream a new page replaces (the oldest started; Intel does
     /// not say which the hardware drops).
     next: usize,
+    /// Per bucket of pages (page % BUCKETS): how many streams hold a page
+    /// of it, and the stream that took one last. Most accesses find their
+    /// stream, or learn that none holds the page, without a search.
+    in_bucket: [u8; BUCKETS],
+    hint: [u8; BUCKETS],
 }
+
+/// Buckets of the streamer's page index (8 per stream: a new page's bucket
+/// is rarely taken).
+const BUCKETS: usize = 256;
 
 impl Default for Streamer {
     fn default() -> Self {
@@ -56,6 +66,8 @@ impl Default for Streamer {
             streams: [Stream::default(); STREAMS],
             last: 0,
             next: 0,
+            in_bucket: [0; BUCKETS],
+            hint: [0; BUCKETS],
         }
     }
 }
@@ -66,8 +78,13 @@ impl Streamer {
     pub fn access(&mut self, line: u64, out: &mut [u64; PER_LOOKUP]) -> usize {
         debug_assert!(line < super::cache::MAX_LINE);
         let page = (line / PAGE_LINES + 1) as u32;
+        let b = page as usize % BUCKETS;
         let found = if self.pages[self.last] == page {
             Some(self.last)
+        } else if self.in_bucket[b] == 0 {
+            None
+        } else if self.pages[self.hint[b] as usize] == page {
+            Some(self.hint[b] as usize)
         } else {
             find(&self.pages, page)
         };
@@ -76,13 +93,23 @@ impl Streamer {
             None => {
                 let i = self.next;
                 self.next = (i + 1) % STREAMS;
+                if self.pages[i] != 0 {
+                    self.in_bucket[self.pages[i] as usize % BUCKETS] -= 1;
+                }
+                self.in_bucket[b] += 1;
+                self.hint[b] = i as u8;
                 self.pages[i] = page;
-                self.streams[i] = Stream { last: line, dir: 0, front: line };
+                self.streams[i] = Stream {
+                    last: line,
+                    dir: 0,
+                    front: line,
+                };
                 self.last = i;
                 return 0;
             }
         };
         self.last = i;
+        self.hint[b] = i as u8;
         let s = &mut self.streams[i];
         let dir = (line as i64 - s.last as i64).signum();
         s.last = line;
@@ -97,7 +124,10 @@ impl Streamer {
         let mut n = 0;
         while n < PER_LOOKUP {
             let next = s.front as i64 + dir;
-            if next < first as i64 || next >= (first + PAGE_LINES) as i64 || next.abs_diff(line as i64) > AHEAD {
+            if next < first as i64
+                || next >= (first + PAGE_LINES) as i64
+                || next.abs_diff(line as i64) > AHEAD
+            {
                 break;
             }
             s.front = next as u64;
@@ -120,11 +150,19 @@ fn find<const N: usize>(xs: &[u32; N], x: u32) -> Option<usize> {
         use std::arch::x86_64::*;
         let want = _mm_set1_epi32(x as i32);
         let p = xs.as_ptr() as *const __m128i;
-        let four = |k: usize| _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_loadu_si128(p.add(k)), want))) as u32;
+        let four = |k: usize| {
+            _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
+                _mm_loadu_si128(p.add(k)),
+                want,
+            ))) as u32
+        };
         (0..N / 4).fold(0u32, |m, k| m | four(k) << (4 * k))
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let hits = xs.iter().enumerate().fold(0u32, |m, (i, &v)| m | ((v == x) as u32) << i);
+    let hits = xs
+        .iter()
+        .enumerate()
+        .fold(0u32, |m, (i, &v)| m | ((v == x) as u32) << i);
     (hits != 0).then(|| hits.trailing_zeros() as usize)
 }
 
@@ -132,7 +170,6 @@ fn find<const N: usize>(xs: &[u32; N], x: u32) -> Option<usize> {
 pub fn adjacent(line: u64) -> u64 {
     line ^ 1
 }
-
 
 /// Prefetches of one core still on their way, with when each lands.
 const IN_FLIGHT: usize = 16;
@@ -164,8 +201,20 @@ impl Prefetchers {
     pub fn new(adjacent: bool, streamer: bool, cores: usize) -> Option<Prefetchers> {
         (adjacent || streamer).then(|| Prefetchers {
             adjacent,
-            streamers: if streamer { vec![Streamer::default(); cores] } else { Vec::new() },
-            in_flight: vec![InFlight { lines: [u32::MAX; IN_FLIGHT], ready: [0; IN_FLIGHT], next: 0, latest: 0 }; cores],
+            streamers: if streamer {
+                vec![Streamer::default(); cores]
+            } else {
+                Vec::new()
+            },
+            in_flight: vec![
+                InFlight {
+                    lines: [u32::MAX; IN_FLIGHT],
+                    ready: [0; IN_FLIGHT],
+                    next: 0,
+                    latest: 0
+                };
+                cores
+            ],
         })
     }
 }
@@ -174,7 +223,14 @@ impl Memory {
     /// After a demand access of `core` to `line` (an L2 hit or not, seen
     /// after `lat`): wait for a prefetch of it still in flight, and train
     /// and fire the prefetchers. Returns the latency the core sees.
-    pub(super) fn prefetch_after(&mut self, core: usize, line: u64, l2_hit: bool, now: Time, lat: Time) -> Time {
+    pub(super) fn prefetch_after(
+        &mut self,
+        core: usize,
+        line: u64,
+        l2_hit: bool,
+        now: Time,
+        lat: Time,
+    ) -> Time {
         let p = self.prefetch.as_mut().expect("prefetchers on");
         let mut lat = lat;
         let f = &p.in_flight[core];
@@ -183,21 +239,16 @@ impl Memory {
                 lat = lat.max(f.ready[i].saturating_sub(now));
             }
         }
-        let mut todo = [0u64; PER_LOOKUP + 1];
-        let mut n = 0;
-        if !l2_hit && p.adjacent {
-            todo[0] = adjacent(line);
-            n = 1;
+        let adjacent = (!l2_hit && p.adjacent).then(|| adjacent(line));
+        let mut streamed = [0u64; PER_LOOKUP];
+        let n = p
+            .streamers
+            .get_mut(core)
+            .map_or(0, |s| s.access(line, &mut streamed));
+        if let Some(l) = adjacent {
+            self.prefetch_fill(core, l, now);
         }
-        if let Some(s) = p.streamers.get_mut(core) {
-            let mut out = [0u64; PER_LOOKUP];
-            let k = s.access(line, &mut out);
-            for &l in &out[..k] {
-                todo[n] = l;
-                n += 1;
-            }
-        }
-        for &l in &todo[..n] {
+        for &l in &streamed[..n] {
             self.prefetch_fill(core, l, now);
         }
         lat
@@ -215,14 +266,22 @@ impl Memory {
             Ok(_) => return,
             Err(set) => set,
         };
-        let s = (self.stats.core_l2_hits, self.stats.core_llc_hits, self.stats.core_llc_misses);
+        let s = (
+            self.stats.core_l2_hits,
+            self.stats.core_llc_hits,
+            self.stats.core_llc_misses,
+        );
         let misses = self.core_misses[core];
         let lat = if self.sf.is_some() {
             self.l2_miss_ni(core, line, l2_set, false, now)
         } else {
             self.core_access_modelled(core, line, false, now)
         };
-        (self.stats.core_l2_hits, self.stats.core_llc_hits, self.stats.core_llc_misses) = s;
+        (
+            self.stats.core_l2_hits,
+            self.stats.core_llc_hits,
+            self.stats.core_llc_misses,
+        ) = s;
         self.core_misses[core] = misses;
         self.stats.l2_prefetches += 1;
         let p = self.prefetch.as_mut().expect("prefetchers on");
@@ -264,7 +323,10 @@ mod tests {
     fn streams_stop_at_the_page_and_follow_descending_walks() {
         let base = 64 * 1000;
         let got = run(base + 50..base + 64);
-        assert!(got.iter().all(|&l| l < base + 64), "never past the 4 KiB page");
+        assert!(
+            got.iter().all(|&l| l < base + 64),
+            "never past the 4 KiB page"
+        );
         let down = run((base..base + 10).rev());
         assert_eq!(&down[..2], &[base + 7, base + 6]);
     }
@@ -277,10 +339,80 @@ mod tests {
             // (few distinct values, so most arrays hold the one sought twice)
             let mut pages = [0u32; STREAMS];
             let mut lines = [0u32; IN_FLIGHT];
-            pages.iter_mut().chain(lines.iter_mut()).for_each(|x| *x = r.gen_range(0..40));
+            pages
+                .iter_mut()
+                .chain(lines.iter_mut())
+                .for_each(|x| *x = r.gen_range(0..40));
             let want: u32 = r.gen_range(0..40);
             assert_eq!(find(&pages, want), pages.iter().position(|&p| p == want));
             assert_eq!(find(&lines, want), lines.iter().position(|&l| l == want));
+        }
+    }
+
+    /// The streamer as its header describes it, with a plain list of
+    /// streams searched in order: the page index must not change a thing.
+    #[test]
+    fn the_page_index_agrees_with_a_plain_scan_of_the_streams() {
+        struct Plain {
+            streams: Vec<(u64, u64, i64, u64)>, // page, last, dir, front
+            next: usize,
+        }
+        impl Plain {
+            fn access(&mut self, line: u64) -> Vec<u64> {
+                let page = line / PAGE_LINES;
+                let Some(s) = self.streams.iter_mut().find(|s| s.0 == page) else {
+                    let e = (page, line, 0, line);
+                    if self.streams.len() < STREAMS {
+                        self.streams.push(e);
+                    } else {
+                        self.streams[self.next] = e;
+                    }
+                    self.next = (self.next + 1) % STREAMS;
+                    return Vec::new();
+                };
+                let dir = (line as i64 - s.1 as i64).signum();
+                s.1 = line;
+                if dir == 0 {
+                    return Vec::new();
+                }
+                if dir != s.2 {
+                    (s.2, s.3) = (dir, line);
+                }
+                let mut out = Vec::new();
+                while out.len() < PER_LOOKUP {
+                    let n = s.3 as i64 + dir;
+                    if n.div_euclid(PAGE_LINES as i64) != page as i64
+                        || n.abs_diff(line as i64) > AHEAD
+                    {
+                        break;
+                    }
+                    s.3 = n as u64;
+                    out.push(s.3);
+                }
+                out
+            }
+        }
+        use rand::Rng as _;
+        let mut r = crate::sim::rng(9, 0, 0);
+        let (mut fast, mut plain) = (
+            Streamer::default(),
+            Plain {
+                streams: Vec::new(),
+                next: 0,
+            },
+        );
+        let mut out = [0; PER_LOOKUP];
+        let mut line = 0u64;
+        for _ in 0..200_000 {
+            // walks within pages, jumps among ~100 pages (many share a
+            // bucket of the index) and far ones
+            line = match r.gen_range(0..10) {
+                0..=5 => line.saturating_add_signed(r.gen_range(-2..=3)),
+                6..=8 => r.gen_range(0..100) * 256 * PAGE_LINES + r.gen_range(0..PAGE_LINES),
+                _ => r.gen_range(0..1u64 << 29),
+            };
+            let n = fast.access(line, &mut out);
+            assert_eq!(&out[..n], &plain.access(line)[..], "line {line}");
         }
     }
 
