@@ -255,17 +255,23 @@ impl Memory {
     }
 
     /// Bring `line` into `core`'s L2 as a load the core does not wait for;
-    /// its cache and DRAM effects are a load's, its count is apart.
+    /// its cache and DRAM effects are a load's, its count is apart. (Most
+    /// prefetches find the line in the L2 already: that check is inline.)
+    #[inline(always)]
     fn prefetch_fill(&mut self, core: usize, line: u64, now: Time) {
         // (set sampling: only modelled lines are fetched; the others'
         // hits come from the modelled lines' mix, prefetches included)
-        if !self.sampled(line) {
-            return;
+        if self.sampled(line) {
+            if let Err(l2_set) = self.l2[core].lookup(line) {
+                self.prefetch_miss(core, line, l2_set, now);
+            }
         }
-        let l2_set = match self.l2[core].lookup(line) {
-            Ok(_) => return,
-            Err(set) => set,
-        };
+    }
+
+    /// [`Memory::prefetch_fill`] of a line `core`'s L2 lacks (`l2_set`:
+    /// its set there).
+    #[inline(never)]
+    fn prefetch_miss(&mut self, core: usize, line: u64, l2_set: usize, now: Time) {
         let s = (
             self.stats.core_l2_hits,
             self.stats.core_llc_hits,
