@@ -29,9 +29,7 @@ pub enum Val {
     Max,
 }
 
-const UNITS: &[&str] = &[
-    "", "B", "KiB", "MiB", "ns", "us", "ms", "s", "Gbps", "Mbps", "GHz", "MB/s", "x",
-];
+const UNITS: &[&str] = &["", "B", "KiB", "MiB", "ns", "us", "ms", "s", "Gbps", "Mbps", "GHz", "MB/s", "x"];
 
 fn value(i: usize, v: &Val) -> Value {
     let p = &PARAMS[i];
@@ -61,10 +59,7 @@ pub fn scenario(input: &Input) -> Value {
     for (k, v) in [("sim.warmup", json!("2us")), ("sim.duration", json!("5us"))] {
         m.insert(k.into(), v);
     }
-    if m.get("traffic.flows")
-        .and_then(Value::as_u64)
-        .is_some_and(|f| f > 4096)
-    {
+    if m.get("traffic.flows").and_then(Value::as_u64).is_some_and(|f| f > 4096) {
         m.insert("traffic.flows".into(), json!(4096));
     }
     // Benchmarks loop on their own counts, not simulated time: keep them small.

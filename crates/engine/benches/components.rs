@@ -83,11 +83,7 @@ fn bench_dram_late(cr: &mut Criterion) {
         b.iter(|| {
             t += 3000;
             i += 1;
-            let at = if i % 2 == 0 {
-                t
-            } else {
-                t.saturating_sub(2_000_000)
-            };
+            let at = if i % 2 == 0 { t } else { t.saturating_sub(2_000_000) };
             black_box(d.read(i, at))
         })
     });
@@ -139,13 +135,5 @@ fn bench_pcie(cr: &mut Criterion) {
     });
 }
 
-criterion_group!(
-    benches,
-    bench_cache,
-    bench_dram,
-    bench_dram_late,
-    bench_dpa_pipe,
-    bench_queue,
-    bench_pcie
-);
+criterion_group!(benches, bench_cache, bench_dram, bench_dram_late, bench_dpa_pipe, bench_queue, bench_pcie);
 criterion_main!(benches);

@@ -38,10 +38,7 @@ pub fn run_json(scenario: &str) -> Result<String, String> {
 }
 
 /// [`run_json`] with a progress hook (see [`run::run_with`]).
-pub fn run_json_with(
-    scenario: &str,
-    progress: &mut dyn FnMut(f64) -> bool,
-) -> Result<String, String> {
+pub fn run_json_with(scenario: &str, progress: &mut dyn FnMut(f64) -> bool) -> Result<String, String> {
     let v: Value =
         serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
     let (_, cfg) = run::validate(&v)?;
@@ -86,25 +83,15 @@ fn available_memory() -> Option<u64> {
     let mut limits = vec![];
     limits.extend(read("/proc/meminfo").and_then(|t| kib(&t, "MemAvailable:")));
     // cgroup v2, then v1
-    limits.extend(headroom(
-        read("/sys/fs/cgroup/memory.max"),
-        read("/sys/fs/cgroup/memory.current"),
-    ));
+    limits.extend(headroom(read("/sys/fs/cgroup/memory.max"), read("/sys/fs/cgroup/memory.current")));
     limits.extend(headroom(
         read("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
         read("/sys/fs/cgroup/memory/memory.usage_in_bytes"),
     ));
-    let mut rl = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
+    let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit only writes the struct it is given.
-    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut rl) } == 0
-        && rl.rlim_cur != libc::RLIM_INFINITY
-    {
-        let used = read("/proc/self/status")
-            .and_then(|t| kib(&t, "VmSize:"))
-            .unwrap_or(0);
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut rl) } == 0 && rl.rlim_cur != libc::RLIM_INFINITY {
+        let used = read("/proc/self/status").and_then(|t| kib(&t, "VmSize:")).unwrap_or(0);
         limits.push((rl.rlim_cur as u64).saturating_sub(used));
     }
     limits.into_iter().min()
@@ -121,18 +108,13 @@ fn headroom(limit: Option<String>, used: Option<String>) -> Option<u64> {
 /// still take, naming its largest part, with the estimate. The scenario is
 /// valid; this machine is too small for it.
 fn check_resources(parts: &[MemoryPart], available: Option<u64>) -> Result<(), String> {
-    let Some(avail) = available else {
-        return Ok(());
-    };
+    let Some(avail) = available else { return Ok(()) };
     let total: u64 = parts.iter().map(|p| p.bytes).sum::<u64>() + (256 << 20);
     if total <= avail {
         return Ok(());
     }
     let p = parts.iter().max_by_key(|p| p.bytes).expect("parts");
-    let detail: Vec<String> = parts
-        .iter()
-        .map(|p| format!("{} {:.1} GiB", p.what, gib(p.bytes)))
-        .collect();
+    let detail: Vec<String> = parts.iter().map(|p| format!("{} {:.1} GiB", p.what, gib(p.bytes))).collect();
     Err(format!(
         "{} = {}: the scenario needs about {:.1} GiB to simulate ({}), more than the {:.1} GiB available",
         p.key,
@@ -153,22 +135,14 @@ pub fn lru_trace(sets: u64, ways: usize, lines: &[u64]) -> Result<(u64, u64, f64
 
 /// [`lru_trace`] over `n` line addresses read by `line(i)`: a caller's
 /// buffer is read where it lies, not copied first.
-pub fn lru_trace_by(
-    sets: u64,
-    ways: usize,
-    n: usize,
-    line: impl Fn(usize) -> u64,
-) -> Result<(u64, u64, f64), String> {
+pub fn lru_trace_by(sets: u64, ways: usize, n: usize, line: impl Fn(usize) -> u64) -> Result<(u64, u64, f64), String> {
     use crate::mem::cache::{Cache, Indexing, Policy, MAX_WAYS};
     if !sets.is_power_of_two() || !(1..=MAX_WAYS).contains(&ways) {
         return Err(format!(
             "sets = {sets}, ways = {ways}: sets must be a power of two and ways 1..={MAX_WAYS}"
         ));
     }
-    if let Some(l) = (0..n)
-        .map(&line)
-        .find(|&l| l >= crate::mem::cache::MAX_LINE)
-    {
+    if let Some(l) = (0..n).map(&line).find(|&l| l >= crate::mem::cache::MAX_LINE) {
         return Err(format!(
             "line address {l:#x} beyond the modelled {:#x}",
             crate::mem::cache::MAX_LINE
@@ -219,45 +193,25 @@ mod tests {
             "{e}"
         );
         assert!(check_resources(&memory_estimate(&c), Some(64 << 30)).is_ok());
-        assert!(
-            check_resources(&memory_estimate(&c), None).is_ok(),
-            "no figure from the OS: no guard"
-        );
+        assert!(check_resources(&memory_estimate(&c), None).is_ok(), "no figure from the OS: no guard");
         let l2 = crate::run::validated(&json!({})).unwrap();
-        assert!(
-            check_resources(&memory_estimate(&l2), Some(1 << 30)).is_ok(),
-            "the default scenario fits in 1 GiB"
-        );
+        assert!(check_resources(&memory_estimate(&l2), Some(1 << 30)).is_ok(), "the default scenario fits in 1 GiB");
         // a timeline sample every picosecond of 3 ms: 3e9 samples
         // (valid, but no machine holds it: refused before anything is built)
         let e = run_json(r#"{"sim": {"sample_period": "1ps"}}"#).unwrap_err();
-        assert!(
-            e.starts_with("sim.sample_period = 1: the scenario needs about")
-                && e.contains("timeline samples"),
-            "{e}"
-        );
+        assert!(e.starts_with("sim.sample_period = 1: the scenario needs about") && e.contains("timeline samples"), "{e}");
     }
 
     #[test]
     fn a_cgroup_limit_leaves_what_is_not_used() {
         let s = |x: &str| Some(x.to_string());
-        assert_eq!(
-            headroom(s("1073741824\n"), s("73741824\n")),
-            Some(1_000_000_000)
-        );
-        assert_eq!(
-            headroom(s("max\n"), s("5\n")),
-            None,
-            "cgroup v2 without a limit"
-        );
-        assert_eq!(
-            headroom(s("9223372036854771712\n"), s("5\n")),
-            None,
-            "cgroup v1's 'unlimited'"
-        );
+        assert_eq!(headroom(s("1073741824\n"), s("73741824\n")), Some(1_000_000_000));
+        assert_eq!(headroom(s("max\n"), s("5\n")), None, "cgroup v2 without a limit");
+        assert_eq!(headroom(s("9223372036854771712\n"), s("5\n")), None, "cgroup v1's 'unlimited'");
         assert_eq!(headroom(s("100"), s("200")), Some(0));
         assert_eq!(headroom(None, None), None);
     }
+
 
     /// Under an address-space limit the validation did not see (set after
     /// it), the reservation turns the would-be abort into an error naming
@@ -272,33 +226,19 @@ mod tests {
                 "cpu": {"cores": 8, "max_cores": 16}
             }));
             let cfg = cfg.expect("validates: ~2.5 GiB fits the machine before the limit");
-            let rl = libc::rlimit {
-                rlim_cur: 1 << 30,
-                rlim_max: libc::RLIM_INFINITY,
-            };
+            let rl = libc::rlimit { rlim_cur: 1 << 30, rlim_max: libc::RLIM_INFINITY };
             // SAFETY: setrlimit reads the struct it is given; this is the child's own limit.
             assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_AS, &rl) }, 0);
             let e = reserve(&memory_estimate(&cfg)).unwrap_err();
-            assert!(
-                e.starts_with("app.flow_table_size = 16777216: cannot allocate the"),
-                "{e}"
-            );
+            assert!(e.starts_with("app.flow_table_size = 16777216: cannot allocate the"), "{e}");
             return;
         }
         let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "api::tests::reserving_under_an_address_space_limit_is_an_error_not_an_abort",
-                "--nocapture",
-            ])
+            .args(["--exact", "api::tests::reserving_under_an_address_space_limit_is_an_error_not_an_abort", "--nocapture"])
             .env("PACKETPATH_RESERVE_CHILD", "1")
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "child: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "child: {}", String::from_utf8_lossy(&out.stderr));
         assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"));
     }
 }

@@ -44,9 +44,7 @@ impl NicCounters {
     /// NIC's Tx path (doorbell, WQE and data reads, Tx buffer) until the
     /// wire, and the wire.
     pub fn add_latency(&mut self, p: &crate::nic::PktRef, wire_start: Time, end: Time) {
-        let marks = [
-            p.arrival, p.t_dma, p.t_cqe, p.t_core, p.t_db, wire_start, end,
-        ];
+        let marks = [p.arrival, p.t_dma, p.t_cqe, p.t_core, p.t_db, wire_start, end];
         self.stage_ps[0] += p.held as u128 * 1000;
         for (i, w) in marks.windows(2).enumerate() {
             self.stage_ps[i + 1] += w[1].saturating_sub(w[0]) as u128;
@@ -69,18 +67,8 @@ pub struct LatencyBreakdown {
 
 impl LatencyBreakdown {
     pub fn new(stage_ps: &[u128; STAGES], packets: u64) -> LatencyBreakdown {
-        let ns = |i: usize| {
-            if packets == 0 {
-                0.0
-            } else {
-                stage_ps[i] as f64 / packets as f64 / 1000.0
-            }
-        };
-        let total = if packets == 0 {
-            0.0
-        } else {
-            stage_ps.iter().sum::<u128>() as f64 / packets as f64 / 1000.0
-        };
+        let ns = |i: usize| if packets == 0 { 0.0 } else { stage_ps[i] as f64 / packets as f64 / 1000.0 };
+        let total = if packets == 0 { 0.0 } else { stage_ps.iter().sum::<u128>() as f64 / packets as f64 / 1000.0 };
         LatencyBreakdown {
             source_queue: ns(0),
             nic_rx: ns(1),
@@ -272,14 +260,7 @@ pub struct SimInfo {
 
 impl SimInfo {
     pub fn new(seed: u64, events: u64, packets: u64, sim_time_ps: Time) -> SimInfo {
-        SimInfo {
-            seed,
-            events,
-            packets,
-            sim_time_ps,
-            engine_version: env!("CARGO_PKG_VERSION"),
-            convergence: None,
-        }
+        SimInfo { seed, events, packets, sim_time_ps, engine_version: env!("CARGO_PKG_VERSION"), convergence: None }
     }
 }
 
@@ -574,3 +555,4 @@ pub fn latency(h: &Histogram<u64>) -> Option<Latency> {
         max: h.max() as f64,
     })
 }
+

@@ -18,9 +18,7 @@ fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
     let mut out = vec![];
     for dir in ["corpus", "regressions"] {
-        let Ok(entries) = std::fs::read_dir(root.join(dir).join(target)) else {
-            continue;
-        };
+        let Ok(entries) = std::fs::read_dir(root.join(dir).join(target)) else { continue };
         for e in entries {
             let path = e.unwrap().path();
             out.push((path.clone(), std::fs::read(&path).unwrap()));
@@ -33,11 +31,7 @@ fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
 #[test]
 fn pcap_corpus() {
     let all = inputs("pcap");
-    assert!(
-        all.len() >= 10,
-        "the pcap corpus is committed ({} files)",
-        all.len()
-    );
+    assert!(all.len() >= 10, "the pcap corpus is committed ({} files)", all.len());
     let mut ok = 0;
     for (path, bytes) in &all {
         match read_pcap(bytes, 40_000, 100_000) {
@@ -54,11 +48,7 @@ fn pcap_corpus() {
 #[test]
 fn scenario_json_corpus() {
     let all = inputs("scenario_json");
-    assert!(
-        all.len() >= 10,
-        "the scenario_json corpus is committed ({} files)",
-        all.len()
-    );
+    assert!(all.len() >= 10, "the scenario_json corpus is committed ({} files)", all.len());
     for (path, bytes) in &all {
         if let Ok(text) = std::str::from_utf8(bytes) {
             if let Err(e) = validate_json(text) {
@@ -71,11 +61,7 @@ fn scenario_json_corpus() {
 #[test]
 fn scenario_run_corpus() {
     let all = inputs("scenario_run");
-    assert!(
-        all.len() >= 10,
-        "the scenario_run corpus is committed ({} files)",
-        all.len()
-    );
+    assert!(all.len() >= 10, "the scenario_run corpus is committed ({} files)", all.len());
     for (_, bytes) in &all {
         // As libfuzzer-sys decodes a typed input.
         if let Ok(input) = scenario_input::Input::arbitrary_take_rest(Unstructured::new(bytes)) {

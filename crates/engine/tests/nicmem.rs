@@ -2,15 +2,16 @@
 //! inlining) against hand-computed PCIe byte counts and the split rings'
 //! spilling rule.
 
+use serde_json::{json, Value};
 use packetpath_engine::config::Cfg;
 use packetpath_engine::report::PacketReport as Report;
 use packetpath_engine::run::validated as validate;
-use serde_json::{json, Value};
 
 /// A packet run's report.
 fn run(c: &Cfg) -> Result<Report, String> {
     packetpath_engine::run::run(c).map(|r| r.into_packet().expect("a packet run"))
 }
+
 
 fn go(mut v: Value) -> Report {
     v["sim"] = json!({"warmup": "0.5ms", "duration": "1ms"});
@@ -166,21 +167,11 @@ fn a_queue_that_fills_its_tx_share_is_descheduled_while_others_keep_the_wire_bus
             .packets
             .throughput_gbps
     };
-    let (free1, held1, held4) = (
-        thr("0B", 1, false),
-        thr("12KiB", 1, false),
-        thr("12KiB", 4, false),
-    );
-    assert!(
-        held1 < 0.8 * free1,
-        "one queue: {held1} Gbps with a 12 KiB share vs {free1} without"
-    );
+    let (free1, held1, held4) = (thr("0B", 1, false), thr("12KiB", 1, false), thr("12KiB", 4, false));
+    assert!(held1 < 0.8 * free1, "one queue: {held1} Gbps with a 12 KiB share vs {free1} without");
     assert!(held4 > 0.95 * free1, "four queues: {held4} Gbps vs {free1}");
     let nm1 = thr("12KiB", 1, true);
-    assert!(
-        nm1 > 0.95 * free1,
-        "one queue, nicmem payloads: {nm1} Gbps vs {free1}"
-    );
+    assert!(nm1 > 0.95 * free1, "one queue, nicmem payloads: {nm1} Gbps vs {free1}");
 }
 
 #[test]
@@ -225,33 +216,14 @@ fn rx_inlining_moves_the_header_into_a_128_byte_cqe() {
     let b = &r.packets.pcie_bytes_per_packet;
     assert!((b.upstream - 192.0).abs() < 2.0, "upstream {}", b.upstream);
     let down = 16.0 + 128.0 + 12.0 + 16.0;
-    assert!(
-        (b.downstream - down).abs() < 2.0,
-        "downstream {}",
-        b.downstream
-    );
+    assert!((b.downstream - down).abs() < 2.0, "downstream {}", b.downstream);
     // At 100 Gbps of 256 B frames the saved TLP headers show in link use.
     let busy = json!({"rate": "100Gbps", "size": 256});
-    let (ri, rp) = (
-        go(json!({"traffic": busy, "nic": inl})),
-        go(json!({"traffic": busy, "nic": plain})),
-    );
-    assert!(
-        ri.packets.pcie_util.upstream < rp.packets.pcie_util.upstream - 0.02,
-        "upstream link use {} (inlined) vs {}",
-        ri.packets.pcie_util.upstream,
-        rp.packets.pcie_util.upstream
-    );
+    let (ri, rp) = (go(json!({"traffic": busy, "nic": inl})), go(json!({"traffic": busy, "nic": plain})));
+    assert!(ri.packets.pcie_util.upstream < rp.packets.pcie_util.upstream - 0.02,
+            "upstream link use {} (inlined) vs {}", ri.packets.pcie_util.upstream, rp.packets.pcie_util.upstream);
     let bad = validate(&json!({"nic": {"rx_inline": true, "header_split": true, "split_offset": 128, "rx_cqe_comp": false}})).unwrap_err();
-    assert!(
-        bad.contains("more than the 64 B a 128 B CQE holds"),
-        "{bad}"
-    );
-    let bad =
-        validate(&json!({"nic": {"rx_inline": true, "header_split": true, "rx_cqe_comp": true}}))
-            .unwrap_err();
-    assert!(
-        bad.starts_with("nic.rx_inline = true: needs nic.rx_cqe_comp = false"),
-        "{bad}"
-    );
+    assert!(bad.contains("more than the 64 B a 128 B CQE holds"), "{bad}");
+    let bad = validate(&json!({"nic": {"rx_inline": true, "header_split": true, "rx_cqe_comp": true}})).unwrap_err();
+    assert!(bad.starts_with("nic.rx_inline = true: needs nic.rx_cqe_comp = false"), "{bad}");
 }

@@ -3,16 +3,17 @@
 //! sharing, RxList defeating descriptor prefetch, and a slow core holding
 //! back its peers' descriptors under RxArr.
 
-use packetpath_engine::config::Cfg;
 use packetpath_engine::mem::Memory;
+use serde_json::{json, Value};
+use packetpath_engine::config::Cfg;
 use packetpath_engine::report::PacketReport as Report;
 use packetpath_engine::run::validated as validate;
-use serde_json::{json, Value};
 
 /// A packet run's report.
 fn run(c: &Cfg) -> Result<Report, String> {
     packetpath_engine::run::run(c).map(|r| r.into_packet().expect("a packet run"))
 }
+
 
 /// The shRing paper's server: 2 NICs x 8 cores, 200 Gbps of 1500 B frames,
 /// WorkPackage reading a 40 MiB array once per packet (one dependent read,
@@ -40,48 +41,23 @@ fn go(v: Value) -> Report {
 
 #[test]
 fn a_line_another_core_modified_costs_a_snoop() {
-    let c = validate(
-        &json!({"llc": {"latency": "20ns", "snoop_latency": "48ns"}, "l2": {"latency": "6ns"}}),
-    )
-    .unwrap();
-    let mut m = Memory::new(
-        &c.mem,
-        &c.llc,
-        &c.l2,
-        &c.dram,
-        c.sim.seed,
-        vec![0x7ff, 0x7ff],
-    );
+    let c = validate(&json!({"llc": {"latency": "20ns", "snoop_latency": "48ns"}, "l2": {"latency": "6ns"}})).unwrap();
+    let mut m = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![0x7ff, 0x7ff]);
     let a = 1 << 31;
     m.core_access(0, a, true, 0); // core 0 owns it modified
-    assert_eq!(
-        m.core_access(1, a, false, 0),
-        48_000,
-        "load of a modified line: snoop"
-    );
+    assert_eq!(m.core_access(1, a, false, 0), 48_000, "load of a modified line: snoop");
     assert_eq!(m.core_access(1, a, false, 0), 6_000, "now in core 1's L2");
-    assert_eq!(
-        m.core_access(0, a, true, 0),
-        48_000,
-        "store to a shared line: invalidate core 1"
-    );
+    assert_eq!(m.core_access(0, a, true, 0), 48_000, "store to a shared line: invalidate core 1");
     let b = a + 4096;
     m.core_access(0, b, false, 0);
-    assert_eq!(
-        m.core_access(1, b, false, 0),
-        20_000,
-        "clean copy elsewhere: plain LLC hit"
-    );
+    assert_eq!(m.core_access(1, b, false, 0), 20_000, "clean copy elsewhere: plain LLC hit");
 }
 
 #[test]
 fn sharing_shrinks_the_nic_working_set() {
     let hit = |n: u64| {
         let r = go(server(json!({"sharing": n}), json!({})));
-        (
-            r.pcie_write_hit_rate,
-            r.mem_bw_gbytes_s.read + r.mem_bw_gbytes_s.write,
-        )
+        (r.pcie_write_hit_rate, r.mem_bw_gbytes_s.read + r.mem_bw_gbytes_s.write)
     };
     let (h1, m1) = hit(1);
     let (h8, m8) = hit(8);
@@ -94,14 +70,8 @@ fn sharing_shrinks_the_nic_working_set() {
 #[test]
 fn rings_report_only_for_shared_rings_and_list_defeats_prefetch() {
     assert!(go(server(json!({"sharing": 1}), json!({}))).rings.is_none());
-    let arr = go(server(
-        json!({"sharing": 8, "discipline": "arr"}),
-        json!({}),
-    ));
-    let list = go(server(
-        json!({"sharing": 8, "discipline": "list"}),
-        json!({}),
-    ));
+    let arr = go(server(json!({"sharing": 8, "discipline": "arr"}), json!({})));
+    let list = go(server(json!({"sharing": 8, "discipline": "list"}), json!({})));
     let (a, l) = (arr.rings.unwrap(), list.rings.unwrap());
     assert!(a.sync_cycles_per_packet > 0.0 && a.repost_wait_ns > 0.0);
     // Out-of-order list entries: the NIC's contiguous reads mostly miss.
@@ -121,8 +91,7 @@ fn a_slow_core_holds_back_its_peers_only_on_a_shared_array() {
     let shared = go(server(json!({"sharing": 8}), slow));
     let fast = go(server(json!({"sharing": 8}), json!({})));
     assert!(
-        shared.rings.as_ref().unwrap().repost_wait_ns
-            > 10.0 * fast.rings.as_ref().unwrap().repost_wait_ns,
+        shared.rings.as_ref().unwrap().repost_wait_ns > 10.0 * fast.rings.as_ref().unwrap().repost_wait_ns,
         "repost wait fast {} slow {}",
         fast.rings.unwrap().repost_wait_ns,
         shared.rings.unwrap().repost_wait_ns
@@ -138,10 +107,7 @@ fn a_slow_core_holds_back_its_peers_only_on_a_shared_array() {
 #[test]
 fn shared_rings_are_deterministic_and_keep_their_invariants() {
     for disc in ["arr", "list"] {
-        let v = server(
-            json!({"sharing": 4, "discipline": disc}),
-            json!({"wp_payload": "write"}),
-        );
+        let v = server(json!({"sharing": 4, "discipline": disc}), json!({"wp_payload": "write"}));
         let a = serde_json::to_string(&go(v.clone())).unwrap();
         let b = serde_json::to_string(&go(v)).unwrap();
         assert_eq!(a, b, "{disc}");
@@ -162,10 +128,7 @@ fn frames_aimed_at_the_target_core_reach_only_it() {
     assert_eq!(load(0.0), 0.0);
     assert!(load(1.0) > 0.2, "one core took it all: {}", load(1.0));
     let bad = validate(&json!({"cpu": {"cores": 6}, "rings": {"sharing": 4}})).unwrap_err();
-    assert!(
-        bad.starts_with("rings.sharing = 4: must divide cpu.cores = 6"),
-        "{bad}"
-    );
+    assert!(bad.starts_with("rings.sharing = 4: must divide cpu.cores = 6"), "{bad}");
 }
 
 #[test]
@@ -184,18 +147,12 @@ fn dshring_shares_under_load_and_backs_off_when_a_core_is_overloaded() {
     let skewed = run(json!({"slow_core_reads": 100}));
     assert_eq!(skewed.dshring_shared_share, 0.0, "{skewed:?}");
     let bad = validate(&json!({"rings": {"dynamic": true}})).unwrap_err();
-    assert!(
-        bad.starts_with("rings.dynamic = true: needs rings.sharing > 1"),
-        "{bad}"
-    );
+    assert!(bad.starts_with("rings.dynamic = true: needs rings.sharing > 1"), "{bad}");
 }
 
 #[test]
 fn timeline_follows_load_phases_and_dshring_switches_when_the_load_rises() {
-    let mut v = server(
-        json!({"sharing": 8, "dynamic": true, "dshring_period": "50us"}),
-        json!({}),
-    );
+    let mut v = server(json!({"sharing": 8, "dynamic": true, "dshring_period": "50us"}), json!({}));
     v["traffic"]["rate"] = json!("40Gbps");
     v["traffic"]["phase_at"] = json!(["1ms"]);
     v["traffic"]["phase_rate"] = json!(["100Gbps"]);
@@ -208,9 +165,7 @@ fn timeline_follows_load_phases_and_dshring_switches_when_the_load_rises() {
     // Every frame accepted in the run falls in exactly one sample.
     assert_eq!(t.iter().map(|s| s.arrived).sum::<u64>(), offered);
     // 2 NICs: ~80 Gbps of frames, then up to the PCIe-bound ~185.
-    let gbps = |from: usize, to: usize| {
-        t[from..to].iter().map(|s| s.tx_gbps).sum::<f64>() / (to - from) as f64
-    };
+    let gbps = |from: usize, to: usize| t[from..to].iter().map(|s| s.tx_gbps).sum::<f64>() / (to - from) as f64;
     assert!((gbps(2, 10) - 80.0 * 1500.0 / 1520.0).abs() < 2.0, "{t:?}");
     assert!(gbps(14, 20) > 150.0, "{t:?}");
     // Light load: private rings; high balanced load: shared rings.
@@ -218,12 +173,8 @@ fn timeline_follows_load_phases_and_dshring_switches_when_the_load_rises() {
     assert_eq!(t[19].ring_set, 1, "{t:?}");
     // No sampling period, no timeline.
     assert!(go(server(json!({}), json!({}))).timeline.is_empty());
-    let bad = validate(&json!({"traffic": {"phase_at": ["1ms", "2ms"], "phase_rate": ["50Gbps"]}}))
-        .unwrap_err();
-    assert!(
-        bad.starts_with("traffic.phase_rate: 1 entries for the 2 phases"),
-        "{bad}"
-    );
+    let bad = validate(&json!({"traffic": {"phase_at": ["1ms", "2ms"], "phase_rate": ["50Gbps"]}})).unwrap_err();
+    assert!(bad.starts_with("traffic.phase_rate: 1 entries for the 2 phases"), "{bad}");
     let bad = validate(&json!({"traffic": {"phase_at": ["2ms", "1ms"]}})).unwrap_err();
     assert!(bad.contains("phase start times must increase"), "{bad}");
 }

@@ -3,16 +3,17 @@
 //! mechanism's direction of effect.
 
 use packetpath_engine::api::run_json;
-use packetpath_engine::config::Cfg;
 use packetpath_engine::pcie::{mrd_request_wire_bytes, mwr_wire_bytes, tlp_layer_gbps, PcieConfig};
+use serde_json::{json, Value};
+use packetpath_engine::config::Cfg;
 use packetpath_engine::report::PacketReport as Report;
 use packetpath_engine::run::validated as validate;
-use serde_json::{json, Value};
 
 /// A packet run's report.
 fn run(c: &Cfg) -> Result<Report, String> {
     packetpath_engine::run::run(c).map(|r| r.into_packet().expect("a packet run"))
 }
+
 
 fn go(v: Value) -> Report {
     run(&validate(&v).unwrap()).unwrap()
@@ -273,39 +274,22 @@ fn nat_and_lb_cycles_add_to_their_own_nfs() {
                   "sim": {"warmup": "0.5ms", "duration": "1ms"}}))
         .cycles_per_packet
     };
-    for (nf, nat, lb, extra) in [
-        ("nat", 1000, 0, 1000.0),
-        ("lb", 0, 700, 700.0),
-        ("nat_lb", 1000, 700, 1700.0),
-        ("l2fwd", 1000, 700, 0.0),
-    ] {
+    for (nf, nat, lb, extra) in [("nat", 1000, 0, 1000.0), ("lb", 0, 700, 700.0), ("nat_lb", 1000, 700, 1700.0), ("l2fwd", 1000, 700, 0.0)] {
         let (base, more) = (cpp(nf, 0, 0), cpp(nf, nat, lb));
-        assert!(
-            (more - base - extra).abs() <= 0.03 * extra.max(base),
-            "{nf}: {base} -> {more}, expected +{extra}"
-        );
+        assert!((more - base - extra).abs() <= 0.03 * extra.max(base), "{nf}: {base} -> {more}, expected +{extra}");
     }
 }
 
 #[test]
 fn a_window_without_completed_packets_reports_no_latency() {
     // 200 ns: no frame gets from the wire through PCIe and a core and back out.
-    let r = go(
-        json!({"traffic": {"rate": "10Gbps", "size": 1500}, "sim": {"warmup": "0ms", "duration": "200ns"}}),
-    );
+    let r = go(json!({"traffic": {"rate": "10Gbps", "size": 1500}, "sim": {"warmup": "0ms", "duration": "200ns"}}));
     assert!(r.packets.latency_ns.is_none(), "{:?}", r.packets.latency_ns);
     let text = run_json(&json!({"traffic": {"rate": "10Gbps", "size": 1500}, "sim": {"warmup": "0ms", "duration": "200ns"}}).to_string()).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
-    assert!(
-        v["latency_ns"].is_null(),
-        "absent, never zeros: {}",
-        v["latency_ns"]
-    );
+    assert!(v["latency_ns"].is_null(), "absent, never zeros: {}", v["latency_ns"]);
     // a window with packets has its percentiles
-    assert!(go(short(json!({"traffic": {"rate": "10Gbps"}})))
-        .packets
-        .latency_ns
-        .is_some());
+    assert!(go(short(json!({"traffic": {"rate": "10Gbps"}}))).packets.latency_ns.is_some());
 }
 
 #[test]
@@ -316,24 +300,10 @@ fn poisson_at_line_rate_is_the_constant_schedule_whatever_the_seed() {
     let at = |rate: &str, arrival: &str, seed: u64| {
         run_json(&json!({"traffic": {"arrival": arrival, "rate": rate}, "mem": {"hugepage": "flat"}, "sim": {"seed": seed, "warmup": "0.2ms", "duration": "0.5ms"}}).to_string()).unwrap()
     };
-    let strip = |s: String| {
-        let mut v: Value = serde_json::from_str(&s).unwrap();
-        v["sim"]["seed"] = json!(0);
-        v
-    };
-    assert_eq!(
-        strip(at("100Gbps", "poisson", 1)),
-        strip(at("100Gbps", "poisson", 2))
-    );
-    assert_eq!(
-        strip(at("100Gbps", "poisson", 1)),
-        strip(at("100Gbps", "constant", 1))
-    );
-    assert_ne!(
-        strip(at("90Gbps", "poisson", 1)),
-        strip(at("90Gbps", "poisson", 2)),
-        "below line rate the seed draws the gaps"
-    );
+    let strip = |s: String| { let mut v: Value = serde_json::from_str(&s).unwrap(); v["sim"]["seed"] = json!(0); v };
+    assert_eq!(strip(at("100Gbps", "poisson", 1)), strip(at("100Gbps", "poisson", 2)));
+    assert_eq!(strip(at("100Gbps", "poisson", 1)), strip(at("100Gbps", "constant", 1)));
+    assert_ne!(strip(at("90Gbps", "poisson", 1)), strip(at("90Gbps", "poisson", 2)), "below line rate the seed draws the gaps");
 }
 
 /// Back-pressure from memory to PCIe: with DDIO off every Rx line goes to
@@ -358,44 +328,17 @@ fn a_slow_memory_slows_the_link_through_posted_credits() {
     let free = slow("0B");
     let held = slow("8KiB");
     for r in [&free, &held] {
-        assert!(
-            r.packets.throughput_gbps < 25.6,
-            "{}",
-            r.packets.throughput_gbps
-        );
-        assert!(
-            r.packets.throughput_gbps > 15.0,
-            "{}",
-            r.packets.throughput_gbps
-        );
+        assert!(r.packets.throughput_gbps < 25.6, "{}", r.packets.throughput_gbps);
+        assert!(r.packets.throughput_gbps > 15.0, "{}", r.packets.throughput_gbps);
     }
     assert_eq!(free.pcie_flow.credit_stall_share, 0.0);
-    assert!(
-        held.pcie_flow.credit_stall_share > 0.3,
-        "{:?}",
-        held.pcie_flow
-    );
-    assert!(
-        (128..=130).contains(&held.pcie_flow.write_buffer_lines_max),
-        "{:?}",
-        held.pcie_flow
-    );
+    assert!(held.pcie_flow.credit_stall_share > 0.3, "{:?}", held.pcie_flow);
+    assert!((128..=130).contains(&held.pcie_flow.write_buffer_lines_max), "{:?}", held.pcie_flow);
     // Unbounded, the reads wait behind the memory's write backlog: every
     // tag is held and latency runs away.
     assert_eq!(free.pcie_flow.read_tags_max, 256);
-    assert!(
-        held.pcie_flow.read_tags_mean * 4.0 < free.pcie_flow.read_tags_mean,
-        "{:?} {:?}",
-        held.pcie_flow,
-        free.pcie_flow
-    );
-    let p50 = |r: &Report| {
-        r.packets
-            .latency_ns
-            .as_ref()
-            .expect("packets completed")
-            .p50
-    };
+    assert!(held.pcie_flow.read_tags_mean * 4.0 < free.pcie_flow.read_tags_mean, "{:?} {:?}", held.pcie_flow, free.pcie_flow);
+    let p50 = |r: &Report| r.packets.latency_ns.as_ref().expect("packets completed").p50;
     assert!(p50(&held) * 3.0 < p50(&free));
 }
 
@@ -404,16 +347,10 @@ fn a_slow_memory_slows_the_link_through_posted_credits() {
 #[test]
 fn posted_credits_do_not_bind_a_fast_memory() {
     let r = |buffer: &str| {
-        go(short(
-            json!({"traffic": {"rate": "100Gbps", "size": 1500}, "cpu": {"cores": 2}, "pcie": {"write_buffer": buffer}}),
-        ))
+        go(short(json!({"traffic": {"rate": "100Gbps", "size": 1500}, "cpu": {"cores": 2}, "pcie": {"write_buffer": buffer}})))
     };
     let (free, held) = (r("0B"), r("8KiB"));
-    assert!(
-        held.pcie_flow.credit_stall_share < 0.01,
-        "{:?}",
-        held.pcie_flow
-    );
+    assert!(held.pcie_flow.credit_stall_share < 0.01, "{:?}", held.pcie_flow);
     let (a, b) = (free.packets.throughput_gbps, held.packets.throughput_gbps);
     assert!((a - b).abs() / a < 0.01, "{a} vs {b}");
     assert!(held.pcie_flow.read_tags_max > 0 && held.pcie_flow.dma_requests_per_s > 1e6);
@@ -430,18 +367,9 @@ fn progress_is_told_and_can_stop_a_run() {
         true
     })
     .unwrap();
-    assert!(
-        seen.len() >= 3
-            && seen.windows(2).all(|w| w[0] <= w[1])
-            && seen[0] > 0.0
-            && *seen.last().unwrap() <= 1.0,
-        "{seen:?}"
-    );
+    assert!(seen.len() >= 3 && seen.windows(2).all(|w| w[0] <= w[1]) && seen[0] > 0.0 && *seen.last().unwrap() <= 1.0, "{seen:?}");
     let plain = packetpath_engine::run::run(&c).unwrap();
-    assert_eq!(
-        serde_json::to_string(&with).unwrap(),
-        serde_json::to_string(&plain).unwrap()
-    );
+    assert_eq!(serde_json::to_string(&with).unwrap(), serde_json::to_string(&plain).unwrap());
     let stopped = packetpath_engine::run::run_with(&c, &mut |_| false).unwrap_err();
     assert!(stopped.starts_with("interrupted"), "{stopped}");
 }

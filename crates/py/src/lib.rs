@@ -52,11 +52,7 @@ fn run_json(py: Python<'_>, scenario: String, progress: Option<PyObject>) -> PyR
     let out = guarded(py, || {
         packetpath_engine::api::run_json_with(&scenario, &mut |done| {
             Python::with_gil(|py| {
-                let call = || {
-                    progress
-                        .as_ref()
-                        .map_or(Ok(()), |f| f.call1(py, (done,)).map(drop))
-                };
+                let call = || progress.as_ref().map_or(Ok(()), |f| f.call1(py, (done,)).map(drop));
                 match py.check_signals().and_then(|_| call()) {
                     Ok(()) => true,
                     Err(e) => {
@@ -76,19 +72,12 @@ fn run_json(py: Python<'_>, scenario: String, progress: Option<PyObject>) -> PyR
 /// `lines`: a buffer of u64 (a NumPy uint64 array, read in place when
 /// contiguous) or a sequence of ints.
 #[pyfunction]
-fn lru_trace(
-    py: Python<'_>,
-    sets: u64,
-    ways: usize,
-    lines: &Bound<'_, PyAny>,
-) -> PyResult<(u64, u64, f64)> {
+fn lru_trace(py: Python<'_>, sets: u64, ways: usize, lines: &Bound<'_, PyAny>) -> PyResult<(u64, u64, f64)> {
     // A contiguous buffer is read in place, holding the GIL (its cells may
     // change under other threads otherwise); anything else is copied first.
     let buffer = pyo3::buffer::PyBuffer::<u64>::get(lines).ok();
     let result = match buffer.as_ref().and_then(|b| b.as_slice(py)) {
-        Some(cells) => {
-            packetpath_engine::api::lru_trace_by(sets, ways, cells.len(), |i| cells[i].get())
-        }
+        Some(cells) => packetpath_engine::api::lru_trace_by(sets, ways, cells.len(), |i| cells[i].get()),
         None => {
             let lines: Vec<u64> = match &buffer {
                 Some(b) => b.to_vec(py)?,

@@ -7,8 +7,8 @@ pub mod parse;
 pub mod table;
 pub mod value;
 
-pub use table::*;
 pub use value::{Val, Values};
+pub use table::*;
 
 use serde_json::Value;
 
@@ -32,13 +32,7 @@ const KIND_KEYS: &[(&str, &str)] = &[
 pub fn kind_of(key: &str) -> Option<&'static str> {
     KIND_KEYS
         .iter()
-        .find(|(k, _)| {
-            if k.ends_with('.') {
-                key.starts_with(k)
-            } else {
-                key == *k
-            }
-        })
+        .find(|(k, _)| if k.ends_with('.') { key.starts_with(k) } else { key == *k })
         .map(|(_, kind)| *kind)
 }
 
@@ -72,28 +66,15 @@ mod tests {
         // pcie_bench alone and report zeros for the rest.
         let e = typed(&json!({"pcie_bench": {"mode": "read"}, "netdimm": {"nic": "dnic"}, "dpa_bench": {"workload": "compute"}}))
             .unwrap_err();
-        assert!(
-            e.contains("a parameter of sim.kind = ") && e.contains("but sim.kind = packet"),
-            "{e}"
-        );
+        assert!(e.contains("a parameter of sim.kind = ") && e.contains("but sim.kind = packet"), "{e}");
         let e = typed(&json!({"sim": {"kind": "pcie_bench"}, "pcie_bench": {"mode": "read"}, "netdimm": {"nic": "dnic"}})).unwrap_err();
         assert_eq!(e, "netdimm.nic: a parameter of sim.kind = netdimm, but sim.kind = pcie_bench; set sim.kind = netdimm or drop netdimm.nic");
-        let (_, cfg) =
-            typed(&json!({"sim": {"kind": "pcie_bench"}, "pcie_bench": {"mode": "write"}}))
-                .unwrap();
+        let (_, cfg) = typed(&json!({"sim": {"kind": "pcie_bench"}, "pcie_bench": {"mode": "write"}})).unwrap();
         assert_eq!((cfg.sim.kind, cfg.pcie_bench.mode), ("pcie_bench", "write"));
         // hardware shared by every kind may be set for any of them
-        assert!(typed(
-            &json!({"sim": {"kind": "netdimm"}, "netdimm": {"ranks": 4}, "llc": {"ways": 11}})
-        )
-        .is_ok());
+        assert!(typed(&json!({"sim": {"kind": "netdimm"}, "netdimm": {"ranks": 4}, "llc": {"ways": 11}})).is_ok());
         let e = typed(&json!({"sim": {"kind": "world"}})).unwrap_err();
-        assert!(
-            e.starts_with(
-                "sim.kind = world: expected one of packet, pcie_bench, copy_bench, dpa, netdimm"
-            ),
-            "{e}"
-        );
+        assert!(e.starts_with("sim.kind = world: expected one of packet, pcie_bench, copy_bench, dpa, netdimm"), "{e}");
     }
 
     #[test]

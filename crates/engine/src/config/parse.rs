@@ -59,11 +59,7 @@ fn did_you_mean(key: &str) -> String {
                 }
                 format!("; sections are {}", secs.join(", "))
             } else {
-                format!(
-                    "; keys of '{}' are {}",
-                    section.escape_debug(),
-                    same.join(", ")
-                )
+                format!("; keys of '{}' are {}", section.escape_debug(), same.join(", "))
             }
         }
     }
@@ -135,11 +131,7 @@ fn parse_value(p: &ParamDef, v: &Value) -> Result<Val, String> {
             // counts and bytes come whole (64.5 B is a mistake, not 65 B);
             // times, rates and frequencies round to their fine base unit
             if x.fract() != 0.0 && matches!(p.unit, Unit::None | Unit::Bytes) {
-                let what = if p.unit == Unit::Bytes {
-                    "number of bytes"
-                } else {
-                    "number"
-                };
+                let what = if p.unit == Unit::Bytes { "number of bytes" } else { "number" };
                 return Err(format!("{key} = {}: must be a whole {what}", show(v)));
             }
             Val::Int(x.round() as u64)
@@ -151,13 +143,9 @@ fn parse_value(p: &ParamDef, v: &Value) -> Result<Val, String> {
             _ => return Err(format!("{key} = {}: expected true or false", show(v))),
         },
         Choice(words) => match v {
-            Value::String(s) if words.contains(&s.as_str()) => Val::Choice(
-                words
-                    .iter()
-                    .copied()
-                    .find(|w| *w == s.as_str())
-                    .expect("listed"),
-            ),
+            Value::String(s) if words.contains(&s.as_str()) => {
+                Val::Choice(words.iter().copied().find(|w| *w == s.as_str()).expect("listed"))
+            }
             _ => {
                 return Err(format!(
                     "{key} = {}: expected one of {}",
@@ -199,23 +187,13 @@ fn parse_value(p: &ParamDef, v: &Value) -> Result<Val, String> {
                     Value::String(s) if s.starts_with("0x") => {
                         match u64::from_str_radix(&s[2..], 16) {
                             Ok(n) => Value::from(n),
-                            Err(_) => {
-                                return Err(format!(
-                                    "{key}: '{}' is not a hex number",
-                                    s.escape_debug()
-                                ))
-                            }
+                            Err(_) => return Err(format!("{key}: '{}' is not a hex number", s.escape_debug())),
                         }
                     }
                     Value::String(s) if p.kind != BoolList && p.unit == Unit::None => {
                         match s.parse::<f64>() {
                             Ok(x) => Value::from(x),
-                            Err(_) => {
-                                return Err(format!(
-                                    "{key}: '{}' is not a number",
-                                    s.escape_debug()
-                                ))
-                            }
+                            Err(_) => return Err(format!("{key}: '{}' is not a number", s.escape_debug())),
                         }
                     }
                     _ => it.clone(),
@@ -265,13 +243,8 @@ pub fn parse(scenario: &Value) -> Result<(Values, Vec<&'static str>), String> {
         if key.is_empty() {
             return Err("scenario must be a table of sections (sim, traffic, nic, ...)".into());
         }
-        let p = lookup(key).ok_or_else(|| {
-            format!(
-                "unknown parameter '{}'{}",
-                key.escape_debug(),
-                did_you_mean(key)
-            )
-        })?;
+        let p =
+            lookup(key).ok_or_else(|| format!("unknown parameter '{}'{}", key.escape_debug(), did_you_mean(key)))?;
         cfg.insert(p.key, parse_value(p, v)?);
         keys.push(p.key);
     }
@@ -301,9 +274,6 @@ mod tests {
         // FromVal panics on a kind that does not match its field's type.
         let (values, _) = parse(&serde_json::json!({})).unwrap();
         let cfg = crate::config::Cfg::from_values(&values);
-        assert_eq!(
-            (cfg.llc.ways, cfg.sim.kind, cfg.traffic.pcap.as_str()),
-            (11, "packet", "")
-        );
+        assert_eq!((cfg.llc.ways, cfg.sim.kind, cfg.traffic.pcap.as_str()), (11, "packet", ""));
     }
 }

@@ -5,8 +5,8 @@
 //! so a misspelt field does not compile and no component re-declares a
 //! parameter.
 
-use super::value::{FromVal, Values};
 use crate::units::Unit;
+use super::value::{FromVal, Values};
 
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

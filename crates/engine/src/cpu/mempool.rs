@@ -171,32 +171,19 @@ mod tests {
         assert_eq!(p.mbuf_addr(885) - OBJ_HDR, (1 << 30) + page);
         for m in 0..2000 {
             let start = p.mbuf_addr(m) - OBJ_HDR;
-            assert_eq!(
-                start / page,
-                (start + 2367) / page,
-                "object {m} crosses a page"
-            );
+            assert_eq!(start / page, (start + 2367) / page, "object {m} crosses a page");
         }
-        assert!(
-            p.mbuf_addr(1999) - OBJ_HDR + 2368 <= (1 << 30) + Mempool::footprint(2368, 2000, page)
-        );
+        assert!(p.mbuf_addr(1999) - OBJ_HDR + 2368 <= (1 << 30) + Mempool::footprint(2368, 2000, page));
         // a pool starting inside a page fills it first, then whole pages
         let q = Mempool::new((1 << 30) + page - 3 * 2368 - 100, 2368, 2000, 1, 0).in_pages(page);
         assert_eq!(q.mbuf_addr(3) - OBJ_HDR, (1 << 30) + page);
         for m in 0..2000 {
             let start = q.mbuf_addr(m) - OBJ_HDR;
-            assert_eq!(
-                start / page,
-                (start + 2367) / page,
-                "object {m} crosses a page"
-            );
+            assert_eq!(start / page, (start + 2367) / page, "object {m} crosses a page");
             assert!(start + 2368 <= q.base + Mempool::footprint(2368, 2000, page));
         }
         // without pages: packed
-        assert_eq!(
-            Mempool::new(0, 2368, 4, 1, 0).in_pages(0).mbuf_addr(3),
-            3 * 2368 + OBJ_HDR
-        );
+        assert_eq!(Mempool::new(0, 2368, 4, 1, 0).in_pages(0).mbuf_addr(3), 3 * 2368 + OBJ_HDR);
     }
 
     #[test]

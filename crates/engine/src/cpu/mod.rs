@@ -124,9 +124,7 @@ mod tests {
     }
 
     fn cpu(v: serde_json::Value) -> CpuCfg {
-        crate::run::validated(&serde_json::json!({ "cpu": v }))
-            .unwrap()
-            .cpu
+        crate::run::validated(&serde_json::json!({ "cpu": v })).unwrap().cpu
     }
 
     /// Skylake's buffers with 32 B moves leave the 10 fill buffers binding;

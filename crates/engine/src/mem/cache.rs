@@ -53,11 +53,7 @@ pub enum Indexing {
     Modulo,
     /// Intel's complex addressing: `hash` picks the slice, the low line
     /// bits pick the set within the slice.
-    Sliced {
-        slices: u64,
-        sets_per_slice: u64,
-        hash: SliceFn,
-    },
+    Sliced { slices: u64, sets_per_slice: u64, hash: SliceFn },
 }
 
 /// A line evicted to make room.
@@ -183,19 +179,11 @@ fn ranks_equal(ranks: &[u8; MAX_WAYS], ways: usize, r: u8) -> u32 {
         use std::arch::x86_64::*;
         let want = _mm_set1_epi8(r as i8);
         let p = ranks.as_ptr();
-        let eq = |at: usize| {
-            _mm_movemask_epi8(_mm_cmpeq_epi8(
-                _mm_loadu_si128(p.add(at) as *const __m128i),
-                want,
-            )) as u32
-        };
+        let eq = |at: usize| _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(p.add(at) as *const __m128i), want)) as u32;
         eq(0) | eq(4) << 4
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let m = ranks
-        .iter()
-        .enumerate()
-        .fold(0u32, |m, (w, &x)| m | ((x == r) as u32) << w);
+    let m = ranks.iter().enumerate().fold(0u32, |m, (w, &x)| m | ((x == r) as u32) << w);
     m & ((1u32 << ways) - 1)
 }
 
@@ -217,10 +205,7 @@ fn age_younger(rank: &mut [u8; MAX_WAYS], r: u8) {
         // x < r as x == min(x, r - 1); subtracting the all-ones mask adds one.
         let age = |x: __m128i| _mm_sub_epi8(x, _mm_cmpeq_epi8(_mm_min_epu8(x, below), x));
         let p = rank.as_mut_ptr();
-        let (lo, hi) = (
-            _mm_loadu_si128(p as *const __m128i),
-            _mm_loadu_si128(p.add(4) as *const __m128i),
-        );
+        let (lo, hi) = (_mm_loadu_si128(p as *const __m128i), _mm_loadu_si128(p.add(4) as *const __m128i));
         _mm_storeu_si128(p.add(4) as *mut __m128i, age(hi));
         _mm_storeu_si128(p as *mut __m128i, age(lo));
     }
@@ -341,7 +326,11 @@ impl Cache {
         // (QLRU: every age 3).
         let mut rank = [0u8; MAX_WAYS];
         for (w, r) in rank.iter_mut().enumerate() {
-            *r = if policy.is_qlru() { 3 } else { w as u8 };
+            *r = if policy.is_qlru() {
+                3
+            } else {
+                w as u8
+            };
         }
         Cache {
             sets,
@@ -592,13 +581,7 @@ impl Cache {
 
     /// [`Cache::insert`] into `s`, the set [`Cache::lookup`] returned.
     #[inline(always)]
-    pub fn insert_at(
-        &mut self,
-        s: usize,
-        line: u64,
-        mask: u64,
-        dirty: bool,
-    ) -> (usize, Option<Victim>) {
+    pub fn insert_at(&mut self, s: usize, line: u64, mask: u64, dirty: bool) -> (usize, Option<Victim>) {
         debug_assert!(self.find(line).is_none() && s == self.set_of(line) as usize);
         debug_assert!(mask != 0 && mask & !self.all_ways() == 0);
         let allowed = (mask as u32) & ((1 << self.ways) - 1);
@@ -644,13 +627,7 @@ impl Cache {
     /// [`Cache::insert_at`] under QLRU: the first free allowed way, else
     /// the QLRU victim; the new line's age, then the ageing update.
     #[inline]
-    fn qlru_insert(
-        &mut self,
-        s: usize,
-        line: u64,
-        allowed: u32,
-        dirty: bool,
-    ) -> (usize, Option<Victim>) {
+    fn qlru_insert(&mut self, s: usize, line: u64, allowed: u32, dirty: bool) -> (usize, Option<Victim>) {
         let free = ways_where(&self.set[s].tag, self.ways, u32::MAX, 0) & allowed;
         let pick = if free != 0 {
             free.trailing_zeros() as usize
@@ -665,13 +642,7 @@ impl Cache {
 
     /// Put `line` in way `pick` of set `s`; what it held is the victim.
     #[inline(always)]
-    fn replace(
-        &mut self,
-        s: usize,
-        pick: usize,
-        line: u64,
-        dirty: bool,
-    ) -> (usize, Option<Victim>) {
+    fn replace(&mut self, s: usize, pick: usize, line: u64, dirty: bool) -> (usize, Option<Victim>) {
         let slot = s << SLOT_SHIFT | pick;
         let victim = (self.set[s].tag[pick] != 0).then(|| Victim {
             line: self.line_at(slot),
@@ -761,9 +732,7 @@ mod tests {
             let ways = r.gen_range(1..=MAX_WAYS);
             let ranks: [u8; MAX_WAYS] = std::array::from_fn(|_| r.gen_range(0..MAX_WAYS as u8 + 2));
             let x = r.gen_range(0..MAX_WAYS as u8 + 2);
-            let scan = (0..ways)
-                .filter(|&w| ranks[w] == x)
-                .fold(0u32, |m, w| m | 1 << w);
+            let scan = (0..ways).filter(|&w| ranks[w] == x).fold(0u32, |m, w| m | 1 << w);
             assert_eq!(ranks_equal(&ranks, ways, x), scan, "{ranks:?} {ways} {x}");
         }
     }
@@ -836,13 +805,7 @@ mod tests {
     }
 
     fn cache(sets: u64, ways: usize, policy: Policy) -> Cache {
-        Cache::new(
-            sets * ways as u64 * LINE,
-            ways,
-            Indexing::Modulo,
-            policy,
-            rng(1, 0, 0),
-        )
+        Cache::new(sets * ways as u64 * LINE, ways, Indexing::Modulo, policy, rng(1, 0, 0))
     }
 
     #[test]

@@ -74,10 +74,7 @@ const COMPACT: usize = 256;
 impl Calendar {
     /// A calendar whose every booking lasts at least `quantum`.
     fn with_quantum(quantum: u64) -> Calendar {
-        Calendar {
-            quantum,
-            ..Calendar::default()
-        }
+        Calendar { quantum, ..Calendar::default() }
     }
 
     /// The live intervals.
@@ -90,10 +87,7 @@ impl Calendar {
     /// `floor`: the event clock (0: none).
     fn book(&mut self, t: u64, len: u64, floor: u64) -> u64 {
         debug_assert!(t >= floor, "a DRAM request dated before the event clock");
-        debug_assert!(
-            len >= self.quantum,
-            "a booking shorter than the calendar's quantum"
-        );
+        debug_assert!(len >= self.quantum, "a booking shorter than the calendar's quantum");
         // Most requests come after or inside the last busy interval (which
         // is live: pruning keeps at least one).
         if let Some(last) = self.busy.last_mut() {
@@ -141,8 +135,7 @@ impl Calendar {
     fn insert(&mut self, i: usize, x: (u64, u64)) {
         if self.head > 0 && i < (self.busy.len() - self.head) / 2 {
             self.head -= 1;
-            self.busy
-                .copy_within(self.head + 1..self.head + 1 + i, self.head);
+            self.busy.copy_within(self.head + 1..self.head + 1 + i, self.head);
             self.busy[self.head + i] = x;
         } else {
             self.busy.insert(self.head + i, x);
@@ -152,8 +145,7 @@ impl Calendar {
     /// Remove live interval `i`, moving the shorter side.
     fn remove(&mut self, i: usize) {
         if i < (self.busy.len() - self.head) / 2 {
-            self.busy
-                .copy_within(self.head..self.head + i, self.head + 1);
+            self.busy.copy_within(self.head..self.head + i, self.head + 1);
             self.head += 1;
         } else {
             self.busy.remove(self.head + i);
@@ -165,11 +157,7 @@ impl Calendar {
     #[inline(always)]
     fn prune(&mut self, floor: u64) {
         let newest = self.busy.last().map_or(0, |b| b.1);
-        let gone = if floor > 0 {
-            floor
-        } else {
-            newest.saturating_sub(HORIZON_FP + 1)
-        };
+        let gone = if floor > 0 { floor } else { newest.saturating_sub(HORIZON_FP + 1) };
         while self.busy.len() - self.head > 1 && self.busy[self.head].1 <= gone {
             self.head += 1;
         }
@@ -263,9 +251,7 @@ impl Dram {
         let line_time_fp = 64_000_000 * FP / channel_mbs;
         Dram {
             line_time_fp,
-            cal: (0..channels)
-                .map(|_| Calendar::with_quantum(line_time_fp))
-                .collect(),
+            cal: (0..channels).map(|_| Calendar::with_quantum(line_time_fp)).collect(),
             wq: WriteQueue::default(),
             waiting: vec![0; channels],
             banks: 0,
@@ -293,9 +279,7 @@ impl Dram {
     pub fn with_banks(mut self, banks: usize, t_rc: Time) -> Dram {
         self.banks = banks;
         self.t_rc_fp = t_rc * FP;
-        self.bank_cal = (0..banks * self.cal.len())
-            .map(|_| Calendar::with_quantum(self.t_rc_fp))
-            .collect();
+        self.bank_cal = (0..banks * self.cal.len()).map(|_| Calendar::with_quantum(self.t_rc_fp)).collect();
         self
     }
 
@@ -335,11 +319,7 @@ impl Dram {
     fn serve(&mut self, line: u64, now: Time) -> Time {
         let ch = self.channel(line);
         let now_fp = now * FP;
-        let at = if self.banks == 0 {
-            now_fp
-        } else {
-            self.book_bank(ch, line, now_fp)
-        };
+        let at = if self.banks == 0 { now_fp } else { self.book_bank(ch, line, now_fp) };
         let start = self.cal[ch].book(at, self.line_time_fp, self.floor_fp);
         self.busy_fp += self.line_time_fp;
         (start - now_fp + self.line_time_fp) / FP
@@ -462,10 +442,7 @@ mod tests {
                     continue; // the fast path's case
                 }
                 let hint = r.gen_range(0..busy.len() + 2);
-                assert_eq!(
-                    first_ending_after(busy, t, hint),
-                    busy.partition_point(|&(_, end)| end <= t)
-                );
+                assert_eq!(first_ending_after(busy, t, hint), busy.partition_point(|&(_, end)| end <= t));
             }
         }
     }
@@ -495,8 +472,7 @@ mod tests {
         let mut reference: Vec<(u64, u64)> = Vec::new();
         let mut newest = 0u64;
         for n in 0..10_000u64 {
-            let back =
-                [0, 100_000_000, 900_000_000][r.gen_range(0..3)] * (r.gen_range(0..4) == 0) as u64;
+            let back = [0, 100_000_000, 900_000_000][r.gen_range(0..3)] * (r.gen_range(0..4) == 0) as u64;
             let t = (n * 400_000 * FP).saturating_sub(r.gen_range(0..=back) * FP);
             let len = r.gen_range(1..600_000 * FP);
             let start = first_fit(&mut reference, t, len);
@@ -507,10 +483,7 @@ mod tests {
         // (about 7500 intervals were dropped, 2500 are live)
         // (compaction keeps at most COMPACT dropped intervals, or as many as
         // are live)
-        assert!(
-            cal.live().len() < 3000 && cal.head <= COMPACT.max(cal.live().len()),
-            "dropped intervals are compacted"
-        );
+        assert!(cal.live().len() < 3000 && cal.head <= COMPACT.max(cal.live().len()), "dropped intervals are compacted");
     }
 
     /// With an event clock, a request dated after the clock but far (here
@@ -525,11 +498,7 @@ mod tests {
         for n in 0..6_000u64 {
             let clock = n * 100_000 * FP;
             // every tenth request is priced 2-5 ms ahead of the clock
-            let ahead = if n % 10 == 0 {
-                r.gen_range(2_000_000_000..5_000_000_000)
-            } else {
-                r.gen_range(0..50_000)
-            };
+            let ahead = if n % 10 == 0 { r.gen_range(2_000_000_000..5_000_000_000) } else { r.gen_range(0..50_000) };
             let (t, len) = (clock + ahead * FP, r.gen_range(1..80_000 * FP));
             let start = first_fit(&mut reference, t, len);
             assert_eq!(cal.book(t, len, clock), start, "booking {n}");
@@ -560,12 +529,7 @@ mod tests {
         }
         let gaps_ok = cal.live().windows(2).all(|w| w[1].0 - w[0].1 >= q);
         assert!(gaps_ok, "a gap shorter than the quantum was left");
-        assert!(
-            cal.live().len() < plain.live().len(),
-            "{} vs {}",
-            cal.live().len(),
-            plain.live().len()
-        );
+        assert!(cal.live().len() < plain.live().len(), "{} vs {}", cal.live().len(), plain.live().len());
     }
 
     /// A booking that fills a gap near the front exactly merges its
@@ -586,15 +550,11 @@ mod tests {
         assert_eq!(cal.live(), &want[..]);
         // and one dated before them all goes in front, into the dropped space
         assert_eq!(cal.book(base - 50 * FP, 5 * FP, 0), base - 50 * FP);
-        assert_eq!(
-            cal.live()[..2],
-            [(base - 50 * FP, base - 45 * FP), (base, base + 110 * FP)]
-        );
+        assert_eq!(cal.live()[..2], [(base - 50 * FP, base - 45 * FP), (base, base + 110 * FP)]);
     }
 
     fn queued(batch: u64, turnaround: Time) -> Dram {
-        Dram::new(1, 10_000, 0).with_write_queue(WriteQueue { batch, turnaround })
-        // 6.4 ns per line
+        Dram::new(1, 10_000, 0).with_write_queue(WriteQueue { batch, turnaround }) // 6.4 ns per line
     }
 
     #[test]
@@ -613,11 +573,7 @@ mod tests {
     fn a_read_arriving_during_a_drain_waits_for_all_of_it() {
         let mut d = queued(16, 5_000);
         for i in 0..16 {
-            assert_eq!(
-                d.write(i, 1_000_000),
-                0,
-                "the channel is idle: the drain starts at once"
-            );
+            assert_eq!(d.write(i, 1_000_000), 0, "the channel is idle: the drain starts at once");
         }
         let drain = 16 * 6400 + 5_000;
         assert_eq!(d.read(100, 1_000_000), drain + 6400);
@@ -654,8 +610,7 @@ mod tests {
         let wait = |batch| {
             let mut d = queued(batch, 0);
             let mut r = rng(4, 0, 0);
-            let gap =
-                |r: &mut crate::sim::Rng, rho: f64| -(6400.0 / rho) * (1.0 - r.gen::<f64>()).ln();
+            let gap = |r: &mut crate::sim::Rng, rho: f64| -(6400.0 / rho) * (1.0 - r.gen::<f64>()).ln();
             let (mut tr, mut tw, mut sum, n) = (0f64, gap(&mut r, 0.2), 0f64, 100_000);
             for i in 0..n {
                 tr += gap(&mut r, 0.02);
@@ -671,18 +626,10 @@ mod tests {
         let (one, sixteen) = (wait(1), wait(16));
         // Pollaczek-Khinchine over both kinds of service
         let pk = |drain: f64| (0.2 * drain + 0.02 * 6400.0) / 2.0 / (1.0 - 0.22);
-        assert!(
-            (one - pk(6400.0)).abs() / pk(6400.0) < 0.05,
-            "one by one: {one} vs {}",
-            pk(6400.0)
-        );
+        assert!((one - pk(6400.0)).abs() / pk(6400.0) < 0.05, "one by one: {one} vs {}", pk(6400.0));
         // periodic drains: a read sees 0.2 x half a drain (and little else)
         let periodic = 0.2 * 16.0 * 6400.0 / 2.0;
-        assert!(
-            sixteen > periodic && sixteen < pk(16.0 * 6400.0),
-            "batched: {sixteen} not in {periodic}..{}",
-            pk(16.0 * 6400.0)
-        );
+        assert!(sixteen > periodic && sixteen < pk(16.0 * 6400.0), "batched: {sixteen} not in {periodic}..{}", pk(16.0 * 6400.0));
         assert!(sixteen > 10.0 * one);
     }
 
@@ -722,10 +669,7 @@ mod tests {
         let rho_bank = 0.5 * 48.0 / 6.4 / 16.0;
         let md1 = rho_bank / (2.0 * (1.0 - rho_bank)) * 48_000.0;
         let extra = mean_wait(16) - mean_wait(0);
-        assert!(
-            (extra - md1).abs() / md1 < 0.15,
-            "banks add {extra} ps, M/D/1 {md1}"
-        );
+        assert!((extra - md1).abs() / md1 < 0.15, "banks add {extra} ps, M/D/1 {md1}");
     }
 
     /// Poisson reads at utilisation rho: mean wait follows M/D/1.

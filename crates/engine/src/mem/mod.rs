@@ -226,13 +226,7 @@ impl Memory {
         let sf = (!llc_cfg.inclusive).then(|| {
             let sets = llc_cfg.size / LINE / ways as u64;
             // (its replacement is unpublished: LRU)
-            Cache::new(
-                sets * sf_ways as u64 * LINE,
-                sf_ways,
-                indexing.clone(),
-                Policy::Lru,
-                rng(seed, stream::LLC, 1 << 20),
-            )
+            Cache::new(sets * sf_ways as u64 * LINE, sf_ways, indexing.clone(), Policy::Lru, rng(seed, stream::LLC, 1 << 20))
         });
         let llc = Cache::new(
             llc_cfg.size,
@@ -324,18 +318,12 @@ impl Memory {
 
     /// The outcome of an unsampled access of `class` (set sampling only).
     fn predict(&mut self, class: usize) -> sample::Outcome {
-        self.sampler
-            .as_mut()
-            .expect("set sampling is on")
-            .predict(class)
+        self.sampler.as_mut().expect("set sampling is on").predict(class)
     }
 
     /// The outcomes of `n` unsampled accesses of `class` (set sampling only).
     fn predict_many(&mut self, class: usize, n: u64) -> sample::Outcomes {
-        self.sampler
-            .as_mut()
-            .expect("set sampling is on")
-            .predict_many(class, n)
+        self.sampler.as_mut().expect("set sampling is on").predict_many(class, n)
     }
 
     /// A core access to an unsampled line, priced by the sampled mix.
@@ -388,10 +376,7 @@ impl Memory {
         while cores != 0 {
             let c = cores.trailing_zeros() as usize;
             cores &= cores - 1;
-            if self.l2[c]
-                .find(line)
-                .is_some_and(|s| self.l2[c].is_dirty(s))
-            {
+            if self.l2[c].find(line).is_some_and(|s| self.l2[c].is_dirty(s)) {
                 return true;
             }
         }
@@ -449,10 +434,7 @@ impl Memory {
         let before = self.side_effects();
         let (l2_hits, llc_hits) = (self.stats.core_l2_hits, self.stats.core_llc_hits);
         let lat = self.core_access_modelled(core, line, write, now);
-        let served = if lat == self.snoop_lat
-            && self.snoop_lat != self.l2_lat
-            && self.snoop_lat != self.llc_lat
-        {
+        let served = if lat == self.snoop_lat && self.snoop_lat != self.l2_lat && self.snoop_lat != self.llc_lat {
             SNOOP
         } else if self.stats.core_l2_hits > l2_hits {
             L2_HIT
@@ -562,16 +544,8 @@ impl Memory {
         let mut sets = [0u32; BATCH];
         // (virtual lines: the first and last the write touches, if partial)
         let end = addr + len.max(1);
-        let head = if addr % LINE != 0 || len < LINE {
-            addr / LINE
-        } else {
-            u64::MAX
-        };
-        let tail = if end % LINE != 0 {
-            (end - 1) / LINE
-        } else {
-            u64::MAX
-        };
+        let head = if addr % LINE != 0 || len < LINE { addr / LINE } else { u64::MAX };
+        let tail = if end % LINE != 0 { (end - 1) / LINE } else { u64::MAX };
         for (virt, n) in batches(addr, len, self.pages.page_lines()) {
             let first = self.pages.phys(virt);
             self.llc_sets(first, n, &mut sets);
@@ -603,14 +577,7 @@ impl Memory {
     /// A DMA write of one modelled line of LLC set `set`; returns how long
     /// it takes to commit.
     #[inline(always)]
-    fn dma_write_line(
-        &mut self,
-        set: usize,
-        line: u64,
-        allocating: bool,
-        partial: bool,
-        now: Time,
-    ) -> Time {
+    fn dma_write_line(&mut self, set: usize, line: u64, allocating: bool, partial: bool, now: Time) -> Time {
         let before = self.side_effects();
         let hits = self.stats.dma_write_hits;
         // (non-inclusive: the L2 copies the snoop filter tracks go; the
@@ -700,11 +667,7 @@ impl Memory {
     /// A DMA read of `len` bytes at `addr` reaching the host at `now`.
     /// Returns the time until the last line is available to the root complex.
     pub fn dma_read(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) -> Time {
-        let extra = if mode == DmaMode::Remote {
-            self.remote_lat
-        } else {
-            0
-        };
+        let extra = if mode == DmaMode::Remote { self.remote_lat } else { 0 };
         let mut lat = 0;
         let mut sets = [0u32; BATCH];
         for (virt, n) in batches(addr, len, self.pages.page_lines()) {
@@ -716,20 +679,11 @@ impl Memory {
                     skipped += 1;
                     continue;
                 }
-                let hit = self
-                    .llc
-                    .lookup_in(s as usize, line)
-                    .map(|s| self.llc.touch(s))
-                    .is_ok();
+                let hit = self.llc.lookup_in(s as usize, line).map(|s| self.llc.touch(s)).is_ok();
                 // (non-inclusive: an L2 may hold it, and a snoop serves it)
                 let snooped = !hit && self.in_some_l2(s as usize, line);
                 if let Some(s) = &mut self.sampler {
-                    s.record(
-                        sample::DMA_READ,
-                        if hit || snooped { LLC_HIT } else { MISS },
-                        0,
-                        0,
-                    );
+                    s.record(sample::DMA_READ, if hit || snooped { LLC_HIT } else { MISS }, 0, 0);
                 }
                 if hit || snooped {
                     self.stats.dma_read_hits += 1;
@@ -748,14 +702,7 @@ impl Memory {
     /// DMA reads of `skipped` unsampled lines among the `n` from `first`:
     /// the sampled mix of DMA reads; returns the latency of the slowest.
     #[cold]
-    fn dma_read_unsampled(
-        &mut self,
-        first: u64,
-        n: usize,
-        skipped: u64,
-        extra: Time,
-        now: Time,
-    ) -> Time {
+    fn dma_read_unsampled(&mut self, first: u64, n: usize, skipped: u64, extra: Time, now: Time) -> Time {
         let o = self.predict_many(sample::DMA_READ, skipped);
         let misses = o.served[MISS];
         self.stats.dma_read_hits += skipped - misses;
@@ -792,10 +739,7 @@ impl Memory {
     pub fn flush(&mut self, addr: u64, len: u64, now: Time) {
         for virt in addr / LINE..=(addr + len.max(1) - 1) / LINE {
             let line = self.pages.phys(virt);
-            if self.sampled(line)
-                && self.sf.is_some()
-                && self.sf_drop(self.llc.set_of(line) as usize, line) == Some(true)
-            {
+            if self.sampled(line) && self.sf.is_some() && self.sf_drop(self.llc.set_of(line) as usize, line) == Some(true) {
                 self.write_back(line, now);
             }
             // (an unsampled line is in no cache: nothing to flush)
@@ -845,24 +789,15 @@ mod tests {
     #[test]
     fn partial_line_dma_writes_read_the_line_whole_ones_do_not() {
         for ddio in [2, 0] {
-            let mut m = mem(
-                json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": true, "ddio_ways": ddio}}),
-            );
+            let mut m = mem(json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": true, "ddio_ways": ddio}}));
             let mode = DmaMode::Ddio;
             let (base, t) = (1u64 << 30, 1_000_000);
             // 1496 B from a line boundary: 23 whole lines, 1 partial.
             let full_commit = m.dma_write(base, 1472, mode, t);
             assert_eq!(m.stats.dma_rfo_reads, 0);
             let commit = m.dma_write(base + 4096, 1496, mode, t);
-            assert_eq!(
-                (m.stats.dma_rfo_reads, m.stats.dram_read_bytes),
-                (1, 64),
-                "ddio {ddio}"
-            );
-            assert!(
-                commit >= full_commit + m.dram.idle_latency(),
-                "{commit} vs {full_commit}"
-            );
+            assert_eq!((m.stats.dma_rfo_reads, m.stats.dram_read_bytes), (1, 64), "ddio {ddio}");
+            assert!(commit >= full_commit + m.dram.idle_latency(), "{commit} vs {full_commit}");
             // Unaligned start and end: two partial lines.
             m.dma_write(base + 8192 + 8, 100, mode, t);
             assert_eq!(m.stats.dma_rfo_reads, 3);

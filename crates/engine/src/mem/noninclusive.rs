@@ -34,13 +34,7 @@ use crate::units::Time;
 
 impl Memory {
     /// A core access to a modelled line, non-inclusive hierarchy.
-    pub(super) fn core_access_ni(
-        &mut self,
-        core: usize,
-        line: u64,
-        write: bool,
-        now: Time,
-    ) -> Time {
+    pub(super) fn core_access_ni(&mut self, core: usize, line: u64, write: bool, now: Time) -> Time {
         match self.l2[core].lookup(line) {
             Err(l2_set) => self.l2_miss_ni(core, line, l2_set, write, now),
             Ok(s) => self.l2_hit_ni(core, s, line, write),
@@ -49,14 +43,7 @@ impl Memory {
 
     /// A miss of `core`'s L2 (`l2_set`: the line's set there): served by
     /// another L2, the LLC or DRAM, and filled into the L2.
-    pub(super) fn l2_miss_ni(
-        &mut self,
-        core: usize,
-        line: u64,
-        l2_set: usize,
-        write: bool,
-        now: Time,
-    ) -> Time {
+    pub(super) fn l2_miss_ni(&mut self, core: usize, line: u64, l2_set: usize, write: bool, now: Time) -> Time {
         let me = 1u64 << core;
         // (the snoop filter indexes lines as the LLC does: one hash serves both)
         let set = self.llc.set_of(line) as usize;
@@ -210,9 +197,7 @@ impl Memory {
 
     /// Whether an L2 holds `line` of LLC set `set`.
     pub(super) fn in_some_l2(&self, set: usize, line: u64) -> bool {
-        self.sf
-            .as_ref()
-            .is_some_and(|sf| sf.lookup_in(set, line).is_ok())
+        self.sf.as_ref().is_some_and(|sf| sf.lookup_in(set, line).is_ok())
     }
 }
 
@@ -236,6 +221,7 @@ mod tests {
 
     const A: u64 = 0x1_0000_0000;
 
+
     /// A plain reference of the non-inclusive hierarchy: every cache a list
     /// of ways per set with an explicit recency order, written from the
     /// rules in this module's header alone.
@@ -249,10 +235,7 @@ mod tests {
 
         impl<T: Clone> Set<T> {
             fn new(ways: usize) -> Self {
-                Set {
-                    way: vec![None; ways],
-                    order: (0..ways).collect(),
-                }
+                Set { way: vec![None; ways], order: (0..ways).collect() }
             }
             fn touch(&mut self, w: usize) {
                 self.order.retain(|&x| x != w);
@@ -279,10 +262,7 @@ mod tests {
         }
         impl Clone for Line {
             fn clone(&self) -> Self {
-                Line {
-                    line: self.line,
-                    dirty: self.dirty,
-                }
+                Line { line: self.line, dirty: self.dirty }
             }
         }
         #[derive(Clone)]
@@ -323,15 +303,7 @@ mod tests {
         }
 
         impl Model {
-            pub fn new(
-                cores: usize,
-                l2_sets: usize,
-                l2_ways: usize,
-                sets: usize,
-                ways: usize,
-                sf_ways: usize,
-                ddio: u64,
-            ) -> Self {
+            pub fn new(cores: usize, l2_sets: usize, l2_ways: usize, sets: usize, ways: usize, sf_ways: usize, ddio: u64) -> Self {
                 Model {
                     l2: vec![vec![Set::new(l2_ways); l2_sets]; cores],
                     llc: vec![Set::new(ways); sets],
@@ -353,12 +325,7 @@ mod tests {
                 (0..s.way.len()).find(|&w| s.way[w].as_ref().is_some_and(|e| e.line == line))
             }
             fn sharers(&self, line: u64) -> u64 {
-                self.sf_find(line).map_or(0, |w| {
-                    self.sf[line as usize % self.sf.len()].way[w]
-                        .as_ref()
-                        .unwrap()
-                        .sharers
-                })
+                self.sf_find(line).map_or(0, |w| self.sf[line as usize % self.sf.len()].way[w].as_ref().unwrap().sharers)
             }
             /// Drop core `c`'s copy; its dirty bit.
             fn l2_drop(&mut self, c: usize, line: u64) -> Option<bool> {
@@ -418,18 +385,12 @@ mod tests {
                     self.n.llc_hits += 1;
                     let modified = (0..self.l2.len()).any(|o| {
                         others >> o & 1 == 1
-                            && self
-                                .l2_find(o, line)
-                                .is_some_and(|w| self.l2[o][l2_set].way[w].as_ref().unwrap().dirty)
+                            && self.l2_find(o, line).is_some_and(|w| self.l2[o][l2_set].way[w].as_ref().unwrap().dirty)
                     });
                     if write {
                         dirty |= self.invalidate(line, None);
                     }
-                    if write || modified {
-                        Served::Snoop
-                    } else {
-                        Served::Llc
-                    }
+                    if write || modified { Served::Snoop } else { Served::Llc }
                 } else if let Some(w) = self.llc_find(line) {
                     self.n.llc_hits += 1;
                     let set = line as usize % self.llc.len();
@@ -523,9 +484,7 @@ mod tests {
             let mut rng = crate::sim::rng(seed, 0, 0);
             // 4 LLC sets (and L2 sets), 40 lines each: all three levels
             // overflow
-            let lines: Vec<u64> = (0..4u64)
-                .flat_map(|s| (0..40u64).map(move |k| (1 << 24) + s + k * 1024))
-                .collect();
+            let lines: Vec<u64> = (0..4u64).flat_map(|s| (0..40u64).map(move |k| (1 << 24) + s + k * 1024)).collect();
             let served = |m: &Memory, lat: Time| match lat {
                 l if l == m.l2_lat => Served::L2,
                 l if l == m.llc_lat => Served::Llc,
@@ -543,20 +502,12 @@ mod tests {
                     }
                     1 => {
                         let lat = m.dma_read(line * 64, 64, DmaMode::Ddio, now);
-                        assert_eq!(
-                            served(&m, lat),
-                            r.dma_read(line),
-                            "seed {seed} t {t}: DMA read of {line:#x}"
-                        );
+                        assert_eq!(served(&m, lat), r.dma_read(line), "seed {seed} t {t}: DMA read of {line:#x}");
                     }
                     k => {
                         let (core, write) = ((k % 2) as usize, k >= 4);
                         let lat = m.core_access(core, line * 64, write, now);
-                        assert_eq!(
-                            served(&m, lat),
-                            r.core(core, line, write),
-                            "seed {seed} t {t}: core {core} {write} {line:#x}"
-                        );
+                        assert_eq!(served(&m, lat), r.core(core, line, write), "seed {seed} t {t}: core {core} {write} {line:#x}");
                     }
                 }
             }
@@ -605,11 +556,7 @@ mod tests {
             m.dma_write(A + i * sets * 64, 64, DmaMode::Ddio, 0);
         }
         assert_eq!(m.stats.dma_write_misses, 33);
-        assert_eq!(
-            m.core_access(0, A, false, 0),
-            m.l2_lat,
-            "still in core 0's L2"
-        );
+        assert_eq!(m.core_access(0, A, false, 0), m.l2_lat, "still in core 0's L2");
     }
 
     #[test]
@@ -651,16 +598,8 @@ mod tests {
     fn a_store_to_a_line_another_core_holds_snoops_it() {
         let mut m = ni(12);
         m.core_access(0, A, true, 0);
-        assert_eq!(
-            m.core_access(1, A, false, 0),
-            m.snoop_lat,
-            "modified elsewhere"
-        );
-        assert_eq!(
-            m.core_access(1, A, true, 0),
-            m.snoop_lat,
-            "shared: invalidate core 0"
-        );
+        assert_eq!(m.core_access(1, A, false, 0), m.snoop_lat, "modified elsewhere");
+        assert_eq!(m.core_access(1, A, true, 0), m.snoop_lat, "shared: invalidate core 0");
         assert_eq!(m.core_access(0, A, false, 0), m.snoop_lat);
     }
 }

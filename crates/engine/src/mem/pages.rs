@@ -39,10 +39,7 @@ impl PageTable {
     pub fn new(hugepage: &str, seed: u64) -> PageTable {
         let page_bytes = page_bytes(hugepage);
         if page_bytes == 0 {
-            return PageTable {
-                shift: 0,
-                frames: Vec::new(),
-            };
+            return PageTable { shift: 0, frames: Vec::new() };
         }
         let lines = page_bytes / LINE;
         let mut frames: Vec<u32> = (0..(MAX_LINE / lines) as u32).collect();

@@ -99,11 +99,7 @@ impl Streamer {
                 self.in_bucket[b] += 1;
                 self.hint[b] = i as u8;
                 self.pages[i] = page;
-                self.streams[i] = Stream {
-                    last: line,
-                    dir: 0,
-                    front: line,
-                };
+                self.streams[i] = Stream { last: line, dir: 0, front: line };
                 self.last = i;
                 return 0;
             }
@@ -124,10 +120,7 @@ impl Streamer {
         let mut n = 0;
         while n < PER_LOOKUP {
             let next = s.front as i64 + dir;
-            if next < first as i64
-                || next >= (first + PAGE_LINES) as i64
-                || next.abs_diff(line as i64) > AHEAD
-            {
+            if next < first as i64 || next >= (first + PAGE_LINES) as i64 || next.abs_diff(line as i64) > AHEAD {
                 break;
             }
             s.front = next as u64;
@@ -150,19 +143,11 @@ fn find<const N: usize>(xs: &[u32; N], x: u32) -> Option<usize> {
         use std::arch::x86_64::*;
         let want = _mm_set1_epi32(x as i32);
         let p = xs.as_ptr() as *const __m128i;
-        let four = |k: usize| {
-            _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(
-                _mm_loadu_si128(p.add(k)),
-                want,
-            ))) as u32
-        };
+        let four = |k: usize| _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_loadu_si128(p.add(k)), want))) as u32;
         (0..N / 4).fold(0u32, |m, k| m | four(k) << (4 * k))
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let hits = xs
-        .iter()
-        .enumerate()
-        .fold(0u32, |m, (i, &v)| m | ((v == x) as u32) << i);
+    let hits = xs.iter().enumerate().fold(0u32, |m, (i, &v)| m | ((v == x) as u32) << i);
     (hits != 0).then(|| hits.trailing_zeros() as usize)
 }
 
@@ -170,6 +155,7 @@ fn find<const N: usize>(xs: &[u32; N], x: u32) -> Option<usize> {
 pub fn adjacent(line: u64) -> u64 {
     line ^ 1
 }
+
 
 /// Prefetches of one core still on their way, with when each lands.
 const IN_FLIGHT: usize = 16;
@@ -201,20 +187,8 @@ impl Prefetchers {
     pub fn new(adjacent: bool, streamer: bool, cores: usize) -> Option<Prefetchers> {
         (adjacent || streamer).then(|| Prefetchers {
             adjacent,
-            streamers: if streamer {
-                vec![Streamer::default(); cores]
-            } else {
-                Vec::new()
-            },
-            in_flight: vec![
-                InFlight {
-                    lines: [u32::MAX; IN_FLIGHT],
-                    ready: [0; IN_FLIGHT],
-                    next: 0,
-                    latest: 0
-                };
-                cores
-            ],
+            streamers: if streamer { vec![Streamer::default(); cores] } else { Vec::new() },
+            in_flight: vec![InFlight { lines: [u32::MAX; IN_FLIGHT], ready: [0; IN_FLIGHT], next: 0, latest: 0 }; cores],
         })
     }
 }
@@ -223,14 +197,7 @@ impl Memory {
     /// After a demand access of `core` to `line` (an L2 hit or not, seen
     /// after `lat`): wait for a prefetch of it still in flight, and train
     /// and fire the prefetchers. Returns the latency the core sees.
-    pub(super) fn prefetch_after(
-        &mut self,
-        core: usize,
-        line: u64,
-        l2_hit: bool,
-        now: Time,
-        lat: Time,
-    ) -> Time {
+    pub(super) fn prefetch_after(&mut self, core: usize, line: u64, l2_hit: bool, now: Time, lat: Time) -> Time {
         let p = self.prefetch.as_mut().expect("prefetchers on");
         let mut lat = lat;
         let f = &p.in_flight[core];
@@ -241,10 +208,7 @@ impl Memory {
         }
         let adjacent = (!l2_hit && p.adjacent).then(|| adjacent(line));
         let mut streamed = [0u64; PER_LOOKUP];
-        let n = p
-            .streamers
-            .get_mut(core)
-            .map_or(0, |s| s.access(line, &mut streamed));
+        let n = p.streamers.get_mut(core).map_or(0, |s| s.access(line, &mut streamed));
         if let Some(l) = adjacent {
             self.prefetch_fill(core, l, now);
         }
@@ -272,22 +236,14 @@ impl Memory {
     /// its set there).
     #[inline(never)]
     fn prefetch_miss(&mut self, core: usize, line: u64, l2_set: usize, now: Time) {
-        let s = (
-            self.stats.core_l2_hits,
-            self.stats.core_llc_hits,
-            self.stats.core_llc_misses,
-        );
+        let s = (self.stats.core_l2_hits, self.stats.core_llc_hits, self.stats.core_llc_misses);
         let misses = self.core_misses[core];
         let lat = if self.sf.is_some() {
             self.l2_miss_ni(core, line, l2_set, false, now)
         } else {
             self.core_access_modelled(core, line, false, now)
         };
-        (
-            self.stats.core_l2_hits,
-            self.stats.core_llc_hits,
-            self.stats.core_llc_misses,
-        ) = s;
+        (self.stats.core_l2_hits, self.stats.core_llc_hits, self.stats.core_llc_misses) = s;
         self.core_misses[core] = misses;
         self.stats.l2_prefetches += 1;
         let p = self.prefetch.as_mut().expect("prefetchers on");
@@ -329,10 +285,7 @@ mod tests {
     fn streams_stop_at_the_page_and_follow_descending_walks() {
         let base = 64 * 1000;
         let got = run(base + 50..base + 64);
-        assert!(
-            got.iter().all(|&l| l < base + 64),
-            "never past the 4 KiB page"
-        );
+        assert!(got.iter().all(|&l| l < base + 64), "never past the 4 KiB page");
         let down = run((base..base + 10).rev());
         assert_eq!(&down[..2], &[base + 7, base + 6]);
     }
@@ -345,10 +298,7 @@ mod tests {
             // (few distinct values, so most arrays hold the one sought twice)
             let mut pages = [0u32; STREAMS];
             let mut lines = [0u32; IN_FLIGHT];
-            pages
-                .iter_mut()
-                .chain(lines.iter_mut())
-                .for_each(|x| *x = r.gen_range(0..40));
+            pages.iter_mut().chain(lines.iter_mut()).for_each(|x| *x = r.gen_range(0..40));
             let want: u32 = r.gen_range(0..40);
             assert_eq!(find(&pages, want), pages.iter().position(|&p| p == want));
             assert_eq!(find(&lines, want), lines.iter().position(|&l| l == want));
@@ -387,9 +337,7 @@ mod tests {
                 let mut out = Vec::new();
                 while out.len() < PER_LOOKUP {
                     let n = s.3 as i64 + dir;
-                    if n.div_euclid(PAGE_LINES as i64) != page as i64
-                        || n.abs_diff(line as i64) > AHEAD
-                    {
+                    if n.div_euclid(PAGE_LINES as i64) != page as i64 || n.abs_diff(line as i64) > AHEAD {
                         break;
                     }
                     s.3 = n as u64;
@@ -400,13 +348,7 @@ mod tests {
         }
         use rand::Rng as _;
         let mut r = crate::sim::rng(9, 0, 0);
-        let (mut fast, mut plain) = (
-            Streamer::default(),
-            Plain {
-                streams: Vec::new(),
-                next: 0,
-            },
-        );
+        let (mut fast, mut plain) = (Streamer::default(), Plain { streams: Vec::new(), next: 0 });
         let mut out = [0; PER_LOOKUP];
         let mut line = 0u64;
         for _ in 0..200_000 {

@@ -191,11 +191,7 @@ impl Sampler {
         let mut served = [0u64; OUTCOMES];
         if c.total == 0.0 {
             served[MISS] = n;
-            return Outcomes {
-                served,
-                writebacks: 0,
-                invalidations: 0,
-            };
+            return Outcomes { served, writebacks: 0, invalidations: 0 };
         }
         let mut given = 0;
         for ((owed, rate), out) in c.owed.iter_mut().zip(c.rate).zip(served.iter_mut()) {
@@ -213,13 +209,9 @@ impl Sampler {
             given += 1;
         }
         while given > n {
-            let k = (0..OUTCOMES).filter(|&k| served[k] > 0).fold(MISS, |m, k| {
-                if served[m] == 0 || c.owed[k] < c.owed[m] {
-                    k
-                } else {
-                    m
-                }
-            });
+            let k = (0..OUTCOMES)
+                .filter(|&k| served[k] > 0)
+                .fold(MISS, |m, k| if served[m] == 0 || c.owed[k] < c.owed[m] { k } else { m });
             served[k] -= 1;
             c.owed[k] += 1.0;
             given -= 1;
@@ -230,11 +222,7 @@ impl Sampler {
         let invalidations = c.owed_invalidations as u64;
         c.owed_writebacks -= writebacks as f64;
         c.owed_invalidations -= invalidations as f64;
-        Outcomes {
-            served,
-            writebacks,
-            invalidations,
-        }
+        Outcomes { served, writebacks, invalidations }
     }
 }
 
@@ -304,11 +292,7 @@ mod tests {
     #[test]
     fn bulk_outcomes_follow_the_sampled_mix_batch_by_batch() {
         let mut s = Sampler::new(8, 10, 1);
-        assert_eq!(
-            s.predict_many(DMA_WRITE, 5).served,
-            [0, 0, 5, 0],
-            "cold class: misses"
-        );
+        assert_eq!(s.predict_many(DMA_WRITE, 5).served, [0, 0, 5, 0], "cold class: misses");
         for i in 0..10_000 {
             let served = [LLC_HIT, LLC_HIT, MISS][i % 3];
             s.record(DMA_WRITE, served, (i % 4 == 0) as u64, (i % 10 == 0) as u64);
@@ -325,10 +309,7 @@ mod tests {
             }
             (wb, inv) = (wb + o.writebacks, inv + o.invalidations);
             let hit = s.classes[DMA_WRITE].rate[LLC_HIT];
-            assert!(
-                (total[LLC_HIT] as f64 - n as f64 * hit).abs() < 2.0,
-                "{total:?} of {n}"
-            );
+            assert!((total[LLC_HIT] as f64 - n as f64 * hit).abs() < 2.0, "{total:?} of {n}");
         }
         let wb_rate = s.classes[DMA_WRITE].writeback_rate;
         assert!((wb as f64 - n as f64 * wb_rate).abs() < 2.0, "{wb} of {n}");

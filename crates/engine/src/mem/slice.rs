@@ -128,9 +128,11 @@ mod tests {
     fn reference(slices: u64, line: u64) -> u64 {
         let m = MEASURED.iter().find(|m| m.slices == slices).unwrap();
         let addr = line * 64;
-        let p = m.masks.iter().enumerate().fold(0usize, |p, (k, mask)| {
-            p | (((addr & mask).count_ones() & 1) as usize) << k
-        });
+        let p = m
+            .masks
+            .iter()
+            .enumerate()
+            .fold(0usize, |p, (k, mask)| p | (((addr & mask).count_ones() & 1) as usize) << k);
         let n = m.base.len();
         m.base[(line as usize % n) ^ p] as u64
     }
@@ -143,11 +145,7 @@ mod tests {
             let f = SliceFn::measured(s).unwrap();
             for _ in 0..20_000 {
                 let line = r.gen_range(0..1u64 << 32);
-                assert_eq!(
-                    f.slice(line),
-                    reference(s, line),
-                    "{s} slices, line {line:#x}"
-                );
+                assert_eq!(f.slice(line), reference(s, line), "{s} slices, line {line:#x}");
             }
         }
     }
@@ -159,8 +157,7 @@ mod tests {
             for first in [0u64, 4090, (7 << 15) - 3, 123_456_789] {
                 let mut got = Vec::new();
                 f.slices_of_run(first, 64, |i, sl| got.push((i, sl)));
-                let want: Vec<(usize, u64)> =
-                    (0..64).map(|i| (i, f.slice(first + i as u64))).collect();
+                let want: Vec<(usize, u64)> = (0..64).map(|i| (i, f.slice(first + i as u64))).collect();
                 assert_eq!(got, want, "{s} slices from {first}");
             }
         }
@@ -174,21 +171,12 @@ mod tests {
         let got: Vec<u64> = (0..6).map(|l| f.slice(l)).collect();
         assert_eq!(got, [0, 11, 2, 9, 7, 12]);
         let f16 = SliceFn::measured(16).unwrap();
-        assert_eq!(
-            (0..16).map(|l| f16.slice(l)).collect::<Vec<_>>(),
-            (0..16).collect::<Vec<_>>()
-        );
+        assert_eq!((0..16).map(|l| f16.slice(l)).collect::<Vec<_>>(), (0..16).collect::<Vec<_>>());
         // the first lines of BaseSequence_ICX_40-slice.tbl and _SPR_56-slice.tbl
         let f40 = SliceFn::measured(40).unwrap();
-        assert_eq!(
-            (0..8).map(|l| f40.slice(l)).collect::<Vec<_>>(),
-            [0, 11, 2, 9, 27, 32, 25, 34]
-        );
+        assert_eq!((0..8).map(|l| f40.slice(l)).collect::<Vec<_>>(), [0, 11, 2, 9, 27, 32, 25, 34]);
         let f56 = SliceFn::measured(56).unwrap();
-        assert_eq!(
-            (0..8).map(|l| f56.slice(l)).collect::<Vec<_>>(),
-            [0, 1, 2, 3, 18, 19, 20, 21]
-        );
+        assert_eq!((0..8).map(|l| f56.slice(l)).collect::<Vec<_>>(), [0, 1, 2, 3, 18, 19, 20, 21]);
     }
 
     /// An aligned 2 MiB page (32768 lines) spreads as the report gives:
@@ -198,10 +186,7 @@ mod tests {
     fn an_aligned_2mib_page_is_balanced_as_published() {
         let page = 32768u64;
         for base in [0u64, 7 << 15, 0x1234 << 15, (1 << 31) - page] {
-            assert_eq!(
-                counts(&SliceFn::measured(16).unwrap(), 16, base, page),
-                vec![2048; 16]
-            );
+            assert_eq!(counts(&SliceFn::measured(16).unwrap(), 16, base, page), vec![2048; 16]);
             let c18 = counts(&SliceFn::measured(18).unwrap(), 18, base, page);
             assert_eq!(&c18[..16], &[1856; 16][..]);
             assert_eq!(&c18[16..], &[1536; 2][..]);
@@ -220,10 +205,7 @@ mod tests {
             let f = SliceFn::measured(slices as u64).unwrap();
             for base in [0u64, 7 << 15, 0x1234 << 15, (1 << 31) - page] {
                 let c = counts(&f, slices, base, page);
-                assert!(
-                    c.iter().all(|n| shares.contains(n)),
-                    "{slices} slices at {base:#x}: {c:?}"
-                );
+                assert!(c.iter().all(|n| shares.contains(n)), "{slices} slices at {base:#x}: {c:?}");
                 assert_eq!(c.iter().sum::<u64>(), page);
             }
         }
@@ -247,9 +229,7 @@ mod tests {
     #[test]
     fn random_hash_is_not_balanced_over_small_blocks() {
         let f = SliceFn::Random { slices: 16 };
-        let full = (0..64u64)
-            .filter(|b| counts(&f, 16, b * 16, 16).iter().all(|&c| c == 1))
-            .count();
+        let full = (0..64u64).filter(|b| counts(&f, 16, b * 16, 16).iter().all(|&c| c == 1)).count();
         assert!(full < 4, "{full} of 64 blocks covered every slice");
     }
 }

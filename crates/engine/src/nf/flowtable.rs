@@ -68,25 +68,18 @@ impl Bucket {
             use std::arch::x86_64::*;
             let p = self.idx.as_ptr() as *const __m128i;
             let zero = _mm_setzero_si128();
-            let four = |q: *const __m128i| {
-                _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_loadu_si128(q), zero))) as u32
-            };
+            let four = |q: *const __m128i| _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_loadu_si128(q), zero))) as u32;
             four(p) | four(p.add(1)) << 4
         };
         #[cfg(not(target_arch = "x86_64"))]
-        let empty = self
-            .idx
-            .iter()
-            .enumerate()
-            .fold(0u32, |m, (j, &i)| m | ((i == 0) as u32) << j);
+        let empty = self.idx.iter().enumerate().fold(0u32, |m, (j, &i)| m | ((i == 0) as u32) << j);
         (empty != 0).then(|| empty.trailing_zeros() as usize)
     }
 }
 
 /// `n` empty buckets from zeroed memory, so untouched pages cost nothing.
 fn zeroed_buckets(n: usize) -> Vec<Bucket> {
-    let layout =
-        std::alloc::Layout::array::<Bucket>(n).expect("bucket array fits the address space");
+    let layout = std::alloc::Layout::array::<Bucket>(n).expect("bucket array fits the address space");
     if layout.size() == 0 {
         return Vec::new();
     }
@@ -178,12 +171,7 @@ impl FlowTable {
             let (prim, alt, _) = self.buckets_of(key);
             for b in [prim, alt] {
                 // SAFETY: an in-bounds address; a prefetch never faults.
-                unsafe {
-                    _mm_prefetch(
-                        self.buckets.as_ptr().add(b as usize) as *const i8,
-                        _MM_HINT_T0,
-                    )
-                };
+                unsafe { _mm_prefetch(self.buckets.as_ptr().add(b as usize) as *const i8, _MM_HINT_T0) };
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

@@ -138,14 +138,7 @@ impl Kvs {
 
     /// The Tx completion of a zero-copy response: the stable buffer's
     /// reference goes (DPDK's completion callback touches its metadata).
-    pub fn tx_complete(
-        &mut self,
-        core: usize,
-        key: u32,
-        mem: &mut Memory,
-        now: Time,
-        stall: &mut Stall,
-    ) {
+    pub fn tx_complete(&mut self, core: usize, key: u32, mem: &mut Memory, now: Time, stall: &mut Stall) {
         if key == NO_BUF {
             return;
         }

@@ -242,28 +242,12 @@ mod tests {
             for f in 0..100 {
                 nf.preload(0, f, &mut r);
             }
-            let pkt = PktRef {
-                flow: 7,
-                ..Default::default()
-            };
-            nf.process(
-                0,
-                &pkt,
-                1 << 30,
-                &mut mem,
-                &mut r,
-                0,
-                &mut Stall::default(),
-                &mut scratch,
-            );
+            let pkt = PktRef { flow: 7, ..Default::default() };
+            nf.process(0, &pkt, 1 << 30, &mut mem, &mut r, 0, &mut Stall::default(), &mut scratch);
             let s = mem.stats;
             s.core_l2_hits + s.core_llc_hits + s.core_llc_misses
         };
-        let (n, l, chain) = (
-            accesses(nat()),
-            accesses(lb()),
-            accesses(Nf::Chain(vec![nat(), lb()])),
-        );
+        let (n, l, chain) = (accesses(nat()), accesses(lb()), accesses(Nf::Chain(vec![nat(), lb()])));
         assert!(n > 2 && l > 2, "each NF reads its table: {n}, {l}");
         assert_eq!(chain, n + l);
     }

@@ -86,10 +86,7 @@ mod tests {
     }
 
     fn ops() -> impl Strategy<Value = Vec<Op>> {
-        proptest::collection::vec(
-            prop_oneof![Just(Op::Get), Just(Op::Set), Just(Op::Transmit)],
-            1..300,
-        )
+        proptest::collection::vec(prop_oneof![Just(Op::Get), Just(Op::Set), Just(Op::Transmit)], 1..300)
     }
 
     proptest! {
@@ -133,11 +130,7 @@ mod tests {
         let mut item = HotItem::new(1);
         assert_eq!(item.get(), (Get::ZeroCopy, 1));
         item.set(2);
-        assert_eq!(
-            item.get(),
-            (Get::CopyPending, 2),
-            "the NIC may still read version 1"
-        );
+        assert_eq!(item.get(), (Get::CopyPending, 2), "the NIC may still read version 1");
         item.tx_complete();
         assert_eq!(item.get(), (Get::RefreshThenZeroCopy, 2));
         assert_eq!(item.get(), (Get::ZeroCopy, 2));

@@ -70,11 +70,7 @@ impl WorkPackage {
         now: Time,
         stall: &mut Stall,
     ) {
-        let extra = if core % self.cores_per_nic == 0 {
-            self.slow_reads
-        } else {
-            0
-        };
+        let extra = if core % self.cores_per_nic == 0 { self.slow_reads } else { 0 };
         let lines = self.size / 64;
         let reads = self.reads + extra;
         if self.chain {
@@ -119,14 +115,7 @@ mod tests {
     /// Engine-default memory for `cores` cores.
     fn memory(cores: usize) -> Memory {
         let c = crate::run::validated(&serde_json::json!({})).unwrap();
-        Memory::new(
-            &c.mem,
-            &c.llc,
-            &c.l2,
-            &c.dram,
-            c.sim.seed,
-            vec![0x7ff; cores],
-        )
+        Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![0x7ff; cores])
     }
 
     fn wp(size: u64, reads: u32, draws_ps: Time, step_ps: Time) -> WorkPackage {
@@ -156,40 +145,17 @@ mod tests {
         let w = wp(4 << 30, n, draws, step);
         let (mut rng, mut stall) = (crate::sim::rng(1, 0, 0), Stall::default());
         let before = mem.stats.core_llc_misses;
-        w.process(
-            0,
-            &PktRef::default(),
-            1 << 20,
-            &mut mem,
-            &mut rng,
-            1_000_000,
-            &mut stall,
-        );
+        w.process(0, &PktRef::default(), 1 << 20, &mut mem, &mut rng, 1_000_000, &mut stall);
         // Random lines of 4 GiB: a hit anywhere is a one-in-millions event.
         assert_eq!(mem.stats.core_llc_misses - before, n as u64);
         let expect = draws + n as u64 * (step + miss);
         let got = stall.total(10);
-        assert!(
-            got.abs_diff(expect) * 50 < expect,
-            "chain {got} ps, expected {expect} ps (miss {miss} ps)"
-        );
+        assert!(got.abs_diff(expect) * 50 < expect, "chain {got} ps, expected {expect} ps (miss {miss} ps)");
         // The same reads from the generator overlap 10-wide: ~ 2 latencies.
         let free = WorkPackage { chain: false, ..w };
         let mut overlapped = Stall::default();
-        free.process(
-            0,
-            &PktRef::default(),
-            1 << 20,
-            &mut mem,
-            &mut rng,
-            2_000_000,
-            &mut overlapped,
-        );
-        assert!(
-            got > 5 * overlapped.total(10),
-            "chain {got} ps, independent {} ps",
-            overlapped.total(10)
-        );
+        free.process(0, &PktRef::default(), 1 << 20, &mut mem, &mut rng, 2_000_000, &mut overlapped);
+        assert!(got > 5 * overlapped.total(10), "chain {got} ps, independent {} ps", overlapped.total(10));
     }
 
     /// Over an array held in the L2, the chain is the division and the XOR
@@ -204,15 +170,7 @@ mod tests {
         }
         let hit = mem.core_access(0, w.base, false, 0);
         let (mut rng, mut stall) = (crate::sim::rng(1, 0, 0), Stall::default());
-        w.process(
-            0,
-            &PktRef::default(),
-            1 << 20,
-            &mut mem,
-            &mut rng,
-            1_000_000,
-            &mut stall,
-        );
+        w.process(0, &PktRef::default(), 1 << 20, &mut mem, &mut rng, 1_000_000, &mut stall);
         assert_eq!(stall.total(10), n as u64 * (step + hit));
     }
 
@@ -226,15 +184,7 @@ mod tests {
         let mut rng = crate::sim::rng(1, 0, 0);
         for (core, reads) in [(0, 7), (1, 2)] {
             let before = mem.stats.core_llc_misses;
-            w.process(
-                core,
-                &PktRef::default(),
-                1 << 20,
-                &mut mem,
-                &mut rng,
-                0,
-                &mut Stall::default(),
-            );
+            w.process(core, &PktRef::default(), 1 << 20, &mut mem, &mut rng, 0, &mut Stall::default());
             assert_eq!(mem.stats.core_llc_misses - before, reads);
         }
     }

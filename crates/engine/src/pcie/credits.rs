@@ -134,11 +134,7 @@ impl PostedCredits {
     pub fn stats(&mut self, now: Time) -> (f64, u64, f64) {
         self.settle(now);
         let dur = now.saturating_sub(self.since).max(1) as f64;
-        (
-            self.area as f64 / dur,
-            self.max,
-            self.stalled_ps as f64 / dur,
-        )
+        (self.area as f64 / dur, self.max, self.stalled_ps as f64 / dur)
     }
 }
 

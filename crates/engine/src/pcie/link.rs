@@ -410,10 +410,7 @@ mod tests {
                     heap.push(Reverse(at));
                     held -= 1;
                 }
-                assert_eq!(
-                    tags.next_free(),
-                    heap.peek().map_or(tags.last_release, |t| t.0)
-                );
+                assert_eq!(tags.next_free(), heap.peek().map_or(tags.last_release, |t| t.0));
             }
         }
     }

@@ -241,11 +241,7 @@ mod tests {
         // FLIT mode: the 4 DW / 3 DW headers alone, framing in the flit
         let flit = PcieConfig { gen: 6, ..c };
         assert_eq!(
-            (
-                mwr_overhead(&flit),
-                mrd_overhead(&flit),
-                cpld_overhead(&flit)
-            ),
+            (mwr_overhead(&flit), mrd_overhead(&flit), cpld_overhead(&flit)),
             (16, 16, 12)
         );
         assert_eq!(mwr_tlps_at(&flit, 0, 1500).wire_bytes, 1500 + 6 * 16);

@@ -127,10 +127,7 @@ mod tests {
         let all: Vec<u32> = std::iter::from_fn(|| l.take()).collect();
         l.append(&[all[0], all[1], all[3], all[2]]);
         assert_eq!(l.runs_ahead(4), 3);
-        assert_eq!(
-            l.ahead(8).collect::<Vec<_>>(),
-            [all[0], all[1], all[3], all[2]]
-        );
+        assert_eq!(l.ahead(8).collect::<Vec<_>>(), [all[0], all[1], all[3], all[2]]);
         assert!(l.contains(all[2]) && !l.contains(all[4]));
         assert_eq!(l.head(), Some(all[0]));
     }

@@ -105,15 +105,9 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
             c.cpu.max_cores
         ));
     }
-    for (key, list) in [
-        ("nic.remote_socket", &c.nic.remote_socket),
-        ("nic.ddio", &c.nic.ddio),
-    ] {
+    for (key, list) in [("nic.remote_socket", &c.nic.remote_socket), ("nic.ddio", &c.nic.ddio)] {
         if list.len() as u64 > nics {
-            return Err(format!(
-                "{key}: {} entries for nic.count = {nics}",
-                list.len()
-            ));
+            return Err(format!("{key}: {} entries for nic.count = {nics}", list.len()));
         }
     }
     if c.llc.cat_masks.as_slice().len() as u64 > nics {
@@ -124,7 +118,8 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
     }
     let max_frame = match c.traffic.size_dist {
         "fixed" => c.traffic.size,
-        "bimodal" => c.traffic.bimodal_large.max(c.traffic.bimodal_small),
+        "bimodal" => c.traffic.bimodal_large
+            .max(c.traffic.bimodal_small),
         "empirical" => {
             let (s, w) = (c.traffic.sizes.as_slice(), c.traffic.weights.as_slice());
             if s.is_empty() || s.len() != w.len() || w.iter().sum::<f64>() <= 0.0 {
@@ -154,10 +149,7 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
     let phases = c.traffic.phase_at.as_slice();
     for (key, n) in [
         ("traffic.phase_rate", c.traffic.phase_rate.as_slice().len()),
-        (
-            "traffic.phase_target_share",
-            c.traffic.phase_target_share.as_slice().len(),
-        ),
+        ("traffic.phase_target_share", c.traffic.phase_target_share.as_slice().len()),
     ] {
         if n != 0 && n != phases.len() {
             return Err(format!(
@@ -178,13 +170,7 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
             w[0], w[1]
         ));
     }
-    if let Some(r) = c
-        .traffic
-        .phase_rate
-        .as_slice()
-        .iter()
-        .find(|&&r| r > c.nic.line_rate)
-    {
+    if let Some(r) = c.traffic.phase_rate.as_slice().iter().find(|&&r| r > c.nic.line_rate) {
         return Err(format!(
             "traffic.phase_rate = {}Gbps: above nic.line_rate = {}Gbps",
             *r as f64 / 1e3,
@@ -192,17 +178,10 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
         ));
     }
     if !c.traffic.phase_rate.as_slice().is_empty() && c.traffic.size_dist == "pcap" {
-        return Err(
-            "traffic.phase_rate: a pcap replay keeps the trace's own rate; leave phase_rate empty"
-                .into(),
-        );
+        return Err("traffic.phase_rate: a pcap replay keeps the trace's own rate; leave phase_rate empty".into());
     }
     let targeted = c.traffic.target_share > 0.0
-        || c.traffic
-            .phase_target_share
-            .as_slice()
-            .iter()
-            .any(|&s| s > 0.0);
+        || c.traffic.phase_target_share.as_slice().iter().any(|&s| s > 0.0);
     if (1..64).contains(&c.traffic.target_size) {
         return Err(format!(
             "traffic.target_size = {} B: give 0 (frames keep their size) or a frame of 64 .. 9216 B",
@@ -214,9 +193,7 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
     } else {
         max_frame
     };
-    let data_room = c
-        .mempool
-        .mbuf_size
+    let data_room = c.mempool.mbuf_size
         .saturating_sub(crate::cpu::mempool::DATA_OFFSET);
     if max_frame > data_room && c.traffic.size_dist != "pcap" {
         return Err(format!(
@@ -233,7 +210,9 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
     if c.rings.dynamic {
         rings += c.cpu.cores; // the private set too
     }
-    let per_nic_bufs = rings * c.nic.rx_ring_size + c.cpu.cores * c.mempool.cache + c.app.tx_burst;
+    let per_nic_bufs = rings * c.nic.rx_ring_size
+        + c.cpu.cores * c.mempool.cache
+        + c.app.tx_burst;
     if c.mempool.size < per_nic_bufs {
         return Err(format!(
             "mempool.size = {}: the Rx rings and per-core caches of one NIC hold {per_nic_bufs} buffers; give at least that",
@@ -242,8 +221,10 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
     }
     // The model's physical address space is 64 GiB (cache tags are 30-bit).
     // A split frame's payload pool is a second pool of the same size.
-    let pools =
-        c.nic.count * c.mempool.size * c.mempool.mbuf_size * if c.nic.header_split { 2 } else { 1 };
+    let pools = c.nic.count
+        * c.mempool.size
+        * c.mempool.mbuf_size
+        * if c.nic.header_split { 2 } else { 1 };
     let tables = {
         let (b, k) = crate::nf::flowtable::FlowTable::footprint(c.app.flow_table_size);
         flow_tables_per_core(c) * c.nic.count * c.cpu.cores * (b + k)
@@ -253,24 +234,9 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
         // name the largest part: that is what to change
         let parts = [
             ("mempool.size", c.mempool.size, "packet pools", pools),
-            (
-                "app.flow_table_size",
-                c.app.flow_table_size,
-                "flow tables",
-                tables,
-            ),
-            (
-                "app.wp_size",
-                c.app.wp_size,
-                "the WorkPackage array",
-                c.app.wp_size,
-            ),
-            (
-                "corunner.buffer",
-                c.corunner.buffer,
-                "the co-runner's buffer",
-                c.corunner.buffer,
-            ),
+            ("app.flow_table_size", c.app.flow_table_size, "flow tables", tables),
+            ("app.wp_size", c.app.wp_size, "the WorkPackage array", c.app.wp_size),
+            ("corunner.buffer", c.corunner.buffer, "the co-runner's buffer", c.corunner.buffer),
         ];
         let (key, value, what, bytes) = parts.iter().max_by_key(|p| p.3).expect("parts");
         return Err(format!(
@@ -308,7 +274,8 @@ fn cross_check_bf3(c: &Cfg) -> Result<(), String> {
     if c.bf3.nic_l2_ways > c.dpa.l2_ways {
         return Err(format!(
             "bf3.nic_l2_ways = {}: must be <= dpa.l2_ways = {}",
-            c.bf3.nic_l2_ways, c.dpa.l2_ways
+            c.bf3.nic_l2_ways,
+            c.dpa.l2_ways
         ));
     }
     let hw = c.dpa.cores * c.dpa.threads_per_core;
@@ -325,7 +292,10 @@ fn cross_check_bf3(c: &Cfg) -> Result<(), String> {
     let proc = c.dpa_bench.proc;
     let threads = c.dpa_bench.threads;
     let (max, what) = match proc {
-        "dpa" => (c.dpa.usable_threads, "dpa.usable_threads".to_string()),
+        "dpa" => (
+            c.dpa.usable_threads,
+            "dpa.usable_threads".to_string(),
+        ),
         "arm" => (c.arm.cores, "arm.cores".to_string()),
         _ => (
             c.cpu.max_cores * c.host.threads_per_core,
@@ -375,7 +345,11 @@ fn cross_check_bf3(c: &Cfg) -> Result<(), String> {
             return Err(format!("{} = host with {} = arm: DPA threads cannot use host and Arm memory together (DOCA 2.5)", h.0, a.0));
         }
     }
-    let mem = if proc == "dpa" { c.dpa_bench.mem } else { proc };
+    let mem = if proc == "dpa" {
+        c.dpa_bench.mem
+    } else {
+        proc
+    };
     let (cap, key) = match mem {
         "dpa" => (c.dpa.memory_size, "dpa.memory_size"),
         "arm" => (c.arm.memory_size, "arm.memory_size"),
@@ -404,7 +378,8 @@ fn cross_check_bf3(c: &Cfg) -> Result<(), String> {
     if workload == "chase" && c.dpa_bench.working_set < c.dpa_bench.stride {
         return Err(format!(
             "dpa_bench.working_set = {} B: smaller than dpa_bench.stride = {} B",
-            c.dpa_bench.working_set, c.dpa_bench.stride
+            c.dpa_bench.working_set,
+            c.dpa_bench.stride
         ));
     }
     Ok(())
@@ -429,37 +404,16 @@ pub struct MemoryPart {
 pub fn memory_estimate(c: &Cfg) -> [MemoryPart; 4] {
     let nics = c.nic.count;
     let cores = nics * c.cpu.cores;
-    let tables = flow_tables_per_core(c)
-        * cores
-        * crate::nf::flowtable::FlowTable::host_bytes(c.app.flow_table_size);
+    let tables = flow_tables_per_core(c) * cores * crate::nf::flowtable::FlowTable::host_bytes(c.app.flow_table_size);
     // Per cached line: tag, rank and sharer bits (~16 B with padding).
     let lines = c.llc.size / 64 + (cores + 1) * c.l2.size / 64;
     let period = c.sim.sample_period;
-    let samples = if period == 0 {
-        0
-    } else {
-        (c.sim.warmup + c.sim.duration) / period + 1
-    };
-    let part = |key, value, what, bytes| MemoryPart {
-        key,
-        value,
-        what,
-        bytes,
-    };
+    let samples = if period == 0 { 0 } else { (c.sim.warmup + c.sim.duration) / period + 1 };
+    let part = |key, value, what, bytes| MemoryPart { key, value, what, bytes };
     [
-        part(
-            "app.flow_table_size",
-            c.app.flow_table_size,
-            "flow tables",
-            tables,
-        ),
+        part("app.flow_table_size", c.app.flow_table_size, "flow tables", tables),
         part("llc.size", c.llc.size, "cache tags", lines * 16),
-        part(
-            "traffic.flows",
-            c.traffic.flows,
-            "flow records",
-            nics * c.traffic.flows * 16,
-        ),
+        part("traffic.flows", c.traffic.flows, "flow records", nics * c.traffic.flows * 16),
         part(
             "sim.sample_period",
             period,
@@ -507,7 +461,8 @@ fn check_kvs(c: &Cfg) -> Result<(), String> {
     if c.traffic.flow_popularity == "hot" && c.traffic.hot_flows > c.traffic.flows {
         return Err(format!(
             "traffic.hot_flows = {}: more hot items than traffic.flows = {}",
-            c.traffic.hot_flows, c.traffic.flows
+            c.traffic.hot_flows,
+            c.traffic.flows
         ));
     }
     let small = c.traffic.hot_share_small;
@@ -529,10 +484,7 @@ fn check_rings(c: &Cfg) -> Result<(), String> {
     }
     if c.rings.dynamic {
         if n == 1 {
-            return Err(
-                "rings.dynamic = true: needs rings.sharing > 1 (the shared rings to switch to)"
-                    .into(),
-            );
+            return Err("rings.dynamic = true: needs rings.sharing > 1 (the shared rings to switch to)".into());
         }
         if c.nic.payload_mem == "nicmem" {
             return Err("rings.dynamic = true: not supported with nic.payload_mem = nicmem".into());
@@ -549,7 +501,8 @@ fn check_flow_control(c: &Cfg, max_frame: u64) -> Result<(), String> {
     if c.traffic.closed_loop > 0 {
         return Err("nic.flow_control = true: not supported with traffic.closed_loop (the client's window already paces it)".into());
     }
-    let headroom = crate::wire::pause::mlx5_headroom(c.nic.line_rate / 1000, c.nic.cable_len);
+    let headroom =
+        crate::wire::pause::mlx5_headroom(c.nic.line_rate / 1000, c.nic.cable_len);
     let need = headroom + crate::wire::pause::XON_GAP + max_frame;
     if c.nic.rx_buffer < need {
         return Err(format!(
@@ -609,7 +562,8 @@ fn check_nicmem(c: &Cfg, max_frame: u64) -> Result<(), String> {
     if c.nic.nicmem_size > c.nic.nicmem_capacity {
         return Err(format!(
             "nic.nicmem_size = {} B: more than the NIC exposes (nic.nicmem_capacity = {} B)",
-            c.nic.nicmem_size, c.nic.nicmem_capacity
+            c.nic.nicmem_size,
+            c.nic.nicmem_capacity
         ));
     }
     let (cores, host_q) = (c.cpu.cores, c.nic.host_queues);
@@ -655,7 +609,10 @@ fn netdimm_check(c: &Cfg) -> Result<(), String> {
     if c.netdimm.interleave {
         return Err("netdimm.interleave = true: the NetDIMM address range must stay on one channel (flex mode, paper Sec. 4.2.1); set it to false".into());
     }
-    if c.sim.kind == "netdimm" && c.netdimm.traffic == "fixed" && !c.netdimm.segmentation {
+    if c.sim.kind == "netdimm"
+        && c.netdimm.traffic == "fixed"
+        && !c.netdimm.segmentation
+    {
         let frame = c.netdimm.size + crate::wire::UDP_HEADERS;
         if frame > c.netdimm.mtu {
             return Err(format!(
@@ -667,7 +624,10 @@ fn netdimm_check(c: &Cfg) -> Result<(), String> {
             ));
         }
     }
-    if c.sim.kind == "netdimm" && c.netdimm.traffic != "fixed" && c.netdimm.mtu < 1514 {
+    if c.sim.kind == "netdimm"
+        && c.netdimm.traffic != "fixed"
+        && c.netdimm.mtu < 1514
+    {
         return Err(format!(
             "netdimm.mtu = {}: the Facebook size distributions reach 1514 B frames",
             c.netdimm.mtu
@@ -748,16 +708,8 @@ mod tests {
     fn errors_stay_one_line_and_list_each_section_once() {
         // Found by the scenario_json fuzzer: a key with a newline.
         let e = validate(&json!({"8e\ng_si": "nat", "x": 1})).unwrap_err();
-        assert!(
-            !e.contains('\n') && e.contains("unknown parameter '8e\\ng_si'"),
-            "{e}"
-        );
-        let sections: Vec<&str> = e
-            .split("sections are ")
-            .nth(1)
-            .unwrap()
-            .split(", ")
-            .collect();
+        assert!(!e.contains('\n') && e.contains("unknown parameter '8e\\ng_si'"), "{e}");
+        let sections: Vec<&str> = e.split("sections are ").nth(1).unwrap().split(", ").collect();
         let mut unique = sections.clone();
         unique.sort();
         unique.dedup();
@@ -789,10 +741,7 @@ mod tests {
         );
         // the largest part is named, not the pools that did not overflow
         let e = validate(&json!({"app": {"nf": "workpackage", "wp_size": "100GB"}})).unwrap_err();
-        assert!(
-            e.starts_with("app.wp_size = 100000000000: the WorkPackage array"),
-            "{e}"
-        );
+        assert!(e.starts_with("app.wp_size = 100000000000: the WorkPackage array"), "{e}");
     }
 
     #[test]
@@ -803,49 +752,26 @@ mod tests {
         assert!(e.starts_with("app.flow_table_size = 1048576: too small to preload traffic.flows = 4000000 (about 1142858 entries"), "{e}");
         let mut lb = nat.clone();
         lb["app"]["nf"] = json!("lb");
-        assert!(
-            validate(&lb).is_ok(),
-            "LB keeps one entry per flow: 571 k per core fits"
-        );
+        assert!(validate(&lb).is_ok(), "LB keeps one entry per flow: 571 k per core fits");
         let mut lazy = nat.clone();
         lazy["app"]["preload_flows"] = json!(false);
-        assert!(
-            validate(&lazy).is_ok(),
-            "tables that fill during the run may overflow"
-        );
+        assert!(validate(&lazy).is_ok(), "tables that fill during the run may overflow");
     }
 
     #[test]
     fn a_pcap_without_pcap_sizes_is_refused() {
         let e = validate(&json!({"traffic": {"pcap": "trace.pcap"}})).unwrap_err();
-        assert!(
-            e.starts_with(
-                "traffic.pcap = trace.pcap: only read with traffic.size_dist = pcap (now fixed)"
-            ),
-            "{e}"
-        );
+        assert!(e.starts_with("traffic.pcap = trace.pcap: only read with traffic.size_dist = pcap (now fixed)"), "{e}");
     }
 
     #[test]
     fn whole_bytes_and_phases_within_the_run() {
         let e = validate(&json!({"traffic": {"size": 64.5}})).unwrap_err();
-        assert!(
-            e.starts_with("traffic.size = 64.5: must be a whole number of bytes"),
-            "{e}"
-        );
-        assert!(
-            validate(&json!({"traffic": {"size": "1.5KiB"}})).is_ok(),
-            "1536 B is whole"
-        );
-        let e = validate(&json!({"traffic": {"phase_at": ["8ms"], "phase_rate": ["10Gbps"]}}))
-            .unwrap_err();
-        assert!(
-            e.starts_with("traffic.phase_at = 8000000000ps: at or after the run's end"),
-            "{e}"
-        );
-        assert!(
-            validate(&json!({"traffic": {"phase_at": ["6ms"], "phase_rate": ["10Gbps"]}})).is_ok()
-        );
+        assert!(e.starts_with("traffic.size = 64.5: must be a whole number of bytes"), "{e}");
+        assert!(validate(&json!({"traffic": {"size": "1.5KiB"}})).is_ok(), "1536 B is whole");
+        let e = validate(&json!({"traffic": {"phase_at": ["8ms"], "phase_rate": ["10Gbps"]}})).unwrap_err();
+        assert!(e.starts_with("traffic.phase_at = 8000000000ps: at or after the run's end"), "{e}");
+        assert!(validate(&json!({"traffic": {"phase_at": ["6ms"], "phase_rate": ["10Gbps"]}})).is_ok());
     }
 
     #[test]
@@ -855,4 +781,5 @@ mod tests {
         assert_eq!(c.nic.remote_socket.as_slice(), &[false, true]);
         assert_eq!(c.llc.cat_masks.as_slice(), &[0xff, 3]);
     }
+
 }

@@ -13,12 +13,12 @@
 //! `cpu.nt_store_threshold` bytes use non-temporal stores (no read for
 //! ownership), as glibc's memcpy does.
 
-use crate::config::Cfg;
 use crate::cpu::wc::WcBuffers;
 use crate::cpu::Stall;
 use crate::mem::{AddressMap, Memory};
+use crate::config::Cfg;
 use crate::pcie::{PcieConfig, PcieLink};
-use crate::report::{Body, CopyBenchReport, Report, SimInfo};
+use crate::report::{CopyBenchReport, Report, Body, SimInfo};
 use crate::units::{cycles_to_ps, Time};
 
 /// Lines issued together before the core waits for their misses.
@@ -78,14 +78,12 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
     t = t.max(wc.drained());
     let bytes = size * c.copy_bench.iterations;
     Ok(Report {
-        body: Body::CopyBench {
-            copy_bench: CopyBenchReport {
-                mode,
-                size,
-                gbytes_s: bytes as f64 / t.max(1) as f64 * 1e3,
-                ns_per_line: t as f64 / 1e3 / (bytes / 64) as f64,
-            },
-        },
+        body: Body::CopyBench { copy_bench: CopyBenchReport {
+            mode,
+            size,
+            gbytes_s: bytes as f64 / t.max(1) as f64 * 1e3,
+            ns_per_line: t as f64 / 1e3 / (bytes / 64) as f64,
+        } },
         sim: SimInfo::new(c.sim.seed, 0, 0, t),
     })
 }

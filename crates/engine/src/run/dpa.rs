@@ -19,12 +19,12 @@
 //! Threads advance in time order (a heap of ready times), so threads on a
 //! core share its issue slots and all threads share the hops' pipes.
 
-use crate::config::Cfg;
 use crate::devices::dpa::cores::Cores;
 use crate::devices::dpa::hop::Pipe;
 use crate::devices::dpa::memsys::MemSys;
 use crate::devices::dpa::{Mem, Proc};
-use crate::report::{Body, DpaReport, Report, SimInfo};
+use crate::config::Cfg;
+use crate::report::{DpaReport, Report, Body, SimInfo};
 use crate::sim::rng;
 use crate::units::Time;
 use rand::Rng as _;
@@ -580,11 +580,7 @@ fn round_trips(c: &Cfg, client: Machine, r: &mut DpaReport) -> (Vec<Time>, Time)
     let packets = c.dpa_bench.packets;
     // with background traffic, syncs are spaced so their samples see
     // independent queue states
-    let spacing = if bg.gap > 0.0 {
-        10 * crate::units::US
-    } else {
-        0
-    };
+    let spacing = if bg.gap > 0.0 { 10 * crate::units::US } else { 0 };
     let mut t: Time = 0;
     let mut rtts = Vec::with_capacity(packets as usize);
     for k in 0..packets {
@@ -608,23 +604,10 @@ fn round_trips(c: &Cfg, client: Machine, r: &mut DpaReport) -> (Vec<Time>, Time)
         x = b.ms.nic_read(pkt_addr(net, 0, k), size, x) + nic;
         x = links[1][0].pass(x, size + 20);
         // client: receive
-        x =
-            a.ms.nic_write(pkt_addr(net, 0, k + RING / 2), size, x + nic);
+        x = a.ms.nic_write(pkt_addr(net, 0, k + RING / 2), size, x + nic);
         let home = a.home();
         x = a.ms.nic_write(queue_addr(home, 0, k + RING / 2), 64, x);
-        let seen = serve(
-            a,
-            0,
-            k + RING / 2,
-            size,
-            net,
-            data,
-            &client_rx,
-            &mut rg,
-            &keys,
-            x,
-        )
-        .0;
+        let seen = serve(a, 0, k + RING / 2, size, net, data, &client_rx, &mut rg, &keys, x).0;
         if k >= packets / 10 {
             rtts.push(seen - start);
         }
@@ -793,14 +776,16 @@ mod tests {
         // beyond every cache: DPA L1, L2, L3, switch, Arm L3, Arm DRAM (+ one
         // line's serialisation on each pipe and the DRAM channel)
         let r = dpa(json!({"workload": "chase", "working_set": "64MiB", "accesses": 2000}));
-        let idle = ns(&[
-            "dpa.l1_latency",
-            "dpa.l2_latency",
-            "dpa.l3_latency",
-            "bf3.switch_latency",
-            "arm.l3_latency",
-            "arm.dram_latency",
-        ]);
+        let idle = ns(
+            &[
+                "dpa.l1_latency",
+                "dpa.l2_latency",
+                "dpa.l3_latency",
+                "bf3.switch_latency",
+                "arm.l3_latency",
+                "arm.dram_latency",
+            ],
+        );
         assert!(
             r.latency_ns >= idle && r.latency_ns < idle + 20.0,
             "{} vs {idle}",
@@ -810,13 +795,15 @@ mod tests {
         let r = dpa(
             json!({"workload": "chase", "mem": "arm", "working_set": "64MiB", "accesses": 2000}),
         );
-        let idle = ns(&[
-            "dpa.l1_latency",
-            "bf3.aperture_latency",
-            "bf3.switch_latency",
-            "arm.l3_latency",
-            "arm.dram_latency",
-        ]);
+        let idle = ns(
+            &[
+                "dpa.l1_latency",
+                "bf3.aperture_latency",
+                "bf3.switch_latency",
+                "arm.l3_latency",
+                "arm.dram_latency",
+            ],
+        );
         assert!(
             r.latency_ns >= idle && r.latency_ns < idle + 20.0,
             "{} vs {idle}",
@@ -895,24 +882,14 @@ mod tests {
         let gbs = |cores: u64| {
             let c = validate(&json!({"sim": {"kind": "dpa"}, "cpu": {"max_cores": cores},
                 "dpa_bench": {"workload": "bandwidth", "proc": "host", "mem": "host", "threads": 2,
-                              "working_set": "256MiB", "accesses": 4000}}))
-            .unwrap();
+                              "working_set": "256MiB", "accesses": 4000}})).unwrap();
             run(&c).unwrap().dpa().cloned().unwrap().gbytes_s
         };
-        let one = dpa(
-            json!({"workload": "bandwidth", "proc": "host", "mem": "host", "threads": 1,
-                             "working_set": "256MiB", "accesses": 4000}),
-        )
-        .gbytes_s;
+        let one = dpa(json!({"workload": "bandwidth", "proc": "host", "mem": "host", "threads": 1,
+                             "working_set": "256MiB", "accesses": 4000})).gbytes_s;
         let (shared, apart) = (gbs(1), gbs(2));
-        assert!(
-            shared < 1.2 * one,
-            "one thread {one}, two on one core {shared} GB/s"
-        );
-        assert!(
-            (apart / one - 2.0).abs() < 0.2,
-            "one thread {one}, two on two cores {apart} GB/s"
-        );
+        assert!(shared < 1.2 * one, "one thread {one}, two on one core {shared} GB/s");
+        assert!((apart / one - 2.0).abs() < 0.2, "one thread {one}, two on two cores {apart} GB/s");
     }
 
     #[test]
@@ -977,11 +954,7 @@ mod tests {
                        "sync_interval": "1s", "drift_ppm": 10});
         let r = dpa(s.clone());
         let half_rtt = r.latency_ns / 2.0;
-        assert!(
-            (r.epsilon_ns - (half_rtt + 5_000.0)).abs() < 1.0,
-            "{} vs {half_rtt}",
-            r.epsilon_ns
-        );
+        assert!((r.epsilon_ns - (half_rtt + 5_000.0)).abs() < 1.0, "{} vs {half_rtt}", r.epsilon_ns);
         assert!(r.epsilon_p999_ns > half_rtt + 9_900.0 && r.epsilon_p999_ns < half_rtt + 10_500.0);
         // the round trip is the reflector's (same exchange, same hops)
         let mut l = s.clone();
@@ -993,12 +966,7 @@ mod tests {
         let mut loaded = host.clone();
         loaded["background"] = json!("50Gbps");
         let (idle, busy) = (dpa(host), dpa(loaded));
-        assert!(
-            busy.latency_ns >= idle.latency_ns,
-            "{} < {}",
-            busy.latency_ns,
-            idle.latency_ns
-        );
+        assert!(busy.latency_ns >= idle.latency_ns, "{} < {}", busy.latency_ns, idle.latency_ns);
         assert!(busy.epsilon_p999_ns > idle.epsilon_p999_ns);
     }
 
@@ -1012,12 +980,9 @@ mod tests {
 
     #[test]
     fn bad_inputs_name_the_parameter() {
-        let err =
-            |b: Value| validate(&json!({ "sim": {"kind": "dpa"}, "dpa_bench": b })).unwrap_err();
-        assert!(
-            err(json!({"workload": "clocksync", "background": "400Gbps"}))
-                .starts_with("dpa_bench.background = 400Gbps: at or above the")
-        );
+        let err = |b: Value| validate(&json!({ "sim": {"kind": "dpa"}, "dpa_bench": b })).unwrap_err();
+        assert!(err(json!({"workload": "clocksync", "background": "400Gbps"}))
+            .starts_with("dpa_bench.background = 400Gbps: at or above the"));
         assert!(err(json!({"workload": "compute", "threads": 200}))
             .starts_with("dpa_bench.threads = 200: more than the 190 usable dpa threads"));
         assert!(err(

@@ -39,16 +39,14 @@
 //! DIMM's banks) are booked message by message, so a message's early steps
 //! can queue behind a previous message's later bookings on the same host.
 
-use crate::config::Cfg;
 use crate::cpu::Stall;
 use crate::devices::netdimm::dram::{DdrTiming, Geometry};
 use crate::devices::netdimm::rowclone::Mode;
 use crate::devices::netdimm::{NetDimm, NetDimmConfig};
 use crate::mem::{AddressMap, DmaMode, Memory};
+use crate::config::Cfg;
 use crate::pcie::{PcieConfig, PcieLink};
-use crate::report::{
-    latency, Body, NetDimmBreakdown, NetDimmClones, NetDimmReport, Report, SimInfo,
-};
+use crate::report::{latency, NetDimmBreakdown, NetDimmClones, NetDimmReport, Report, Body, SimInfo};
 use crate::sim::rng;
 use crate::units::{cycles_to_ps, ser_time, Time};
 use hdrhistogram::Histogram;
@@ -291,10 +289,7 @@ impl Sim {
         (0..frames)
             .map(|f| {
                 let payload = (size - (f * self.max_payload).min(size)).min(self.max_payload);
-                ser_time(
-                    (payload + HEADERS).max(MIN_FRAME) + WIRE_EXTRA,
-                    self.line_rate,
-                )
+                ser_time((payload + HEADERS).max(MIN_FRAME) + WIRE_EXTRA, self.line_rate)
             })
             .sum()
     }
@@ -324,13 +319,7 @@ impl Sim {
     /// A CPU copy of `bytes` from `t`: `window` lines in flight, each line's
     /// load and store priced by `line(l, at, stall)`, plus the copy loop's
     /// own cycles per line.
-    fn copy_lines(
-        bytes: u64,
-        mut t: Time,
-        window: u64,
-        line_ps: Time,
-        mut line: impl FnMut(u64, Time, &mut Stall),
-    ) -> Time {
+    fn copy_lines(bytes: u64, mut t: Time, window: u64, line_ps: Time, mut line: impl FnMut(u64, Time, &mut Stall)) -> Time {
         let lines = bytes.div_ceil(64);
         for first in (0..lines).step_by(window as usize) {
             let n = window.min(lines - first);
@@ -344,15 +333,7 @@ impl Sim {
     }
 
     /// A copy between host buffers through the cache model.
-    fn copy_host(
-        mem: &mut Memory,
-        src: u64,
-        dst: u64,
-        bytes: u64,
-        t: Time,
-        window: u64,
-        line_ps: Time,
-    ) -> Time {
+    fn copy_host(mem: &mut Memory, src: u64, dst: u64, bytes: u64, t: Time, window: u64, line_ps: Time) -> Time {
         Self::copy_lines(bytes, t, window, line_ps, |l, t, stall| {
             stall.add(mem.core_access(0, src + l * 64, false, t));
             stall.add(mem.core_access(0, dst + l * 64, true, t));
@@ -619,12 +600,7 @@ impl Sim {
                 t = Self::copy_lines(payload, t, self.window, line_ps, |l, t, stall| {
                     // In line order: the header line comes from nCache,
                     // the payload from DRAM and the prefetcher.
-                    stall.add(
-                        rx.nd
-                            .host_read(t + mc, nd_rx_dma + (HEADERS & !63) + l * 64)
-                            + mc
-                            - t,
-                    );
+                    stall.add(rx.nd.host_read(t + mc, nd_rx_dma + (HEADERS & !63) + l * 64) + mc - t);
                     stall.add(rx.mem.core_access(0, rx_app + l * 64, true, t));
                 });
             }
@@ -779,13 +755,10 @@ fn run_corunner(c: &Cfg) -> Result<Report, String> {
         t += ser_time(frame + WIRE_EXTRA, sim.line_rate);
     }
     Ok(Report {
-        body: Body::NetDimm {
-            netdimm: None,
-            corunner: Some(crate::report::CorunnerReport {
-                mean_latency_ns: crate::report::ratio(lat_sum, accesses) / 1e3,
-                gbytes_s: accesses as f64 * 64.0 / (t - t_warm).max(1) as f64 * 1e3,
-            }),
-        },
+        body: Body::NetDimm { netdimm: None, corunner: Some(crate::report::CorunnerReport {
+            mean_latency_ns: crate::report::ratio(lat_sum, accesses) / 1e3,
+            gbytes_s: accesses as f64 * 64.0 / (t - t_warm).max(1) as f64 * 1e3,
+        }) },
         sim: SimInfo::new(c.sim.seed, 0, n, t),
     })
 }
@@ -848,36 +821,33 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
     let rx = &sim.rx.nd.ncache;
     let total = sum.total();
     Ok(Report {
-        body: Body::NetDimm {
-            corunner: None,
-            netdimm: Some(NetDimmReport {
-                nic: c.netdimm.nic.to_string(),
-                messages: n - warm,
-                mean_size: bytes as f64 / k,
-                latency_ns: latency(&hist),
-                breakdown_ns: NetDimmBreakdown {
-                    tx_copy: ns(sum.tx_copy),
-                    tx_flush: ns(sum.tx_flush),
-                    io_reg_access: ns(sum.io_reg_access),
-                    tx_dma: ns(sum.tx_dma),
-                    wire: ns(sum.wire),
-                    rx_dma: ns(sum.rx_dma),
-                    rx_invalidate: ns(sum.rx_invalidate),
-                    rx_copy: ns(sum.rx_copy),
-                    queue: ns(sum.queue),
-                    total: ns(total),
-                },
-                pcie_ns: ns(sim.pcie_ps),
-                sustained_gbps: frame_bits / bottleneck.max(1.0) * 1e3,
-                clones: NetDimmClones {
-                    fpm: sim.clones[0],
-                    psm: sim.clones[1],
-                    gcm: sim.clones[2],
-                },
-                ncache_hit_rate: crate::report::ratio(rx.hits, rx.hits + rx.misses),
-                copy_needed: sim.copy_needed_msgs,
-            }),
-        },
+        body: Body::NetDimm { corunner: None, netdimm: Some(NetDimmReport {
+            nic: c.netdimm.nic.to_string(),
+            messages: n - warm,
+            mean_size: bytes as f64 / k,
+            latency_ns: latency(&hist),
+            breakdown_ns: NetDimmBreakdown {
+                tx_copy: ns(sum.tx_copy),
+                tx_flush: ns(sum.tx_flush),
+                io_reg_access: ns(sum.io_reg_access),
+                tx_dma: ns(sum.tx_dma),
+                wire: ns(sum.wire),
+                rx_dma: ns(sum.rx_dma),
+                rx_invalidate: ns(sum.rx_invalidate),
+                rx_copy: ns(sum.rx_copy),
+                queue: ns(sum.queue),
+                total: ns(total),
+            },
+            pcie_ns: ns(sim.pcie_ps),
+            sustained_gbps: frame_bits / bottleneck.max(1.0) * 1e3,
+            clones: NetDimmClones {
+                fpm: sim.clones[0],
+                psm: sim.clones[1],
+                gcm: sim.clones[2],
+            },
+            ncache_hit_rate: crate::report::ratio(rx.hits, rx.hits + rx.misses),
+            copy_needed: sim.copy_needed_msgs,
+        }) },
         sim: SimInfo::new(c.sim.seed, 0, n, total),
     })
 }
@@ -885,8 +855,8 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pcie::tlp::{cpld_wire_bytes, mmio_write_wire_bytes, mrd_overhead};
     use crate::run::validated as validate;
+    use crate::pcie::tlp::{cpld_wire_bytes, mmio_write_wire_bytes, mrd_overhead};
     use serde_json::{json, Value};
 
     fn cfg(extra: Value) -> Cfg {
@@ -1025,8 +995,7 @@ mod tests {
         let r = run(&cfg(json!({"netdimm": {"size": 1000}})))
             .unwrap()
             .netdimm()
-            .cloned()
-            .unwrap();
+            .cloned().unwrap();
         assert_eq!(
             (r.clones.fpm, r.clones.psm, r.clones.gcm),
             (r.messages, 0, 0)
@@ -1037,8 +1006,7 @@ mod tests {
         ))
         .unwrap()
         .netdimm()
-        .cloned()
-        .unwrap();
+        .cloned().unwrap();
         assert_eq!(h.clones.fpm + h.clones.psm + h.clones.gcm, 0);
         assert_eq!(h.copy_needed, h.messages);
         assert!(
@@ -1058,15 +1026,13 @@ mod tests {
             let full = run(&cfg(json!({"netdimm": {"nic": nic, "size": 2000}})))
                 .unwrap()
                 .netdimm()
-                .cloned()
-                .unwrap();
+                .cloned().unwrap();
             let z = run(&cfg(
                 json!({"netdimm": {"nic": format!("{nic}.zcpy"), "size": 2000}}),
             ))
             .unwrap()
             .netdimm()
-            .cloned()
-            .unwrap();
+            .cloned().unwrap();
             assert!(
                 z.breakdown_ns.rx_copy < full.breakdown_ns.rx_copy
                     && z.breakdown_ns.tx_copy < full.breakdown_ns.tx_copy
@@ -1084,8 +1050,7 @@ mod tests {
                     run(&cfg(json!({"netdimm": {"nic": nic, "size": s}})))
                         .unwrap()
                         .netdimm()
-                        .cloned()
-                        .unwrap()
+                        .cloned().unwrap()
                         .breakdown_ns
                         .total
                 })
@@ -1101,12 +1066,7 @@ mod tests {
     fn dpi_through_netdimm_loads_the_channel_more_than_l3f() {
         let co = |nf: &str| {
             let c = cfg(json!({"netdimm": {"nf": nf, "traffic": "database", "messages": 5000}}));
-            run(&c)
-                .unwrap()
-                .corunner()
-                .cloned()
-                .unwrap()
-                .mean_latency_ns
+            run(&c).unwrap().corunner().cloned().unwrap().mean_latency_ns
         };
         let (l3f, dpi) = (co("l3f"), co("dpi"));
         assert!(dpi > l3f && l3f > 0.0, "dpi {dpi} l3f {l3f}");
@@ -1114,9 +1074,7 @@ mod tests {
 
     #[test]
     fn bad_inputs_name_the_parameter() {
-        let e =
-            validate(&json!({"sim": {"kind": "netdimm"}, "netdimm": {"nic": "dnic", "nf": "dpi"}}))
-                .unwrap_err();
+        let e = validate(&json!({"sim": {"kind": "netdimm"}, "netdimm": {"nic": "dnic", "nf": "dpi"}})).unwrap_err();
         assert!(e.starts_with("netdimm.nf = dpi"), "{e}");
         let e = validate(&json!({"netdimm": {"channel": 9}})).unwrap_err();
         assert!(
@@ -1125,10 +1083,7 @@ mod tests {
         );
         let e = validate(&json!({"netdimm": {"interleave": true}})).unwrap_err();
         assert!(e.starts_with("netdimm.interleave = true"), "{e}");
-        let e = validate(
-            &json!({"sim": {"kind": "netdimm"}, "netdimm": {"nic": "dnic", "size": 2000}}),
-        )
-        .unwrap_err();
+        let e = validate(&json!({"sim": {"kind": "netdimm"}, "netdimm": {"nic": "dnic", "size": 2000}})).unwrap_err();
         assert!(
             e.starts_with("netdimm.size = 2000") && e.contains("netdimm.segmentation"),
             "{e}"

@@ -5,10 +5,10 @@
 //! posted credits and memory hierarchy as the NIC, so its numbers are the
 //! NIC's limits.
 
-use crate::config::Cfg;
 use crate::mem::{DmaMode, Memory};
+use crate::config::Cfg;
 use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
-use crate::report::{latency, ratio, Body, PcieBenchReport, Report, SimInfo};
+use crate::report::{latency, ratio, PcieBenchReport, Report, Body, SimInfo};
 use crate::units::Time;
 use hdrhistogram::Histogram;
 
@@ -86,22 +86,21 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
     let done_bytes = (n.saturating_sub(1)) * size;
     Ok(Report {
         body: Body::PcieBench {
-            pcie_write_hit_rate: ratio(
-                mem.stats.dma_write_hits,
-                mem.stats.dma_write_hits + mem.stats.dma_write_misses,
-            ),
-            pcie_read_hit_rate: ratio(
-                mem.stats.dma_read_hits,
-                mem.stats.dma_read_hits + mem.stats.dma_read_misses,
-            ),
-            pcie_bench: PcieBenchReport {
-                mode,
-                size,
-                gbps: done_bytes as f64 * 8.0 / span as f64 * 1e3,
-                transfers_per_s: n.saturating_sub(1) as f64 / span as f64 * 1e12,
-                latency_ns: latency(&hist),
-            },
-        },
+        pcie_write_hit_rate: ratio(
+            mem.stats.dma_write_hits,
+            mem.stats.dma_write_hits + mem.stats.dma_write_misses,
+        ),
+        pcie_read_hit_rate: ratio(
+            mem.stats.dma_read_hits,
+            mem.stats.dma_read_hits + mem.stats.dma_read_misses,
+        ),
+        pcie_bench: PcieBenchReport {
+            mode,
+            size,
+            gbps: done_bytes as f64 * 8.0 / span as f64 * 1e3,
+            transfers_per_s: n.saturating_sub(1) as f64 / span as f64 * 1e12,
+            latency_ns: latency(&hist),
+        }, },
         sim: SimInfo::new(c.sim.seed, n, 0, last),
     })
 }
@@ -109,8 +108,8 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pcie::{effective_read_gbps, effective_write_gbps};
     use crate::run::validated as validate;
+    use crate::pcie::{effective_read_gbps, effective_write_gbps};
     use serde_json::json;
 
     fn bench(mode: &str, size: u64, cache: &str) -> PcieBenchReport {
@@ -122,17 +121,9 @@ mod tests {
     /// lines per credit loop (send, flight, the LLC's commit, UpdateFC flight).
     #[test]
     fn a_small_write_buffer_bounds_writes_by_its_credit_loop() {
-        let c = validate(
-            &json!({"sim": {"kind": "pcie_bench"}, "pcie": {"write_buffer": "256B"},
-            "pcie_bench": {"mode": "write", "size": 64, "transfers": 20000}}),
-        )
-        .unwrap();
-        let got = run(&c)
-            .unwrap()
-            .pcie_bench()
-            .cloned()
-            .unwrap()
-            .transfers_per_s;
+        let c = validate(&json!({"sim": {"kind": "pcie_bench"}, "pcie": {"write_buffer": "256B"},
+            "pcie_bench": {"mode": "write", "size": 64, "transfers": 20000}})).unwrap();
+        let got = run(&c).unwrap().pcie_bench().cloned().unwrap().transfers_per_s;
         let p = PcieConfig::from_section(&c.pcie).unwrap();
         let link = crate::pcie::PcieLink::new(p);
         let lat = p.latency_ps;
@@ -165,11 +156,7 @@ mod tests {
         let c = validate(&json!({})).unwrap();
         // the core wrote the warm buffer: a non-inclusive LLC leaves it in
         // the core's L2, and DMA reads snoop it there
-        let on_chip = if c.llc.inclusive {
-            c.llc.latency
-        } else {
-            c.llc.snoop_latency
-        };
+        let on_chip = if c.llc.inclusive { c.llc.latency } else { c.llc.snoop_latency };
         let extra = (c.dram.latency - on_chip) as f64 / 1000.0;
         let diff = cold.latency_ns.as_ref().unwrap().mean - warm.latency_ns.as_ref().unwrap().mean;
         // Cold: DRAM instead of the on-chip access (plus the channel's service time).
@@ -182,8 +169,7 @@ mod tests {
         // Warm 64 B read: two link traversals + the on-chip access.
         let rtt = 2.0 * c.pcie.latency as f64 / 1000.0 + on_chip as f64 / 1000.0;
         assert!(
-            warm.latency_ns.as_ref().unwrap().mean > rtt
-                && warm.latency_ns.as_ref().unwrap().mean < rtt + 30.0,
+            warm.latency_ns.as_ref().unwrap().mean > rtt && warm.latency_ns.as_ref().unwrap().mean < rtt + 30.0,
             "{} vs {rtt}",
             warm.latency_ns.as_ref().unwrap().mean
         );

@@ -88,10 +88,7 @@ impl<E: Copy> EventQueue<E> {
                 self.slab.len() as u64 - 1
             }
         };
-        assert!(
-            slot < 1 << SLOT_BITS && self.seq < MAX_SEQ,
-            "event queue overflow"
-        );
+        assert!(slot < 1 << SLOT_BITS && self.seq < MAX_SEQ, "event queue overflow");
         let key = (at as u128) << 64 | ((self.seq << SLOT_BITS) | slot) as u128;
         self.heap.push(Reverse(key));
         self.seq += 1;

@@ -119,11 +119,7 @@ pub enum Popularity {
     /// rest uniformly among the others (a KVS's hot set). With
     /// `small_share`, the small frames of a bimodal mix (a KVS client's
     /// GETs) use that share instead (the large ones, SETs, keep `share`).
-    Hot {
-        hot: u32,
-        share: f64,
-        small_share: Option<f64>,
-    },
+    Hot { hot: u32, share: f64, small_share: Option<f64> },
 }
 
 /// Everything a [`Source`] needs; the engine fills it from its config.
@@ -146,23 +142,11 @@ pub struct TrafficSpec {
 /// Read a pcap trace held in memory as a [`Source`] reads its file, at
 /// `rate_mbps` on a `line_rate_mbps` port: the frames and distinct flows
 /// it replays, or the one-line error. The entry point of the pcap fuzzer.
-pub fn read_pcap(
-    bytes: &[u8],
-    rate_mbps: u64,
-    line_rate_mbps: u64,
-) -> Result<(usize, usize), String> {
+pub fn read_pcap(bytes: &[u8], rate_mbps: u64, line_rate_mbps: u64) -> Result<(usize, usize), String> {
     if rate_mbps == 0 || rate_mbps > line_rate_mbps {
-        return Err(format!(
-            "traffic.rate_mbps = {rate_mbps}: must be 1..={line_rate_mbps} Mbps"
-        ));
+        return Err(format!("traffic.rate_mbps = {rate_mbps}: must be 1..={line_rate_mbps} Mbps"));
     }
-    let (trace, flows) = pcap::load_from(
-        bytes,
-        "<memory>",
-        rate_mbps,
-        line_rate_mbps,
-        &Toeplitz::default(),
-    )?;
+    let (trace, flows) = pcap::load_from(bytes, "<memory>", rate_mbps, line_rate_mbps, &Toeplitz::default())?;
     Ok((trace.len(), flows.len()))
 }
 
@@ -301,12 +285,7 @@ enum Pick {
     Uniform(u32),
     Zipf(ZipfPick),
     /// `small`: the bimodal small size and its own hot share.
-    Hot {
-        hot: u32,
-        n: u32,
-        share: f64,
-        small: Option<(u32, f64)>,
-    },
+    Hot { hot: u32, n: u32, share: f64, small: Option<(u32, f64)> },
 }
 
 /// Zipf ranks 1..=n, see [`Popularity::Zipf`]. The alias table holds the
@@ -473,12 +452,7 @@ fn validate(spec: &TrafficSpec) -> Result<(), String> {
             return Err(format!("traffic.popularity zipf exponent = {s}: must be finite and > 0 (use uniform for 0)"));
         }
     }
-    if let Popularity::Hot {
-        hot,
-        share,
-        small_share,
-    } = spec.popularity
-    {
+    if let Popularity::Hot { hot, share, small_share } = spec.popularity {
         if small_share.is_some() && !matches!(spec.size, SizeDist::Bimodal { .. }) {
             return Err("traffic.hot_share_small: needs size_dist = bimodal (the small frames are its GETs)".into());
         }
@@ -547,11 +521,7 @@ impl Source {
                 let pick = match spec.popularity {
                     Popularity::Uniform => Pick::Uniform(spec.flows),
                     Popularity::Zipf(s) => Pick::Zipf(ZipfPick::new(spec.flows, s)?),
-                    Popularity::Hot {
-                        hot,
-                        share,
-                        small_share,
-                    } => Pick::Hot {
+                    Popularity::Hot { hot, share, small_share } => Pick::Hot {
                         hot,
                         n: spec.flows,
                         share,
@@ -607,11 +577,7 @@ impl Source {
         };
         let (size, flow) = self.draw();
         self.next = self.packet(cur.arrival + gap, size, flow);
-        while self
-            .phases
-            .front()
-            .is_some_and(|p| p.at <= self.next.arrival)
-        {
+        while self.phases.front().is_some_and(|p| p.at <= self.next.arrival) {
             let p = self.phases.pop_front().expect("checked");
             self.enter(p);
         }
@@ -639,18 +605,9 @@ impl Source {
     /// Change the load at the given times (increasing). Call after
     /// [`Source::aim_at_queue0`]; a phase's target share needs a target
     /// (its frame size), so a source with none gets one of share 0.
-    pub fn schedule(
-        &mut self,
-        phases: &[Phase],
-        size: u32,
-        seed: u64,
-        port: u16,
-    ) -> Result<(), String> {
+    pub fn schedule(&mut self, phases: &[Phase], size: u32, seed: u64, port: u16) -> Result<(), String> {
         if phases.iter().any(|p| p.rate_mbps.is_some()) && matches!(self.kind, Kind::Trace(_)) {
-            return Err(
-                "traffic.phase_rate: a pcap replay keeps the trace's rate; leave phase_rate empty"
-                    .into(),
-            );
+            return Err("traffic.phase_rate: a pcap replay keeps the trace's rate; leave phase_rate empty".into());
         }
         if phases.windows(2).any(|w| w[0].at >= w[1].at) {
             return Err("traffic.phase_at: phase start times must increase".into());
@@ -744,12 +701,7 @@ impl Synthetic {
         match &self.pick {
             Pick::Uniform(n) => self.rng_flow.gen_range(0..*n),
             Pick::Zipf(z) => z.sample(&mut self.rng_flow),
-            Pick::Hot {
-                hot,
-                n,
-                share,
-                small,
-            } => {
+            Pick::Hot { hot, n, share, small } => {
                 let share = match small {
                     Some((s, sh)) if *s == size => *sh,
                     _ => *share,

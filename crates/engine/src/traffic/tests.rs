@@ -947,16 +947,8 @@ fn phases_change_rate_and_target_share_at_their_times() {
     let mut src = Source::new(&spec(SizeDist::Fixed(1500), Arrival::Poisson)).unwrap();
     let ms = crate::units::MS;
     let phases = [
-        Phase {
-            at: ms,
-            rate_mbps: Some(90_000),
-            target_share: None,
-        },
-        Phase {
-            at: 2 * ms,
-            rate_mbps: None,
-            target_share: Some(0.25),
-        },
+        Phase { at: ms, rate_mbps: Some(90_000), target_share: None },
+        Phase { at: 2 * ms, rate_mbps: None, target_share: Some(0.25) },
     ];
     src.schedule(&phases, 64, 42, 0).unwrap();
     let mut by_phase: [Vec<Packet>; 3] = Default::default();
@@ -975,28 +967,14 @@ fn phases_change_rate_and_target_share_at_their_times() {
     // Target frames (64 B, RSS hash 0) only in the last phase, ~25 % of it.
     assert!(by_phase[..2].iter().flatten().all(|p| p.size == 1500));
     let last = &by_phase[2];
-    let aimed = last
-        .iter()
-        .filter(|p| p.size == 64 && p.rss_hash == 0)
-        .count() as f64
-        / last.len() as f64;
+    let aimed = last.iter().filter(|p| p.size == 64 && p.rss_hash == 0).count() as f64 / last.len() as f64;
     assert!((aimed - 0.25).abs() < 0.02, "{aimed}");
     // Rates above line rate and unordered phases are errors.
     let mut bad = Source::new(&spec(SizeDist::Fixed(1500), Arrival::Constant)).unwrap();
-    let over = [Phase {
-        at: ms,
-        rate_mbps: Some(100_001),
-        target_share: None,
-    }];
-    assert!(bad
-        .schedule(&over, 64, 1, 0)
-        .unwrap_err()
-        .starts_with("traffic.phase_rate = "));
+    let over = [Phase { at: ms, rate_mbps: Some(100_001), target_share: None }];
+    assert!(bad.schedule(&over, 64, 1, 0).unwrap_err().starts_with("traffic.phase_rate = "));
     let unordered = [phases[1], phases[0]];
-    assert!(bad
-        .schedule(&unordered, 64, 1, 0)
-        .unwrap_err()
-        .starts_with("traffic.phase_at"));
+    assert!(bad.schedule(&unordered, 64, 1, 0).unwrap_err().starts_with("traffic.phase_at"));
 }
 
 #[test]
@@ -1012,11 +990,7 @@ fn a_target_size_of_zero_steers_frames_without_resizing_them() {
     let (mut hashed0, n) = (0, 20_000);
     for _ in 0..n {
         let (a, p) = (aimed.next(), plain.next());
-        assert_eq!(
-            (a.size, a.arrival),
-            (p.size, p.arrival),
-            "sizes and times as without a target"
-        );
+        assert_eq!((a.size, a.arrival), (p.size, p.arrival), "sizes and times as without a target");
         hashed0 += (a.rss_hash == 0) as usize;
     }
     let share = hashed0 as f64 / n as f64;

@@ -83,11 +83,7 @@ impl Pipe {
         }
         let e = &mut self.slots[b as usize % SLOTS];
         if e.id != b && (b >= self.base || e.id < self.base) {
-            *e = Slot {
-                id: b,
-                used: 0,
-                skip: 0,
-            };
+            *e = Slot { id: b, used: 0, skip: 0 };
         }
         e
     }
@@ -124,8 +120,7 @@ impl Pipe {
             self.full_lo = b;
             self.full_hi = b;
         }
-        while self.full_hi < self.base + SLOTS as u64 && self.slot(self.full_hi).used as u64 >= FULL
-        {
+        while self.full_hi < self.base + SLOTS as u64 && self.slot(self.full_hi).used as u64 >= FULL {
             self.full_hi += 1;
         }
         t.div_ceil(FP)
@@ -226,13 +221,7 @@ mod tests {
     impl Reference {
         fn new(mbs: u64) -> Reference {
             let byte_fp = (1_000_000 * FP).div_ceil(mbs.max(1));
-            Reference {
-                byte_fp,
-                used: vec![0; SLOTS],
-                base: 0,
-                full_lo: 0,
-                full_hi: 0,
-            }
+            Reference { byte_fp, used: vec![0; SLOTS], base: 0, full_lo: 0, full_hi: 0 }
         }
 
         fn slot(&mut self, b: u64) -> &mut u64 {
@@ -297,33 +286,18 @@ mod tests {
             let (mut p, mut q) = (Pipe::new(rate), Reference::new(rate));
             let mut now: Time = 0;
             for i in 0..20_000 {
-                now += if r.gen_range(0..50) == 0 {
-                    r.gen_range(0..2_000_000)
-                } else {
-                    r.gen_range(0..4_000)
-                };
+                now += if r.gen_range(0..50) == 0 { r.gen_range(0..2_000_000) } else { r.gen_range(0..4_000) };
                 let at = match r.gen_range(0..10) {
                     0 => now + r.gen_range(0..400_000_000), // far ahead, past the window too
                     1 => now.saturating_sub(r.gen_range(0..1_000_000)),
                     _ => now,
                 };
                 let bytes = r.gen_range(1..5_000);
-                assert_eq!(
-                    p.pass(at, bytes),
-                    q.pass(at, bytes),
-                    "rate {rate}, request {i}"
-                );
+                assert_eq!(p.pass(at, bytes), q.pass(at, bytes), "rate {rate}, request {i}");
             }
-            assert_eq!(
-                (p.base, p.full_lo, p.full_hi),
-                (q.base, q.full_lo, q.full_hi)
-            );
+            assert_eq!((p.base, p.full_lo, p.full_hi), (q.base, q.full_lo, q.full_hi));
             for b in p.base..p.base + SLOTS as u64 {
-                assert_eq!(
-                    p.slot(b).used as u64,
-                    q.used[b as usize % SLOTS],
-                    "slot {b}"
-                );
+                assert_eq!(p.slot(b).used as u64, q.used[b as usize % SLOTS], "slot {b}");
             }
         }
     }

@@ -23,9 +23,9 @@
 
 use super::hop::{Pipe, Tags};
 use super::{Mem, Proc};
-use crate::config::Cfg;
 use crate::mem::cache::{Cache, Indexing, Policy, Victim};
 use crate::mem::dram::Dram;
+use crate::config::Cfg;
 use crate::sim::rng;
 use crate::units::Time;
 
@@ -143,9 +143,7 @@ impl MemSys {
         let private = |prefix: &str, n: u64, l2: bool, base: u64| {
             let (l1_size, l1_ways, l1_lat) = l1_of(c, prefix);
             Private {
-                l1: (0..n)
-                    .map(|i| cache(l1_size, l1_ways, seed, base + i))
-                    .collect(),
+                l1: (0..n).map(|i| cache(l1_size, l1_ways, seed, base + i)).collect(),
                 l1_lat,
                 l2: if l2 {
                     let (size, ways) = if prefix == "host" {

@@ -95,24 +95,9 @@ impl World {
         nic.total_out += 1;
         super::request_done(&mut self.q, n, &mut nic.client, end);
         // Hairpinned on the NIC: no DMA, ring or core stage.
-        let on_nic = crate::nic::PktRef {
-            t_dma: wire_start,
-            t_cqe: wire_start,
-            t_core: wire_start,
-            t_db: wire_start,
-            ..pkt
-        };
+        let on_nic = crate::nic::PktRef { t_dma: wire_start, t_cqe: wire_start, t_core: wire_start, t_db: wire_start, ..pkt };
         let window_end = self.batches.is_none().then_some(self.end);
-        nic.depart(
-            super::Departure {
-                start: wire_start,
-                end,
-                pkt: on_nic,
-            },
-            now,
-            cfg.sim.warmup,
-            window_end,
-        );
+        nic.depart(super::Departure { start: wire_start, end, pkt: on_nic }, now, cfg.sim.warmup, window_end);
         if self.measuring {
             nic.c.rx_pkts += 1;
         }

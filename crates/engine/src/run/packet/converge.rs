@@ -74,14 +74,7 @@ pub struct Batches {
 
 impl Batches {
     pub fn new(period: Time, rel_error: f64) -> Batches {
-        Batches {
-            period,
-            rel_error,
-            throughput: vec![],
-            latency: vec![],
-            last: (0, 0, 0),
-            converged: false,
-        }
+        Batches { period, rel_error, throughput: vec![], latency: vec![], last: (0, 0, 0), converged: false }
     }
 
     /// A boundary: the run's totals so far (bytes delivered, latency
@@ -92,24 +85,15 @@ impl Batches {
         self.last = (bytes, latency_ps, samples);
         self.throughput.push((bytes - b) as f64);
         // (a batch with no latency sample leaves the latency unknown)
-        self.latency.push(if samples > n {
-            (latency_ps - l) as f64 / (samples - n) as f64
-        } else {
-            f64::NAN
-        });
+        self.latency.push(if samples > n { (latency_ps - l) as f64 / (samples - n) as f64 } else { f64::NAN });
         let (t, l) = self.errors();
-        self.converged =
-            self.throughput.len() >= MIN_BATCHES && t <= self.rel_error && l <= self.rel_error;
+        self.converged = self.throughput.len() >= MIN_BATCHES && t <= self.rel_error && l <= self.rel_error;
         self.converged
     }
 
     /// The relative half-widths of throughput and latency now.
     fn errors(&self) -> (f64, f64) {
-        let lat = if self.latency.iter().any(|v| v.is_nan()) {
-            f64::INFINITY
-        } else {
-            rel_half_width(&self.latency)
-        };
+        let lat = if self.latency.iter().any(|v| v.is_nan()) { f64::INFINITY } else { rel_half_width(&self.latency) };
         (rel_half_width(&self.throughput), lat)
     }
 
@@ -153,9 +137,7 @@ mod tests {
             let covered = (0..trials)
                 .filter(|_| {
                     // (sums of 12 uniforms: nearly normal, mean 106, sd 1)
-                    let x: Vec<f64> = (0..k)
-                        .map(|_| 100.0 + (0..12).map(|_| r.gen::<f64>()).sum::<f64>())
-                        .collect();
+                    let x: Vec<f64> = (0..k).map(|_| 100.0 + (0..12).map(|_| r.gen::<f64>()).sum::<f64>()).collect();
                     let mean = x.iter().sum::<f64>() / k as f64;
                     (mean - 106.0).abs() / mean <= rel_half_width(&x)
                 })
@@ -186,9 +168,6 @@ mod tests {
         b.boundary(1000, 0, 0);
         assert!(!(2..=20u64).any(|i| b.boundary(i * 1000, i as u128 * 5, i * 10)));
         let r = b.report(5);
-        assert_eq!(
-            (r.converged, r.batches, r.latency_rel_error),
-            (false, 20, -1.0)
-        );
+        assert_eq!((r.converged, r.batches, r.latency_rel_error), (false, 20, -1.0));
     }
 }

@@ -35,12 +35,7 @@ impl World {
         let (from, to) = (nic.txq[qi].freed, nic.txq[qi].completed);
         let freed = to - from;
         if freed > 0 {
-            stall.add(mem.core_access(
-                c,
-                nic.txq[qi].cqe_addr(to - 1, cfg.nic.cqe_size),
-                false,
-                now,
-            ));
+            stall.add(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, cfg.nic.cqe_size), false, now));
             for i in from..to {
                 let p = nic.txq[qi].slot_pkt[nic.txq[qi].slot(i)];
                 if let Nf::Kvs(kv) = &mut self.nf {
@@ -67,17 +62,7 @@ impl World {
             let Some(p) = core.sw_queue.pop_front() else {
                 break;
             };
-            tx_extra += post_wqe(
-                mem,
-                c,
-                tq,
-                &mut nic.pool,
-                local,
-                p,
-                (k, cfg),
-                now,
-                &mut stall,
-            );
+            tx_extra += post_wqe(mem, c, tq, &mut nic.pool, local, p, (k, cfg), now, &mut stall);
         }
 
         // rx_burst: the core's completion ring names the descriptors of
@@ -132,16 +117,8 @@ impl World {
                     stall.add(t - now);
                 }
             } else {
-                self.nf.process(
-                    c,
-                    &pkt,
-                    data,
-                    mem,
-                    &mut self.core_rng[c],
-                    now,
-                    &mut stall,
-                    &mut self.nf_scratch,
-                );
+                self.nf
+                    .process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall, &mut self.nf_scratch);
             }
             // Refill the slot (a host payload buffer too if the frame took
             // the slot's one); without a buffer the packet is dropped and
@@ -175,17 +152,7 @@ impl World {
                 }
             }
             if tq.room() > 0 && core.sw_queue.is_empty() {
-                tx_extra += post_wqe(
-                    mem,
-                    c,
-                    tq,
-                    &mut nic.pool,
-                    local,
-                    pkt,
-                    (k, cfg),
-                    now,
-                    &mut stall,
-                );
+                tx_extra += post_wqe(mem, c, tq, &mut nic.pool, local, pkt, (k, cfg), now, &mut stall);
             } else if core.sw_queue.len() < (cfg.app.sw_queue as usize) {
                 core.sw_queue.push_back(pkt);
             } else {
@@ -211,16 +178,8 @@ impl World {
         // Every consumed descriptor is re-armed (with a fresh buffer, or
         // its old one if the packet was dropped): hand them back.
         let (sync_cycles, sync_ps) = if got > 0 {
-            let (cyc, ps) = super::shring::hand_back(
-                mem,
-                c,
-                rq,
-                &core.re_armed,
-                (k, &cfg.cpu),
-                now,
-                measuring,
-                &mut stall,
-            );
+            let (cyc, ps) =
+                super::shring::hand_back(mem, c, rq, &core.re_armed, (k, &cfg.cpu), now, measuring, &mut stall);
             if measuring {
                 core.sync_ps += cycles_to_ps(cyc, cfg.cpu.freq) + ps;
             }

@@ -15,7 +15,6 @@ mod rx;
 mod shring;
 mod tx;
 
-use crate::config::Cfg;
 use crate::cpu::mempool::Mempool;
 use crate::cpu::Core;
 use crate::mem::{AddressMap, DmaMode, MemStats, Memory};
@@ -24,9 +23,10 @@ use crate::nf::lpm::Lpm;
 use crate::nf::workpackage::WorkPackage;
 use crate::nf::Nf;
 use crate::nic::{CompRing, Discipline, PktRef, Port, RxQueue, TxQueue};
+use crate::rings::{rxarr::RxArr, rxlist::RxList};
+use crate::config::Cfg;
 use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
 use crate::report::{NicCounters, Report};
-use crate::rings::{rxarr::RxArr, rxlist::RxList};
 use crate::sim::{rng, stream, EventQueue, Rng};
 use crate::traffic::{Arrival, Packet, Popularity, SizeDist, Source, TrafficSpec};
 use crate::units::{cycles_to_ps, ser_time, Time};
@@ -222,13 +222,7 @@ impl NicState {
     /// it leaves within it. With the window's end known (`window_end`),
     /// that is decided now; otherwise (`sim.until = converged`) once it has
     /// left.
-    pub(crate) fn depart(
-        &mut self,
-        d: Departure,
-        now: Time,
-        warmup: Time,
-        window_end: Option<Time>,
-    ) {
+    pub(crate) fn depart(&mut self, d: Departure, now: Time, warmup: Time, window_end: Option<Time>) {
         match window_end {
             Some(end) if d.end <= end => self.count(&d, warmup),
             Some(_) => {}
@@ -266,20 +260,9 @@ impl NicState {
 /// A request of NIC `n` ended at `at` (its response left, or it was
 /// dropped): a closed-loop client waiting on its window sends the next.
 #[inline]
-pub(crate) fn request_done(
-    q: &mut EventQueue<Ev>,
-    n: usize,
-    client: &mut Option<ClosedLoop>,
-    at: Time,
-) {
+pub(crate) fn request_done(q: &mut EventQueue<Ev>, n: usize, client: &mut Option<ClosedLoop>, at: Time) {
     if let Some(t) = client.as_mut().and_then(|cl| cl.done(at)) {
-        q.push(
-            t,
-            Ev::Arrive {
-                nic: n as u16,
-                epoch: 0,
-            },
-        );
+        q.push(t, Ev::Arrive { nic: n as u16, epoch: 0 });
     }
 }
 
@@ -437,13 +420,7 @@ fn traffic_spec(c: &Cfg, port: u16) -> TrafficSpec {
             small_share: c.traffic.bimodal_small_share,
         },
         "empirical" => SizeDist::Empirical {
-            sizes: c
-                .traffic
-                .sizes
-                .as_slice()
-                .iter()
-                .map(|&s| s as u32)
-                .collect(),
+            sizes: c.traffic.sizes.as_slice().iter().map(|&s| s as u32).collect(),
             weights: c.traffic.weights.as_slice().to_vec(),
         },
         _ => SizeDist::Pcap(c.traffic.pcap.as_str().into()),
@@ -478,13 +455,8 @@ fn traffic_spec(c: &Cfg, port: u16) -> TrafficSpec {
 
 /// The load phases of `traffic.phase_*`.
 fn phases(c: &Cfg) -> Vec<crate::traffic::Phase> {
-    let (rates, shares) = (
-        c.traffic.phase_rate.as_slice(),
-        c.traffic.phase_target_share.as_slice(),
-    );
-    c.traffic
-        .phase_at
-        .as_slice()
+    let (rates, shares) = (c.traffic.phase_rate.as_slice(), c.traffic.phase_target_share.as_slice());
+    c.traffic.phase_at.as_slice()
         .iter()
         .enumerate()
         .map(|(i, &at)| crate::traffic::Phase {
@@ -691,7 +663,11 @@ impl World {
                 DmaMode::NoAllocate
             };
             nic_states.push(NicState {
-                port: Port::new(c.nic.rx_buffer, c.nic.tx_buffer, cores_per_nic),
+                port: Port::new(
+                    c.nic.rx_buffer,
+                    c.nic.tx_buffer,
+                    cores_per_nic,
+                ),
                 rxq,
                 cqs,
                 set: 0,
@@ -823,10 +799,8 @@ impl World {
                     // same sequence); the tables' memory is prefetched a few
                     // flows ahead, since bulk loading waits on host DRAM.
                     const AHEAD: u32 = 8;
-                    let core_of =
-                        |f: u32| n * cores_per_nic + s.port.rss_queue(s.src.flow_rss_hash(f));
-                    let mut cores: std::collections::VecDeque<usize> =
-                        (0..flows.min(AHEAD)).map(core_of).collect();
+                    let core_of = |f: u32| n * cores_per_nic + s.port.rss_queue(s.src.flow_rss_hash(f));
+                    let mut cores: std::collections::VecDeque<usize> = (0..flows.min(AHEAD)).map(core_of).collect();
                     for f in 0..flows {
                         if f + AHEAD < flows {
                             let c = core_of(f + AHEAD);
@@ -855,11 +829,7 @@ impl World {
             cqe_per_line: if c.nic.rx_cqe_comp { 8 } else { 1 },
             pipe_ps: (1e6 / c.nic.pipeline_mpps) as Time,
             split: if split { c.nic.split_offset } else { 0 },
-            tx_queue_buffer: if c.nic.tx_desched {
-                c.nic.tx_queue_buffer
-            } else {
-                0
-            },
+            tx_queue_buffer: if c.nic.tx_desched { c.nic.tx_queue_buffer } else { 0 },
             rx_inline,
             nf_cycles: c.app.nf_cycles
                 + match c.app.nf {
@@ -895,19 +865,12 @@ impl World {
                 last: [0; 3],
                 samples: vec![],
             }),
-            batches: (c.sim.until == "converged")
-                .then(|| converge::Batches::new(c.sim.batch, c.sim.rel_error)),
+            batches: (c.sim.until == "converged").then(|| converge::Batches::new(c.sim.batch, c.sim.rel_error)),
         };
         for n in 0..w.nics.len() {
             let nic = &mut w.nics[n];
             let due = nic.sent(ser_time(crate::wire::wire_bytes(nic.next.size), line_rate));
-            w.q.push(
-                due,
-                Ev::Arrive {
-                    nic: n as u16,
-                    epoch: 0,
-                },
-            );
+            w.q.push(due, Ev::Arrive { nic: n as u16, epoch: 0 });
             for q in 0..w.nics[n].rxq.len() {
                 w.rx_fetch(n, q, 0);
             }
@@ -942,9 +905,7 @@ impl World {
             if now > self.end {
                 break;
             }
-            if self.q.events() & ((1 << 16) - 1) == 0
-                && !progress(now as f64 / self.end.max(1) as f64)
-            {
+            if self.q.events() & ((1 << 16) - 1) == 0 && !progress(now as f64 / self.end.max(1) as f64) {
                 return Err("interrupted".into());
             }
             match e {
@@ -1002,18 +963,10 @@ impl World {
     fn on_sample(&mut self, now: Time) {
         let Some(t) = &mut self.timeline else { return };
         let sum = |f: fn(&NicState) -> u64| self.nics.iter().map(f).sum::<u64>();
-        let now_counts = [
-            sum(|n| n.out_bytes),
-            sum(|n| n.total_in),
-            sum(|n| n.total_drop),
-        ];
+        let now_counts = [sum(|n| n.out_bytes), sum(|n| n.total_in), sum(|n| n.total_drop)];
         let d: Vec<u64> = now_counts.iter().zip(&t.last).map(|(a, b)| a - b).collect();
         t.last = now_counts;
-        let shared = if self.dshring.is_some() {
-            self.nics[0].set == 1
-        } else {
-            self.cfg.rings.sharing > 1
-        };
+        let shared = if self.dshring.is_some() { self.nics[0].set == 1 } else { self.cfg.rings.sharing > 1 };
         t.samples.push(crate::report::Sample {
             t_us: now as f64 / 1e6,
             tx_gbps: d[0] as f64 * 8.0 / (t.period as f64 / 1e12) / 1e9,
@@ -1080,8 +1033,7 @@ impl World {
             let mut in_flight = 0;
             for (qi, r) in n.rxq.iter().enumerate() {
                 let cqs = || n.cqs.iter().filter(move |c| c.ring == qi);
-                let (consumed, written) =
-                    cqs().fold((0, 0), |(a, b), c| (a + c.consumed, b + c.written));
+                let (consumed, written) = cqs().fold((0, 0), |(a, b), c| (a + c.consumed, b + c.written));
                 let array_ok = matches!(r.disc, Discipline::List { .. })
                     || (r.used <= r.fetched && r.fetched <= r.posted);
                 if cqs().any(|c| c.consumed > c.completed || c.completed > c.written)
@@ -1102,9 +1054,7 @@ impl World {
                 // Every nicmem buffer is posted, spare, or holds a frame in
                 // a ring or a software queue of one of the ring's cores.
                 let held = cqs()
-                    .flat_map(|c| {
-                        (c.consumed..c.written).map(|p| r.slot_pkt[r.slot(c.rx_index(p))])
-                    })
+                    .flat_map(|c| (c.consumed..c.written).map(|p| r.slot_pkt[r.slot(c.rx_index(p))]))
                     .chain(
                         self.cores
                             .iter()
@@ -1156,15 +1106,10 @@ impl World {
         if let Nf::Kvs(kv) = &self.nf {
             let refs: u64 = kv.hot.iter().map(|h| h.refs as u64).sum();
             let queued = self.nics.iter().flat_map(|n| {
-                n.txq
-                    .iter()
-                    .flat_map(|t| (t.freed..t.produced).map(|x| t.slot_pkt[t.slot(x)]))
+                n.txq.iter().flat_map(|t| (t.freed..t.produced).map(|x| t.slot_pkt[t.slot(x)]))
             });
             let sw = self.cores.iter().flat_map(|c| c.sw_queue.iter().copied());
-            let zero_copy = queued
-                .chain(sw)
-                .filter(|p| p.kvs != crate::nic::NO_BUF)
-                .count() as u64;
+            let zero_copy = queued.chain(sw).filter(|p| p.kvs != crate::nic::NO_BUF).count() as u64;
             if refs != zero_copy {
                 return Err(format!("engine invariant: {refs} stable-buffer references, {zero_copy} zero-copy responses queued"));
             }

@@ -58,9 +58,7 @@ impl World {
             peak.wire = peak.wire.max(tx_bits / line_bps);
             peak.up = peak.up.max(u.upstream);
             peak.down = peak.down.max(u.downstream);
-            peak.tags = peak
-                .tags
-                .max(n.c.tag_ps as f64 / dur / n.tags.capacity() as f64);
+            peak.tags = peak.tags.max(n.c.tag_ps as f64 / dur / n.tags.capacity() as f64);
             if n.credits.bounded() {
                 // Sending, or held up by credits: a link the credits idle
                 // ranks below them.
@@ -89,10 +87,7 @@ impl World {
             self.nics.iter().map(|n| n.total_in).sum(),
             self.end,
         );
-        sim.convergence = self
-            .batches
-            .as_ref()
-            .map(|b| b.report(self.end - self.cfg.sim.warmup));
+        sim.convergence = self.batches.as_ref().map(|b| b.report(self.end - self.cfg.sim.warmup));
         let body = PacketReport {
             packets: total.metrics(&hist, (util, data), occ, misses, secs),
             pcie_write_hit_rate: ratio(m.dma_write_hits, m.dma_write_hits + m.dma_write_misses),
@@ -117,11 +112,9 @@ impl World {
             bottleneck,
             latency_breakdown_ns: LatencyBreakdown::new(&total.stage_ps, hist.len()),
             rings: (self.cfg.rings.sharing > 1).then(|| {
-                let (n, wait) = self
-                    .nics
-                    .iter()
-                    .flat_map(|n| &n.rxq)
-                    .fold((0, 0u128), |(a, b), r| (a + r.reposted, b + r.repost_wait));
+                let (n, wait) = self.nics.iter().flat_map(|n| &n.rxq).fold((0, 0u128), |(a, b), r| {
+                    (a + r.reposted, b + r.repost_wait)
+                });
                 let sync: Time = self.cores.iter().map(|c| c.sync_ps).sum();
                 let (switches, shared_share) = match &self.dshring {
                     Some(d) => {
@@ -141,11 +134,7 @@ impl World {
                     } else {
                         sync as f64 * self.cfg.cpu.freq as f64 / 1e6 / total.rx_pkts as f64
                     },
-                    repost_wait_ns: if n == 0 {
-                        0.0
-                    } else {
-                        wait as f64 / n as f64 / 1000.0
-                    },
+                    repost_wait_ns: if n == 0 { 0.0 } else { wait as f64 / n as f64 / 1000.0 },
                     nic_rx_wait_ns: if total.rx_desc_given == 0 {
                         0.0
                     } else {
@@ -153,37 +142,15 @@ impl World {
                     },
                 }
             }),
-            timeline: self
-                .timeline
-                .as_ref()
-                .map(|t| t.samples.clone())
-                .unwrap_or_default(),
+            timeline: self.timeline.as_ref().map(|t| t.samples.clone()).unwrap_or_default(),
         };
-        Report {
-            body: Body::Packet(Box::new(body)),
-            sim,
-        }
+        Report { body: Body::Packet(Box::new(body)), sim }
     }
 
     /// Each resource's utilisation over the measured window (per-NIC
     /// resources at their busiest NIC, `peak`), and what bounds the run.
-    fn bottleneck(
-        &self,
-        total: &NicCounters,
-        m: &MemStats,
-        secs: f64,
-        flow: &PcieFlowReport,
-        peak: &Peaks,
-        core_util: f64,
-    ) -> Bottleneck {
-        let Peaks {
-            wire,
-            up,
-            down,
-            tags,
-            credits,
-            rings,
-        } = *peak;
+    fn bottleneck(&self, total: &NicCounters, m: &MemStats, secs: f64, flow: &PcieFlowReport, peak: &Peaks, core_util: f64) -> Bottleneck {
+        let Peaks { wire, up, down, tags, credits, rings } = *peak;
         let dram_bytes = (m.dram_read_bytes + m.dram_write_bytes) as f64 / secs;
         let dram = dram_bytes / self.mem.dram.peak_bytes_per_s();
         let (wire, cores) = (wire.min(1.0), core_util.min(1.0));
@@ -212,45 +179,17 @@ impl World {
                 total.drop_core
             )
         };
-        let paused = if total.pause_frames > 0 {
-            format!("; {} PAUSE frames sent", total.pause_frames)
-        } else {
-            String::new()
-        };
-        let drop_rate = if total.pause_frames > 0 {
-            drop_rate.max(f64::MIN_POSITIVE)
-        } else {
-            drop_rate
-        };
+        let paused = if total.pause_frames > 0 { format!("; {} PAUSE frames sent", total.pause_frames) } else { String::new() };
+        let drop_rate = if total.pause_frames > 0 { drop_rate.max(f64::MIN_POSITIVE) } else { drop_rate };
         let evidence = |r: &str| {
             let what = match r {
-                "wire" => format!(
-                    "Tx port sending {:.1} % of the time at {} Gbps",
-                    wire * 100.0,
-                    self.cfg.nic.line_rate as f64 / 1e3
-                ),
-                "PCIe upstream" | "PCIe downstream" => format!(
-                    "link busy {:.1} % of the time",
-                    if r == "PCIe upstream" { up } else { down } * 100.0
-                ),
-                "read tags" => format!(
-                    "{:.0} of {} read tags held on average",
-                    flow.read_tags_mean,
-                    self.nics[0].tags.capacity()
-                ),
-                "DRAM" => format!(
-                    "{:.1} of {:.1} GB/s",
-                    dram_bytes / 1e9,
-                    self.mem.dram.peak_bytes_per_s() / 1e9
-                ),
+                "wire" => format!("Tx port sending {:.1} % of the time at {} Gbps", wire * 100.0, self.cfg.nic.line_rate as f64 / 1e3),
+                "PCIe upstream" | "PCIe downstream" => format!("link busy {:.1} % of the time", if r == "PCIe upstream" { up } else { down } * 100.0),
+                "read tags" => format!("{:.0} of {} read tags held on average", flow.read_tags_mean, self.nics[0].tags.capacity()),
+                "DRAM" => format!("{:.1} of {:.1} GB/s", dram_bytes / 1e9, self.mem.dram.peak_bytes_per_s() / 1e9),
                 "cores" => format!("cores busy {:.1} % of the time", cores * 100.0),
-                "Rx descriptors" => {
-                    format!("completion rings {:.0} % full on average", rings * 100.0)
-                }
-                _ => format!(
-                    "Rx DMA waited for posted credits {:.1} % of the time",
-                    flow.credit_stall_share * 100.0
-                ),
+                "Rx descriptors" => format!("completion rings {:.0} % full on average", rings * 100.0),
+                _ => format!("Rx DMA waited for posted credits {:.1} % of the time", flow.credit_stall_share * 100.0),
             };
             format!("{what}{dropped}{paused}")
         };

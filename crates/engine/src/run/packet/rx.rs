@@ -8,7 +8,7 @@
 //! Rx buffer holds the source back instead of dropping.
 
 use super::{mem_len, request_done, Ev, World};
-use crate::nic::{Discipline, PktRef, Port, NO_BUF};
+use crate::nic::{Discipline, Port, PktRef, NO_BUF};
 use crate::pcie::{lines, mwr_wire_bytes_at};
 use crate::sim::EventQueue;
 use crate::units::{ser_time, Time};
@@ -38,13 +38,7 @@ impl World {
         }
         if let Some(t_next) = nic.advance(now, line_rate) {
             let epoch = nic.fc.as_ref().map_or(0, |fc| fc.epoch);
-            self.q.push(
-                t_next,
-                Ev::Arrive {
-                    nic: n as u16,
-                    epoch,
-                },
-            );
+            self.q.push(t_next, Ev::Arrive { nic: n as u16, epoch });
         }
         nic.total_in += 1;
         if measuring {
@@ -136,8 +130,7 @@ impl World {
         if self.measuring {
             nic.c.rx_desc_given += 1;
             // Time since the frame's last bit arrived.
-            let last_bit =
-                pkt.arrival + crate::units::ser_time(wire_bytes(pkt.size), self.cfg.nic.line_rate);
+            let last_bit = pkt.arrival + crate::units::ser_time(wire_bytes(pkt.size), self.cfg.nic.line_rate);
             nic.c.rx_desc_wait_ps += now.saturating_sub(last_bit);
         }
         let c = &mut nic.cqs[cq];
@@ -295,13 +288,7 @@ impl World {
         let Some(fc) = &mut nic.fc else { return };
         fc.epoch += 1;
         nic.next.arrival = fc.due - ser_time(wire_bytes(nic.next.size), line_rate);
-        self.q.push(
-            fc.due,
-            Ev::Arrive {
-                nic: n as u16,
-                epoch: fc.epoch,
-            },
-        );
+        self.q.push(fc.due, Ev::Arrive { nic: n as u16, epoch: fc.epoch });
     }
 
     /// While NIC `n`'s port holds its source, queue a check for when its
@@ -369,10 +356,7 @@ impl World {
                 }
                 // Contiguous descriptors only: a fetch stops at the ring's end.
                 let to_end = rq.size - rq.fetched % rq.size;
-                (
-                    rq.fetched,
-                    (rq.posted - rq.fetched).min(cfg.nic.desc_fetch).min(to_end),
-                )
+                (rq.fetched, (rq.posted - rq.fetched).min(cfg.nic.desc_fetch).min(to_end))
             }
         };
         let addr = rq.desc_addr(from, k.rx_desc);

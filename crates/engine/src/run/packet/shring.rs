@@ -166,11 +166,7 @@ impl super::World {
         let delta: Vec<u64> = if d.last_calls.is_empty() {
             calls.clone()
         } else {
-            calls
-                .iter()
-                .zip(&d.last_calls)
-                .map(|(a, b)| a - b)
-                .collect()
+            calls.iter().zip(&d.last_calls).map(|(a, b)| a - b).collect()
         };
         (d.last_out, d.last_dram, d.last_calls) = (out, dram, calls);
         d.samples.push_back((gbps, mem));
@@ -185,11 +181,7 @@ impl super::World {
             let low = d.samples.iter().filter(|s| s.0 < d.gbps).count();
             overloaded || (n == d.window && low * 8 >= n * 7)
         } else {
-            let high = d
-                .samples
-                .iter()
-                .filter(|s| s.0 > d.gbps && s.1 > d.mem_bytes_s)
-                .count();
+            let high = d.samples.iter().filter(|s| s.0 > d.gbps && s.1 > d.mem_bytes_s).count();
             !overloaded && n == d.window && high * 2 > n
         };
         if switch {

@@ -46,9 +46,7 @@ impl World {
             return;
         }
         let to_end = tq.size - tq.fetched % tq.size;
-        let cnt = (tq.nic_pi - tq.fetched)
-            .min(self.cfg.nic.desc_fetch)
-            .min(to_end);
+        let cnt = (tq.nic_pi - tq.fetched).min(self.cfg.nic.desc_fetch).min(to_end);
         let addr = tq.wqe_addr(tq.fetched, self.k.tx_desc);
         tq.fetching = true;
         let t_done = self.dma_read(n, now, addr, cnt * self.k.tx_desc);
@@ -149,12 +147,7 @@ impl World {
             request_done(&mut self.q, n, &mut nic.client, end);
             nic.out_bytes += pkt.size as u64;
             let window_end = self.batches.is_none().then_some(self.end);
-            nic.depart(
-                super::Departure { start, end, pkt },
-                now,
-                self.cfg.sim.warmup,
-                window_end,
-            );
+            nic.depart(super::Departure { start, end, pkt }, now, self.cfg.sim.warmup, window_end);
             let tq = &mut nic.txq[qi];
             if tq.sent - tq.cqe_issued >= self.cfg.nic.tx_cqe_every || tq.sent == tq.nic_pi {
                 let upto = tq.sent;
