@@ -537,6 +537,11 @@ impl Cache {
         self.set[s].tag[w] |= DIRTY;
     }
     #[inline]
+    pub fn clear_dirty(&mut self, slot: usize) {
+        let (s, w) = Self::split(slot);
+        self.set[s].tag[w] &= !DIRTY;
+    }
+    #[inline]
     pub fn is_dirty(&self, slot: usize) -> bool {
         let (s, w) = Self::split(slot);
         self.set[s].tag[w] & DIRTY != 0

@@ -15,7 +15,10 @@
 //!   per set (12 on Skylake-SP: Yan et al., S&P'19; McCalpin, Intel forum
 //!   "Directory Structure in Skylake Server CPUs"); evicting one of its
 //!   entries invalidates the L2 copies it tracked, which then leave as L2
-//!   victims do.
+//!   victims do. An entry's dirty bit says whether one of its L2 copies
+//!   is modified (at most one can be: a store drops the other copies), so
+//!   a miss learns whether its snoop finds modified data without asking
+//!   the L2s (the directory state a snoop filter keeps).
 //! - DDIO: a DMA write invalidates L2 copies (tracked by the snoop filter)
 //!   and then updates the line in the LLC if it is there or allocates it in
 //!   the DDIO ways. It counts as a write hit when the lookup finds the line
@@ -55,7 +58,8 @@ impl Memory {
             // Another core's L2 holds it: a snoop serves it, invalidating
             // that copy for a store (its dirty data moves here).
             self.stats.core_llc_hits += 1;
-            let modified = self.modified_elsewhere(line, others);
+            let modified = sf.is_dirty(tracked.expect("tracked"));
+            debug_assert_eq!(modified, self.modified_elsewhere(line, others));
             if write {
                 dirty |= self.sf_invalidate(tracked.take().expect("tracked"), line, None);
             }
@@ -76,7 +80,10 @@ impl Memory {
             self.stats.dram_read_bytes += LINE;
             self.llc_lat + self.dram.read(line, now)
         };
-        self.sf_track(set, tracked, line, core, now);
+        let fs = self.sf_track(set, tracked, line, core, now);
+        if dirty {
+            self.sf.as_mut().expect("non-inclusive").set_dirty(fs);
+        }
         let all = self.l2[core].all_ways();
         let (_, victim) = self.l2[core].insert_at(l2_set, line, all, dirty);
         if let Some(v) = victim {
@@ -93,8 +100,9 @@ impl Memory {
         if write {
             self.l2[core].set_dirty(s);
             // A store to a shared line invalidates the other copies.
-            let sf = self.sf.as_ref().expect("non-inclusive");
+            let sf = self.sf.as_mut().expect("non-inclusive");
             if let Some(fs) = sf.find(line) {
+                sf.set_dirty(fs);
                 if sf.sharers(fs) & !(1u64 << core) != 0 {
                     self.sf_invalidate(fs, line, Some(core));
                     return self.snoop_lat;
@@ -106,23 +114,22 @@ impl Memory {
 
     /// Record that `core`'s L2 now holds `line` of set `set`, whose
     /// snoop-filter entry is `tracked` (if it has one); a snoop-filter
-    /// entry evicted for it takes its L2 copies with it.
-    fn sf_track(&mut self, set: usize, tracked: Option<usize>, line: u64, core: usize, now: Time) {
+    /// entry evicted for it takes its L2 copies with it. Returns the
+    /// line's entry.
+    fn sf_track(&mut self, set: usize, tracked: Option<usize>, line: u64, core: usize, now: Time) -> usize {
         let sf = self.sf.as_mut().expect("non-inclusive");
         debug_assert_eq!(tracked, sf.lookup_in(set, line).ok());
-        let victim = match tracked {
+        let (fs, victim) = match tracked {
             Some(fs) => {
                 sf.touch(fs);
-                sf.add_sharer(fs, core);
-                None
+                (fs, None)
             }
             None => {
                 let all = sf.all_ways();
-                let (fs, victim) = sf.insert_at(set, line, all, false);
-                sf.add_sharer(fs, core);
-                victim
+                sf.insert_at(set, line, all, false)
             }
         };
+        sf.add_sharer(fs, core);
         if let Some(v) = victim {
             self.stats.sf_back_invalidations += v.sharers.count_ones() as u64;
             let mut s = v.sharers;
@@ -134,6 +141,7 @@ impl Memory {
                 }
             }
         }
+        fs
     }
 
     /// `core`'s L2 evicted `v`: the snoop filter forgets that copy, and the
@@ -145,6 +153,9 @@ impl Memory {
             sf.remove_sharer(fs, core);
             if sf.sharers(fs) == 0 {
                 sf.clear(fs);
+            } else if v.dirty {
+                // (the one modified copy has gone)
+                sf.clear_dirty(fs);
             }
         }
         self.llc_fill(set, core, v.line, v.dirty, now);
