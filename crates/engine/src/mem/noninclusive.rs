@@ -613,4 +613,20 @@ mod tests {
         assert_eq!(m.core_access(1, A, true, 0), m.snoop_lat, "shared: invalidate core 0");
         assert_eq!(m.core_access(0, A, false, 0), m.snoop_lat);
     }
+
+
+    /// The snoop filter's dirty bit follows the one modified copy: a read
+    /// that finds it snoops modified data; once that copy has left its L2,
+    /// the clean copy left behind serves at LLC latency.
+    #[test]
+    fn a_modified_copy_leaving_its_l2_clears_the_snoop_filter_dirty_bit() {
+        let mut m = ni(12);
+        m.core_access(0, A, true, 0);
+        assert_eq!(m.core_access(1, A, false, 0), m.snoop_lat, "modified in core 0");
+        // 16 more lines of the same L2 set (64 sets) evict A from core 0's L2
+        for i in 1..=16u64 {
+            m.core_access(0, A + i * 64 * 64, false, 0);
+        }
+        assert_eq!(m.core_access(0, A, false, 0), m.llc_lat, "only core 1's clean copy is left");
+    }
 }
