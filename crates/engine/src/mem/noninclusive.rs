@@ -80,10 +80,7 @@ impl Memory {
             self.stats.dram_read_bytes += LINE;
             self.llc_lat + self.dram.read(line, now)
         };
-        let fs = self.sf_track(set, tracked, line, core, now);
-        if dirty {
-            self.sf.as_mut().expect("non-inclusive").set_dirty(fs);
-        }
+        self.sf_track(set, tracked, line, core, dirty, now);
         let all = self.l2[core].all_ways();
         let (_, victim) = self.l2[core].insert_at(l2_set, line, all, dirty);
         if let Some(v) = victim {
@@ -112,11 +109,10 @@ impl Memory {
         self.l2_lat
     }
 
-    /// Record that `core`'s L2 now holds `line` of set `set`, whose
-    /// snoop-filter entry is `tracked` (if it has one); a snoop-filter
-    /// entry evicted for it takes its L2 copies with it. Returns the
-    /// line's entry.
-    fn sf_track(&mut self, set: usize, tracked: Option<usize>, line: u64, core: usize, now: Time) -> usize {
+    /// Record that `core`'s L2 now holds `line` of set `set` (`dirty`:
+    /// modified), whose snoop-filter entry is `tracked` (if it has one); a
+    /// snoop-filter entry evicted for it takes its L2 copies with it.
+    fn sf_track(&mut self, set: usize, tracked: Option<usize>, line: u64, core: usize, dirty: bool, now: Time) {
         let sf = self.sf.as_mut().expect("non-inclusive");
         debug_assert_eq!(tracked, sf.lookup_in(set, line).ok());
         let (fs, victim) = match tracked {
@@ -130,18 +126,20 @@ impl Memory {
             }
         };
         sf.add_sharer(fs, core);
+        if dirty {
+            sf.set_dirty(fs);
+        }
         if let Some(v) = victim {
             self.stats.sf_back_invalidations += v.sharers.count_ones() as u64;
             let mut s = v.sharers;
             while s != 0 {
                 let c = s.trailing_zeros() as usize;
                 s &= s - 1;
-                if let Some(dirty) = self.l2[c].remove(v.line) {
-                    self.llc_fill(set, c, v.line, dirty, now);
+                if let Some(was_dirty) = self.l2[c].remove(v.line) {
+                    self.llc_fill(set, c, v.line, was_dirty, now);
                 }
             }
         }
-        fs
     }
 
     /// `core`'s L2 evicted `v`: the snoop filter forgets that copy, and the
