@@ -612,7 +612,6 @@ mod tests {
         assert_eq!(m.core_access(0, A, false, 0), m.snoop_lat);
     }
 
-
     /// The snoop filter's dirty bit follows the one modified copy: a read
     /// that finds it snoops modified data; once that copy has left its L2,
     /// the clean copy left behind serves at LLC latency.
