@@ -3,6 +3,7 @@
 #   make run    the main job: reproduce the DDIO paper into out/ddio
 #   make test   Rust unit tests + pytest (make -k test runs both even if one fails)
 #   make bench  simulation speed on a fixed suite
+#   make golden store the golden runs' report digests again (after a change meant to move results)
 #   make wheel  a wheel in dist/ that compute nodes pip-install without cargo
 #
 # Stamp files in .venv make every step a no-op until its inputs change. The
@@ -17,7 +18,7 @@ MATURIN_REQ := maturin>=1.5,<2
 
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name 'Cargo.toml')
 
-.PHONY: run test test-rust test-python bench soak fuzz build clean readme wheel
+.PHONY: run test test-rust test-python bench soak fuzz build clean readme wheel golden
 
 run: build
 	$(BIN)/packetpath reproduce ddio --out out/ddio
@@ -36,6 +37,11 @@ test-python: build
 
 bench: build
 	$(BIN)/packetpath bench
+
+# After a change meant to move results: store every golden run's report
+# digest again (tests/test_golden.py compares them; see tests/golden.py).
+golden: build
+	$(BIN)/python tests/golden.py --write
 
 # The engine is built for CPython's stable ABI (abi3), so one wheel serves
 # every Python >= 3.11 of the same OS and CPU architecture.
