@@ -3,6 +3,7 @@
 #   make run    the main job: reproduce the DDIO paper into out/ddio
 #   make test   Rust unit tests + pytest (make -k test runs both even if one fails)
 #   make bench  simulation speed on a fixed suite
+#   make instructions  callgrind instruction counts of the speed log's workloads
 #   make golden store the golden runs' report digests again (after a change meant to move results)
 #   make wheel  a wheel in dist/ that compute nodes pip-install without cargo
 #
@@ -18,7 +19,7 @@ MATURIN_REQ := maturin>=1.5,<2
 
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name 'Cargo.toml')
 
-.PHONY: run test test-rust test-python bench soak fuzz build clean readme wheel golden
+.PHONY: run test test-rust test-python bench soak fuzz build clean readme wheel golden instructions
 
 run: build
 	$(BIN)/packetpath reproduce ddio --out out/ddio
@@ -37,6 +38,11 @@ test-python: build
 
 bench: build
 	$(BIN)/packetpath bench
+
+# Callgrind instruction counts of the speed log's workloads (needs valgrind).
+instructions: build
+	cargo build --release --example run -p packetpath-engine
+	$(BIN)/python tools/instructions.py target/release/examples/run
 
 # After a change meant to move results: store every golden run's report
 # digest again (tests/test_golden.py compares them; see tests/golden.py).
