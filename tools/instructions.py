@@ -24,9 +24,8 @@ import subprocess
 import sys
 
 from packetpath.reproduce import nicmem_nfv, shring
-from packetpath.sweep import make_task
+from packetpath.sweep import make_task, offered_packets
 
-WIRE_OVERHEAD = 20  # preamble, start delimiter and inter-frame gap, bytes
 FIG7 = [
     ("nicmem Fig 7 point, host", nicmem_nfv, "fig7/host/r1024/b16M/n8/w8"),
     ("nicmem Fig 7 point, nmNFV", nicmem_nfv, "fig7/nmNFV/r1024/b16M/n8/w8"),
@@ -42,12 +41,12 @@ def instructions(engine: str, scenario: dict) -> int:
 
 
 def per_packet(engine: str, size: int, cores: int) -> float:
-    def run(duration: str) -> int:
-        return instructions(engine, {"cpu": {"cores": cores}, "traffic": {"size": size, "rate": "100Gbps"},
-                                     "nic": {"flow_control": False},
-                                     "sim": {"warmup": "0.2ms", "duration": duration}})
-    frames = 3e-3 * 100e9 / ((size + WIRE_OVERHEAD) * 8)
-    return (run("4ms") - run("1ms")) / frames
+    tasks = [make_task(f"l2fwd-{duration}", {"cpu": {"cores": cores}, "traffic": {"size": size, "rate": "100Gbps"},
+                                             "nic": {"flow_control": False},
+                                             "sim": {"warmup": "0.2ms", "duration": duration}})
+             for duration in ("1ms", "4ms")]
+    short, long = (instructions(engine, t.values) for t in tasks)
+    return (long - short) / (offered_packets(tasks[1].config) - offered_packets(tasks[0].config))
 
 
 def main(engine: str) -> None:
