@@ -99,7 +99,7 @@ impl Memory {
             // A store to a shared line invalidates the other copies.
             let sf = self.sf.as_mut().expect("non-inclusive");
             if let Some(fs) = sf.find(line) {
-                sf.set_dirty(fs);
+                sf.set_dirty(fs); // (its copy is now the modified one)
                 if sf.sharers(fs) & !(1u64 << core) != 0 {
                     self.sf_invalidate(fs, line, Some(core));
                     return self.snoop_lat;
