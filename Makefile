@@ -4,6 +4,7 @@
 #   make test   Rust unit tests + pytest (make -k test runs both even if one fails)
 #   make bench  simulation speed on a fixed suite
 #   make instructions  callgrind instruction counts of the speed log's workloads
+#   make operations    what an l2fwd packet costs, by modelled operation (callgrind)
 #   make golden store the golden runs' report digests again (after a change meant to move results)
 #   make wheel  a wheel in dist/ that compute nodes pip-install without cargo
 #
@@ -19,7 +20,7 @@ MATURIN_REQ := maturin>=1.5,<2
 
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name 'Cargo.toml')
 
-.PHONY: run test test-rust test-python bench soak fuzz build clean readme wheel golden instructions
+.PHONY: run test test-rust test-python bench soak fuzz build clean readme wheel golden instructions operations
 
 run: build
 	$(BIN)/packetpath reproduce ddio --out out/ddio
@@ -43,6 +44,11 @@ bench: build
 instructions: build
 	cargo build --release --example run -p packetpath-engine
 	$(BIN)/python tools/instructions.py target/release/examples/run
+
+# What a simulated l2fwd packet costs by modelled operation (needs
+# valgrind; builds a copy of the engine with those primitives out of line).
+operations: build
+	$(BIN)/python tools/instructions.py --operations
 
 # After a change meant to move results: store every golden run's report
 # digest again (tests/test_golden.py compares them; see tests/golden.py).

@@ -12,16 +12,25 @@ wall times, `farm-bench`).
   runs it, 1500 B on 2 cores and 64 B on 1.
 - Whole runs: the Fig 7 WorkPackage points the nicmem-NFV and shRing
   reproductions spend most of their time on.
+- With `--operations` instead (`make operations`): what one simulated
+  packet of l2fwd 1500 B costs, by modelled operation. A copy of the engine
+  is built with the cache, DRAM-calendar and event-queue primitives kept
+  out of line, so callgrind counts their calls; each is shown per packet
+  with its instructions per call (a few more than inline: the call itself).
 
 Needs valgrind; the engine is the `run` example, the path given.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 from packetpath.reproduce import nicmem_nfv, shring
 from packetpath.sweep import make_task, offered_packets
@@ -49,6 +58,80 @@ def per_packet(engine: str, size: int, cores: int) -> float:
     return (long - short) / (offered_packets(tasks[1].config) - offered_packets(tasks[0].config))
 
 
+# (file, function) of the primitives `--operations` counts, with how the
+# table names them.
+PRIMITIVES = [
+    ("crates/engine/src/mem/cache.rs", "lookup_in", "Cache::lookup_in", "cache tag lookups (LLC, snoop filter, L2s)"),
+    ("crates/engine/src/mem/cache.rs", "touch", "Cache::touch", "replacement-state updates"),
+    ("crates/engine/src/mem/cache.rs", "insert_at", "Cache::insert_at", "inserts with a victim choice"),
+    ("crates/engine/src/mem/cache.rs", "remove", "Cache::remove", "removals"),
+    ("crates/engine/src/mem/cache.rs", "sets_of_run", "Cache::sets_of_run", "set-index runs of a DMA"),
+    ("crates/engine/src/mem/dram.rs", "book", "Calendar::book", "DRAM calendar bookings"),
+    ("crates/engine/src/mem/prefetch.rs", "access", "Streamer::access", "streamer lookups"),
+    ("crates/engine/src/sim/mod.rs", "push", "EventQueue<E>::push", "event pushes"),
+    ("crates/engine/src/sim/mod.rs", "pop", "EventQueue<E>::pop", "event pops"),
+]
+
+
+def out_of_line_engine(repo: Path, work: Path) -> Path:
+    """Build a copy of the engine whose PRIMITIVES are `#[inline(never)]`."""
+    for name in ("Cargo.toml", "Cargo.lock"):
+        shutil.copy(repo / name, work / name)
+    shutil.copytree(repo / "crates", work / "crates")
+    for path, function, _, _ in PRIMITIVES:
+        f = work / path
+        text, n = re.subn(rf"( *)(?:#\[inline(?:\((?:always|never)\))?\]\n *)?((?:pub(?:\([a-z]+\))? )?fn {function}\b)",
+                          r"\1#[inline(never)]\n\1\2", f.read_text(), count=1)
+        if n != 1:
+            sys.exit(f"{path}: fn {function} not found")
+        f.write_text(text)
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "run", "-p", "packetpath-engine"],
+                   cwd=work, check=True)
+    return work / "target" / "release" / "examples" / "run"
+
+
+def calls(callgrind_out: Path) -> tuple[collections.Counter, collections.Counter]:
+    """Calls of each function and the instructions inside them, from a callgrind output file."""
+    names: dict[str, str] = {}
+    n, cost = collections.Counter(), collections.Counter()
+    callee, pending = "", False
+    for line in callgrind_out.read_text().splitlines():
+        if line.startswith(("fn=", "cfn=")):
+            m = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line)
+            if m.group(2):
+                names[m.group(1)] = m.group(2)
+            if line.startswith("cfn="):
+                callee = names[m.group(1)]
+        elif line.startswith("calls="):
+            n[callee] += int(line[6:].split()[0])
+            pending = True
+        elif pending:
+            cost[callee] += int(line.split()[1])
+            pending = False
+    return n, cost
+
+
+def operations(repo: Path) -> None:
+    scenario = make_task("l2fwd", {"cpu": {"cores": 2}, "traffic": {"size": 1500, "rate": "100Gbps"},
+                                   "nic": {"flow_control": False}, "sim": {"warmup": "0.2ms", "duration": "4ms"}}).values
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = out_of_line_engine(repo, Path(tmp))
+        out = Path(tmp) / "callgrind.out"
+        done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", engine,
+                               json.dumps(scenario, default=str)], capture_output=True, text=True, check=True)
+        total = int(re.search(r"Collected : (\d+)", done.stderr).group(1))
+        packets = json.loads(done.stdout)["sim"]["packets"]
+        n, cost = calls(out)
+    print(f"l2fwd 1500 B, 2 cores, 4.2 ms: {packets} packets, {total / packets:,.0f} instructions per packet (this build)")
+    inside = 0
+    for _, _, suffix, label in PRIMITIVES:
+        k = sum(v for f, v in n.items() if f.endswith(suffix))
+        c = sum(v for f, v in cost.items() if f.endswith(suffix))
+        inside += c
+        print(f"  {label}: {k / packets:.1f} per packet, {c / max(k, 1):.0f} instructions each")
+    print(f"  together: {inside / packets:,.0f} instructions per packet")
+
+
 def main(engine: str) -> None:
     for size, cores in [(1500, 2), (64, 1)]:
         print(f"l2fwd {size} B, {cores} core{'s' * (cores > 1)}, per packet: {per_packet(engine, size, cores):,.0f}")
@@ -58,6 +141,9 @@ def main(engine: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python tools/instructions.py ENGINE (the `run` example binary)")
-    main(sys.argv[1])
+    if sys.argv[1:] == ["--operations"]:
+        operations(Path(__file__).resolve().parent.parent)
+    elif len(sys.argv) == 2:
+        main(sys.argv[1])
+    else:
+        sys.exit("usage: python tools/instructions.py ENGINE (the `run` example binary) | --operations")
