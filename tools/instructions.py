@@ -42,18 +42,26 @@ FIG7 = [
 ]
 
 
-def instructions(engine: str, scenario: dict) -> int:
-    """Instructions callgrind counts for one run of `scenario`."""
-    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", engine,
+def callgrind(engine: str, scenario: dict, out: str = "/dev/null") -> tuple[int, dict]:
+    """Instructions callgrind counts for one run of `scenario`, and its report."""
+    done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", engine,
                            json.dumps(scenario, default=str)], capture_output=True, text=True, check=True)
-    return int(re.search(r"Collected : (\d+)", done.stderr).group(1))
+    return int(re.search(r"Collected : (\d+)", done.stderr).group(1)), json.loads(done.stdout)
+
+
+def instructions(engine: str, scenario: dict) -> int:
+    return callgrind(engine, scenario)[0]
+
+
+def l2fwd(size: int, cores: int, duration: str):
+    """l2fwd at 100 Gbps with flow control off, as `packetpath bench` runs it."""
+    return make_task(f"l2fwd-{duration}", {"cpu": {"cores": cores}, "traffic": {"size": size, "rate": "100Gbps"},
+                                           "nic": {"flow_control": False},
+                                           "sim": {"warmup": "0.2ms", "duration": duration}})
 
 
 def per_packet(engine: str, size: int, cores: int) -> float:
-    tasks = [make_task(f"l2fwd-{duration}", {"cpu": {"cores": cores}, "traffic": {"size": size, "rate": "100Gbps"},
-                                             "nic": {"flow_control": False},
-                                             "sim": {"warmup": "0.2ms", "duration": duration}})
-             for duration in ("1ms", "4ms")]
+    tasks = [l2fwd(size, cores, duration) for duration in ("1ms", "4ms")]
     short, long = (instructions(engine, t.values) for t in tasks)
     return (long - short) / (offered_packets(tasks[1].config) - offered_packets(tasks[0].config))
 
@@ -112,15 +120,11 @@ def calls(callgrind_out: Path) -> tuple[collections.Counter, collections.Counter
 
 
 def operations(repo: Path) -> None:
-    scenario = make_task("l2fwd", {"cpu": {"cores": 2}, "traffic": {"size": 1500, "rate": "100Gbps"},
-                                   "nic": {"flow_control": False}, "sim": {"warmup": "0.2ms", "duration": "4ms"}}).values
     with tempfile.TemporaryDirectory() as tmp:
         engine = out_of_line_engine(repo, Path(tmp))
         out = Path(tmp) / "callgrind.out"
-        done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", engine,
-                               json.dumps(scenario, default=str)], capture_output=True, text=True, check=True)
-        total = int(re.search(r"Collected : (\d+)", done.stderr).group(1))
-        packets = json.loads(done.stdout)["sim"]["packets"]
+        total, report = callgrind(str(engine), l2fwd(1500, 2, "4ms").values, str(out))
+        packets = report["sim"]["packets"]
         n, cost = calls(out)
     print(f"l2fwd 1500 B, 2 cores, 4.2 ms: {packets} packets, {total / packets:,.0f} instructions per packet (this build)")
     inside = 0
