@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -66,8 +67,8 @@ def per_packet(engine: str, size: int, cores: int) -> float:
     return (long - short) / (offered_packets(tasks[1].config) - offered_packets(tasks[0].config))
 
 
-# (file, function) of the primitives `--operations` counts, with how the
-# table names them.
+# The primitives `--operations` counts: (file, function, the end of the
+# name callgrind gives it, what the table calls it).
 PRIMITIVES = [
     ("crates/engine/src/mem/cache.rs", "lookup_in", "Cache::lookup_in", "cache tag lookups (LLC, snoop filter, L2s)"),
     ("crates/engine/src/mem/cache.rs", "touch", "Cache::touch", "replacement-state updates"),
@@ -93,9 +94,12 @@ def out_of_line_engine(repo: Path, work: Path) -> Path:
         if n != 1:
             sys.exit(f"{path}: fn {function} not found")
         f.write_text(text)
+    # (a target directory of its own beside the project's, so a second run
+    # rebuilds only the engine, not every dependency)
+    target = repo / "target" / "operations"
     subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "run", "-p", "packetpath-engine"],
-                   cwd=work, check=True)
-    return work / "target" / "release" / "examples" / "run"
+                   cwd=work, check=True, env=os.environ | {"CARGO_TARGET_DIR": str(target)})
+    return target / "release" / "examples" / "run"
 
 
 def calls(callgrind_out: Path) -> tuple[collections.Counter, collections.Counter]:
