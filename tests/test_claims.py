@@ -7,9 +7,12 @@ import math
 import pytest
 
 from packetpath.reproduce import (
+    PCT_FLOOR,
     Claim,
     all_of,
+    bound_by,
     external_cap,
+    in_stages,
     like,
     score,
     comparable,
@@ -23,6 +26,7 @@ from packetpath.reproduce import (
     ratio,
     relative_change,
     share,
+    span,
     throughput,
 )
 
@@ -174,9 +178,9 @@ def test_like_is_inconclusive_at_a_shared_cap():
     capped = {"offered_gbps": 197.4, "drop_rate": 0.02, "pcie_util": {"upstream": 0.99, "downstream": 0.3}}
     free = {"offered_gbps": 197.4, "drop_rate": 0.02, "pcie_util": {"upstream": 0.80, "downstream": 0.3},
             "drops": {"rx_buffer": 10, "no_descriptor": 90, "software": 0}}
-    assert like(*HEAD, 186.0, 187.0, reports=[capped, capped]).verdict == "inconclusive"
-    assert like(*HEAD, 186.0, 187.0, reports=[capped, free]).verdict == "pass"
-    assert like(*HEAD, 150.0, 187.0, reports=[capped, capped]).verdict == "fail"  # not alike: the cap does not excuse it
+    assert like(*HEAD, "no change", 186.0, 187.0, reports=[capped, capped]).verdict == "inconclusive"
+    assert like(*HEAD, "no change", 186.0, 187.0, reports=[capped, free]).verdict == "pass"
+    assert like(*HEAD, "no change", 150.0, 187.0, reports=[capped, capped]).verdict == "fail"  # not alike: the cap does not excuse it
     lossless = {"offered_gbps": 100.0, "drop_rate": 0.0, "pcie_util": {"upstream": 0.5, "downstream": 0.2}}
     assert external_cap(lossless) == "the offered load" and external_cap(free) is None
     in_front = free | {"drops": {"rx_buffer": 100, "no_descriptor": 0, "software": 0}}
@@ -253,7 +257,8 @@ def test_cores_needed_within_two(paper, simulated, ok):
 
 def test_claim_json_shape():
     c = share(*HEAD, 0.4, 0.42)
-    assert list(c.to_json()) == ["paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "verdict", "spread", "why", "pass"]
+    assert list(c.to_json()) == ["paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "verdict", "spread", "why", "runs",
+                                 "bounds", "pass"]
     assert c.to_json()["pass"] is True and c.to_json()["verdict"] == "pass"
     assert c.tolerance == "±15 pp (0.25 to 0.55)"
 
@@ -286,3 +291,80 @@ def test_claims_on_a_narrow_terminal_never_split_a_word():
     wide = Console(width=200, record=True, color_system=None)
     wide.print(rich_table([long, short], width=200))
     assert "┃ figure" in wide.export_text()
+
+
+def test_like_shows_the_papers_words_never_the_simulated_reference():
+    c = like(*HEAD, "like privRing", 186.0, 187.0)
+    assert c.paper_value == "like privRing" and c.simulated == 186.0 and "187" in c.tolerance
+
+
+def test_like_must_tell_the_alternatives_apart():
+    # the worse ring is inside the band too: whichever ring dshRing used, it would pass
+    c = like(*HEAD, "like the better ring", 183.0, 184.0, others={"the worse ring": 178.0})
+    assert c.verdict == "inconclusive" and "the worse ring" in c.why
+    # the alternative is outside the band: a pass tells them apart
+    assert like(*HEAD, "like the better ring", 183.0, 184.0, others={"the worse ring": 150.0}).verdict == "pass"
+    # inside the band but nearer the alternative (a gain that should vanish, kept at 60 %)
+    c = like(*HEAD, "-1%", 107.2, 100.0, others={"the uniform gain": 112.3})
+    assert c.verdict == "fail" and "nearer the uniform gain" in c.why
+
+
+def test_throughput_must_tell_the_alternatives_apart():
+    assert throughput(*HEAD, 195.0, 187.8, others={"host at 2 ways": 176.5}).verdict == "inconclusive"
+    assert throughput(*HEAD, 195.0, 194.0, others={"host at 2 ways": 150.0}).verdict == "pass"
+
+
+@pytest.mark.parametrize(("paper", "simulated", "ok"), [
+    (0.90, 1.0, False),   # "~10 % misses" is not passed by no miss at all
+    (0.90, 0.95, True),
+    (0.90, 0.75, True),
+    (0.097, 0.0, False),  # a 9.7 % cost is not passed by no cost at all
+    (0.097, 0.0485, True),
+    (0.0, 0.0, True),     # the paper's own value may be the trivial one
+    (1.0, 1.0, True),
+])
+def test_a_share_near_zero_or_one_excludes_the_trivial_value(paper, simulated, ok):
+    assert share(*HEAD, paper, simulated).passed is ok
+
+
+def test_a_tie_is_not_a_win():
+    assert ordering(*HEAD, ["a", "b"], {"a": [5.0, 5.0, 5.0], "b": [5.0, 5.0, 5.0]}).verdict == "inconclusive"
+
+
+def test_percent_metrics_use_a_percentage_point_floor():
+    # +0.8 % against a constant 0: "1 % of the value" would be 0.008 pp
+    dpi, zero = [0.6, 0.8, 1.0], [0.0] * 3
+    assert ordering(*HEAD, ["dpi", "zero"], {"dpi": dpi, "zero": zero}).verdict == "pass"
+    assert ordering(*HEAD, ["dpi", "zero"], {"dpi": dpi, "zero": zero}, floor=PCT_FLOOR).verdict == "inconclusive"
+
+
+@pytest.mark.parametrize(("values", "ok"), [([-22.0, -30.0, -38.0], True), ([-11.0, -57.0], True), ([-10.0, -30.0], False),
+                                             ([-30.0, -58.0], False), ([-30.0, 5.0], False), ([-30.0, math.nan], False)])
+def test_span_scores_a_range_once(values, ok):
+    c = span(*HEAD, -21.3, -38.6, values)
+    assert c.passed is ok and c.paper_value == "-21.3% to -38.6%"
+
+
+def _stages(source: float, nic: float) -> dict:
+    return {"latency_breakdown_ns": {"source_queue": source, "nic_rx": nic, "core": 500.0, "total": source + nic + 500.0}}
+
+
+def test_a_latency_change_must_lie_where_the_mechanism_acts():
+    ok = relative_change(*HEAD, -30.0, -30.0)
+    # the change lies in the NIC's Rx wait: the mechanism's stage
+    assert in_stages(ok, [_stages(1000, 9000)], [_stages(1000, 2000)], ("nic_rx",), "DDIO ways").passed
+    # the same numbers, but the change lies in the source's queue (PAUSE): a pass for another reason
+    c = in_stages(ok, [_stages(9000, 1000)], [_stages(2000, 1000)], ("nic_rx",), "DDIO ways")
+    assert c.verdict == "fail" and "source_queue" in c.why
+    # a fail keeps its verdict and learns where the change lies
+    bad = relative_change(*HEAD, -30.0, -2.0)
+    assert in_stages(bad, [_stages(9000, 1000)], [_stages(8800, 1000)], ("nic_rx",), "DDIO ways").why.startswith("0%")
+
+
+def test_a_throughput_must_be_bounded_by_what_the_paper_says():
+    ok = throughput(*HEAD, 94.0, 90.7)
+    core = {"bottleneck": {"resource": "cores"}}
+    credits = {"bottleneck": {"resource": "posted credits"}}
+    assert bound_by(ok, {"run": core}, ("cores",), "the busiest core").passed
+    c = bound_by(ok, {"run": credits}, ("cores",), "the busiest core")
+    assert c.verdict == "fail" and "posted credits" in c.why

@@ -71,7 +71,8 @@ def test_cli_prints_the_claim_table_and_json(fake_paper, cli, monkeypatch, tmp_p
     assert out.code == 0, out.stderr
     claims = json.loads(out.stdout)
     assert [c["pass"] for c in claims] == [True, False]
-    assert set(claims[0]) == {"paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "verdict", "spread", "why", "pass"}
+    assert set(claims[0]) == {"paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "verdict", "spread", "why",
+                            "runs", "bounds", "pass"}
     assert (tmp_path / "r" / "claims.md").exists()
     strict = cli("reproduce", PAPER, "--jobs", "1", "--strict")
     assert strict.code == 1 and "1 pass of 2 scored (0 inconclusive, 0 anchors, 1 fail)" in strict.stdout.replace("\n", " ")
@@ -143,3 +144,101 @@ def test_seeded_runs_run_over_three_seeds(fake_paper):
     sys.modules[f"packetpath.reproduce.{module}"].SEEDED = ("large",)
     reproduce(module, jobs=1, run=run, progress=False)
     assert sorted(s for s in seen if s is not None) == [2, 3] and len(seen) == 4
+
+
+def _install(monkeypatch, scenarios: dict, claims) -> str:
+    """A paper module with these scenarios and this claims function."""
+    import sys
+    import types
+
+    paper = types.ModuleType(f"packetpath.reproduce.{PAPER}")
+    paper.PAPER, paper.scenarios, paper.claims = PAPER, lambda: scenarios, claims
+    monkeypatch.setitem(sys.modules, f"packetpath.reproduce.{PAPER}", paper)
+    return PAPER
+
+
+def _anchor_fig1(monkeypatch):
+    from packetpath.profiles import Anchor
+
+    monkeypatch.setattr("packetpath.profiles.anchors", lambda: [Anchor("toy", "nic.line_rate", PAPER, ("Fig 1",), "calibrated against fakepaper Fig 1")])
+
+
+def test_claims_are_stamped_with_the_runs_they_read(fake_paper, monkeypatch):
+    from packetpath.reproduce import throughput
+
+    def claims(r):
+        out = r.collect()
+        both = r["a"]["throughput_gbps"] + r["b"]["throughput_gbps"]
+        out.append(throughput(PAPER, "Fig 2", "a and b", "throughput_gbps", 200.0, both))
+        out.append(throughput(PAPER, "Fig 2", "the same sum, said again", "throughput_gbps", 100.0, both / 2))
+        out.append(throughput(PAPER, "Fig 3", "b alone", "throughput_gbps", 100.0, r["b"]["throughput_gbps"]))
+        return out
+
+    name = _install(monkeypatch, {"a": {"traffic.size": 1500}, "b": {"traffic.size": 1200}}, claims)
+    got = reproduce(name, jobs=1, run=fake_run, progress=False)
+    assert [c.runs for c in got] == [("a", "b"), ("a", "b"), ("b",)]
+
+
+def test_a_claim_on_anchored_runs_only_is_an_anchor(monkeypatch):
+    from packetpath.reproduce import throughput
+
+    def claims(r):
+        out = r.collect()
+        out.append(throughput(PAPER, "Fig 1", "the fitted point", "throughput_gbps", 100.0, r["fit"]["throughput_gbps"]))
+        # the same configuration under another name and figure: the fit scored again
+        out.append(throughput(PAPER, "Fig 2", "the fitted point again", "throughput_gbps", 100.0, r["again"]["throughput_gbps"]))
+        # an anchored run beside one that is not: scored
+        out.append(throughput(PAPER, "Fig 2", "a trend through it", "throughput_gbps", 180.0,
+                              r["again"]["throughput_gbps"] + r["other"]["throughput_gbps"]))
+        return out
+
+    _anchor_fig1(monkeypatch)
+    name = _install(monkeypatch, {"fit": {"traffic.size": 1500}, "again": {"traffic.size": 1500}, "other": {"traffic.size": 1200}}, claims)
+    got = reproduce(name, jobs=1, run=fake_run, progress=False)
+    assert [c.verdict for c in got] == ["anchor", "anchor", "pass"]
+    assert "again = fit (Fig 1)" in got[1].why and "judged alone: pass" in got[1].why
+
+
+def test_a_result_is_scored_once(monkeypatch):
+    from packetpath.reproduce import throughput
+
+    def claims(r):
+        out = r.collect()
+        out.append(throughput(PAPER, "Fig 2", "hit rates", "throughput_gbps", 100.0, r["x"]["throughput_gbps"]))
+        out.append(throughput(PAPER, "Fig 11", "the same series", "throughput_gbps", 100.0, r["y"]["throughput_gbps"]))
+        return out
+
+    name = _install(monkeypatch, {"x": {"traffic.size": 1500}, "y": {"traffic.size": 1500}}, claims)
+    with pytest.raises(ValueError, match="scores the same result as 'Fig 2: hit rates'"):
+        reproduce(name, jobs=1, run=fake_run, progress=False)
+
+
+def test_a_throughput_claim_says_what_bounds_its_runs(monkeypatch):
+    from packetpath.reproduce import share, throughput
+
+    def run(scenario):
+        return fake_run(scenario) | {"hit": 0.5, "bottleneck": {"resource": "posted credits"}}
+
+    def claims(r):
+        out = r.collect()
+        out.append(throughput(PAPER, "Fig 1", "forwards", "throughput_gbps", 100.0, r["a"]["throughput_gbps"]))
+        out.append(share(PAPER, "Fig 1", "a hit rate", "hit", 0.5, r["a"]["hit"]))
+        return out
+
+    name = _install(monkeypatch, {"a": {"traffic.size": 1500}}, claims)
+    got = reproduce(name, jobs=1, run=run, progress=False)
+    assert got[0].bounds == {"a": "posted credits"} and got[1].bounds is None
+
+
+@pytest.mark.parametrize(("figure", "touched"), [("Fig 2a", True), ("Fig 2", False), ("Fig 2c", False), ("Fig 2g", False)])
+def test_a_panel_anchor_covers_its_own_panel_only(figure, touched):
+    from packetpath.profiles import Anchor
+
+    assert Anchor("p", "app.wp_reads", "shring", ("Fig 2a",), "s").touches("shring", figure) is touched
+
+
+def test_the_shring_fig_2a_anchor_is_declared_in_a_profile():
+    from packetpath import profiles
+
+    mine = [a for a in profiles.anchors() if a.paper == "shring"]
+    assert [(a.profile, a.key, a.figures) for a in mine] == [("nicmem-cascadelake", "app.wp_reads", ("Fig 2a",))]

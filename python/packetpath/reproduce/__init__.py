@@ -11,15 +11,18 @@ Paper modules build their claims with the constructors exported here.
 """
 
 from packetpath.reproduce._claims import (
+    PCT_FLOOR,
     SEEDS,
     VERDICTS,
     Claim,
     all_of,
+    bound_by,
     comparable,
     cores_needed,
     count,
     crossover,
     external_cap,
+    in_stages,
     judged,
     latency,
     like,
@@ -30,6 +33,7 @@ from packetpath.reproduce._claims import (
     relative_change,
     score,
     share,
+    span,
     throughput,
     up_to,
 )
@@ -38,12 +42,16 @@ from packetpath.reproduce._runner import anchored, load_paper, papers, reproduce
 from packetpath.reproduce._runs import Runs, metric
 
 __all__ = [
+    "PCT_FLOOR",
     "SEEDS",
     "VERDICTS",
     "Claim",
     "Runs",
     "all_of",
     "anchored",
+    "bound_by",
+    "in_stages",
+    "span",
     "external_cap",
     "judged",
     "like",

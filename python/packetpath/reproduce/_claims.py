@@ -19,20 +19,29 @@ was simulated.
 | constructor       | kind of claim                         | passes when                                           |
 |-------------------|---------------------------------------|-------------------------------------------------------|
 | `relative_change` | "X % better/worse"                    | same sign, within [0.5·X, 1.5·X] (one-sided: past the far edge) |
+| `span`            | "X-Y % better" over a grid, stated once | every point within [0.5·X, 1.5·Y]                   |
 | `ratio`           | "R× better"                           | within [1 + 0.5·(R−1), 1 + 1.5·(R−1)]                 |
 | `throughput`      | absolute throughput, "as fast as"     | within ±10 %                                          |
 | `latency`         | absolute latency                      | within a factor of 2                                  |
-| `share`           | hit rate, share, utilisation (0..1)   | within ±15 percentage points (one-sided: on one side) |
+| `share`           | hit rate, share, utilisation (0..1)   | within ±15 points, at most halfway to 0 or 1 (one-sided: on one side) |
 | `comparable`      | "A comparable to B" (no number given) | A / B within a factor of 2                            |
 | `count`           | a count or rate of events             | within a factor of 2 (the latency rule)               |
 | `monotone`        | trend over a grid (≥ 3 seeds a point) | no step the wrong way beyond noise, net change beyond noise |
 | `ordering`        | "A > B > C" (≥ 3 seeds a point)       | every neighbour pair in order beyond noise            |
-| `like`            | "A performs like B", "no change"      | A within ±10 % of B, not all at one external cap      |
+| `like`            | "A performs like B", "no change"      | A within ±10 % of B, nearer B than any alternative, not every alternative in the band, not all at one external cap |
 | `crossover`       | a knee or crossover on a grid         | within one grid step                                  |
 | `cores_needed`    | "A needs N cores for line rate"       | within ±2 cores (None = never, within the grid)       |
 
 "Up to X" claims pass the same rows with the maximum over the swept grid as
 the simulated value: the paper module takes that maximum.
+
+Where the paper names the mechanism behind a claim, the claim checks it:
+`in_stages` (a latency change must lie in the stages the mechanism acts on,
+by the run's latency breakdown) and `bound_by` (a throughput must be bounded
+by what the paper says bounds it). A pass for another reason is a fail that
+says why. The runner (`packetpath.reproduce._runner`) adds the rules that
+span claims: a statement is scored once, a claim that reads only anchored
+runs is an anchor, a throughput claim carries what bounds each of its runs.
 """
 
 from __future__ import annotations
@@ -49,6 +58,9 @@ Verdict = Literal["pass", "inconclusive", "anchor", "fail"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "inconclusive", "anchor", "fail")
 SEEDS = 3
 """Seeds an ordering, trend or "no change" claim needs per point (CLAIMS.md)."""
+PCT_FLOOR = 1.0
+"""The noise rule's "1 % of the value" for a metric that is already a percent
+change: one percentage point (1 % of the quantity changed), not 1 % of the change."""
 Bound = Literal["at least", "at most"] | None
 Values = float | Sequence[float]
 """One simulated value, or one per seed."""
@@ -67,7 +79,11 @@ class Claim:
     spread: Any = None
     """Standard deviation over the seeds, beside `simulated` (noise-judged claims)."""
     why: str = ""
-    """Why the verdict is not the tolerance's: the anchor, the cap, the noise."""
+    """Why the verdict is not the tolerance's: the anchor, the cap, the noise, the mechanism."""
+    runs: tuple[str, ...] = ()
+    """The runs the simulated value was computed from (stamped by `Runs.collect`)."""
+    bounds: Any = None
+    """What bounds each configuration behind a throughput claim (its runs' bottleneck)."""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -79,7 +95,7 @@ class Claim:
 
     def to_json(self) -> dict[str, Any]:
         """The claim as ``reproduce --json`` prints it; ``pass`` is ``verdict == "pass"``."""
-        return asdict(self) | {"pass": self.passed}
+        return asdict(self) | {"runs": list(self.runs), "pass": self.passed}
 
     def as_anchor(self, why: str) -> Claim:
         """The same claim, shown but not scored: ``why`` names the profile value or arithmetic."""
@@ -88,6 +104,10 @@ class Claim:
     def undecided(self, why: str) -> Claim:
         """The same claim, inconclusive: ``why`` says what keeps the simulation from deciding it."""
         return replace(self, verdict="inconclusive", why=why)
+
+    def failed(self, why: str) -> Claim:
+        """The same claim, failed for ``why``: a pass for another reason than the paper's is no pass."""
+        return replace(self, verdict="fail", why=why)
 
 
 def judged(paper: str, figure: str, claim: str, metric: str, paper_value: Any, simulated: Any, tolerance: str, ok: bool) -> Claim:
@@ -128,6 +148,23 @@ def relative_change(
     return _one_sided(paper, figure, claim, metric, paper_pct, simulated_pct, bound, lo if bound == "at least" else hi, "%")
 
 
+def span(
+    paper: str, figure: str, claim: str, metric: str, paper_lo_pct: float, paper_hi_pct: float, simulated: Sequence[float]
+) -> Claim:
+    """A range the paper states once over a grid ("21.3-38.6 % faster" over its
+    sizes), as signed percent changes: one claim, not one per end. Passes when
+    every simulated point lies in the two ends' relative-change bands joined:
+    from 0.5 x the end nearer zero to 1.5 x the far end."""
+    if paper_lo_pct == 0 or paper_hi_pct == 0 or (paper_lo_pct > 0) != (paper_hi_pct > 0):
+        raise ValueError("span needs two non-zero ends of the same sign; use relative_change or like")
+    near, far = sorted((paper_lo_pct, paper_hi_pct), key=abs)
+    lo, hi = sorted((0.5 * near, 1.5 * far))
+    vals = list(simulated)
+    ok = bool(vals) and all(_finite(v) and lo <= v <= hi for v in vals)
+    return Claim(paper, figure, claim, metric, f"{_n(near)}% to {_n(far)}%", vals, f"every point same sign, {_n(lo)}% to {_n(hi)}%",
+                 _verdict(ok), why=_missing(vals))
+
+
 def ratio(paper: str, figure: str, claim: str, metric: str, paper_ratio: float, simulated_ratio: float) -> Claim:
     """A claim "R× better": passes within [1 + 0.5·(R−1), 1 + 1.5·(R−1)]. A
     claim "as fast as" (R = 1) has an empty band: use `throughput` or `like`."""
@@ -137,9 +174,18 @@ def ratio(paper: str, figure: str, claim: str, metric: str, paper_ratio: float, 
     return _within(paper, figure, claim, metric, paper_ratio, simulated_ratio, lo, hi, "", unit="x")
 
 
-def throughput(paper: str, figure: str, claim: str, metric: str, paper_value: float, simulated: float) -> Claim:
-    """Absolute throughput (and "as fast as"): passes within ±10 % of the paper's value."""
-    return _within(paper, figure, claim, metric, paper_value, simulated, 0.9 * paper_value, 1.1 * paper_value, "±10%")
+def throughput(
+    paper: str, figure: str, claim: str, metric: str, paper_value: float, simulated: float, bound: Bound = None,
+    others: Mapping[str, Values] | None = None,
+) -> Claim:
+    """Absolute throughput (and "as fast as"): passes within ±10 % of the paper's
+    value; one-sided ("cannot exceed 90 Gbps") past the band's far edge.
+    ``others``: the alternatives it must tell apart (see `distinguishes`)."""
+    lo, hi = 0.9 * paper_value, 1.1 * paper_value
+    if bound is not None:
+        return _one_sided(paper, figure, claim, metric, paper_value, simulated, bound, lo if bound == "at least" else hi, "")
+    c = _within(paper, figure, claim, metric, paper_value, simulated, lo, hi, "±10%")
+    return distinguishes(c, simulated, paper_value, lo, hi, others)
 
 
 def latency(paper: str, figure: str, claim: str, metric: str, paper_value: float, simulated: float) -> Claim:
@@ -149,11 +195,23 @@ def latency(paper: str, figure: str, claim: str, metric: str, paper_value: float
 
 def share(paper: str, figure: str, claim: str, metric: str, paper_value: float, simulated: float, bound: Bound = None) -> Claim:
     """Hit rate, share or utilisation as a fraction in [0, 1]: passes within ±15
-    percentage points; one-sided ("at least 46 %") only the failing side counts."""
-    lo, hi = paper_value - 0.15, paper_value + 0.15
+    percentage points; one-sided ("at least 46 %") only the failing side counts.
+    Near 0 or 1 the band stops halfway to that trivial value, so "~10 % misses"
+    (0.90) is not passed by a hit rate of exactly 1.0 with no miss at all."""
+    lo, hi = share_band(paper_value)
     if bound is None:
         return _within(paper, figure, claim, metric, paper_value, simulated, lo, hi, "±15 pp")
     return _one_sided(paper, figure, claim, metric, paper_value, simulated, bound, lo if bound == "at least" else hi, "")
+
+
+def share_band(paper_value: float) -> tuple[float, float]:
+    """±15 percentage points, stopping halfway to 0 or 1 unless the paper's value is itself 0 or 1."""
+    lo, hi = paper_value - 0.15, paper_value + 0.15
+    if paper_value > 0:
+        lo = max(lo, paper_value / 2)
+    if paper_value < 1:
+        hi = min(hi, (1 + paper_value) / 2)
+    return lo, hi
 
 
 def comparable(paper: str, figure: str, claim: str, metric: str, simulated_ratio: float) -> Claim:
@@ -177,11 +235,14 @@ def monotone(
     direction: Literal["non-increasing", "non-decreasing"],
     simulated: Sequence[Values],
     slack: float = 0.0,
+    floor: float | None = None,
 ) -> Claim:
     """A trend over a swept grid, each point over at least `SEEDS` seeds.
     Fails when a step goes the wrong way by more than the noise (and more
     than ``slack``, in the metric's unit); passes when, besides, the whole
-    grid moves the stated way beyond the noise; else inconclusive."""
+    grid moves the stated way beyond the noise; else inconclusive. ``floor``:
+    the smallest difference that decides, in the metric's unit (default 1 % of
+    the value; a metric that is itself a percent change needs PCT_FLOOR)."""
     if direction not in ("non-increasing", "non-decreasing"):
         raise ValueError(f"direction must be 'non-increasing' or 'non-decreasing', not {direction!r}")
     sign = -1 if direction == "non-increasing" else 1
@@ -190,22 +251,23 @@ def monotone(
     means, sds = [p.mean for p in points], [p.sd for p in points]
     if len(points) < 2 or not all(map(_finite, means)):
         return Claim(paper, figure, claim, metric, direction, means, tolerance, "fail", sds, _missing(means) or "one point is no trend")
-    wrong = [(a, b) for a, b in pairwise(points) if sign * (b.mean - a.mean) < -slack and _decides(a, b)]
+    wrong = [(a, b) for a, b in pairwise(points) if sign * (b.mean - a.mean) < -slack and _decides(a, b, floor)]
     if wrong:
         return Claim(paper, figure, claim, metric, direction, means, tolerance, "fail", sds, "a step goes the other way beyond noise")
     first, last = points[0], points[-1]
-    if sign * (last.mean - first.mean) > 0 and _decides(first, last):
+    if sign * (last.mean - first.mean) > 0 and _decides(first, last, floor):
         return Claim(paper, figure, claim, metric, direction, means, tolerance, "pass", sds)
     return Claim(paper, figure, claim, metric, direction, means, tolerance, "inconclusive", sds, _NOISE)
 
 
 def ordering(
-    paper: str, figure: str, claim: str, metric: str, expected: Sequence[str], simulated: Mapping[str, Values]
+    paper: str, figure: str, claim: str, metric: str, expected: Sequence[str], simulated: Mapping[str, Values],
+    floor: float | None = None,
 ) -> Claim:
     """A claim "A > B > C": ``expected`` names the cases from highest to lowest
     metric, each over at least `SEEDS` seeds. Fails when a neighbour pair is
     out of order beyond the noise; passes when every pair is in order beyond
-    it; else inconclusive."""
+    it (a tie is never a win); else inconclusive. ``floor`` as in `monotone`."""
     points = {name: _sample(claim, simulated[name]) for name in expected}
     means = {name: p.mean for name, p in points.items()}
     sds = {name: p.sd for name, p in points.items()}
@@ -213,9 +275,9 @@ def ordering(
     if not all(map(_finite, means.values())):
         return Claim(*args, "fail", sds, _missing(list(means.values())))
     pairs = list(pairwise(points[name] for name in expected))
-    if any(a.mean < b.mean and _decides(a, b) for a, b in pairs):
+    if any(a.mean < b.mean and _decides(a, b, floor) for a, b in pairs):
         return Claim(*args, "fail", sds, "out of order beyond noise")
-    if all(a.mean > b.mean and _decides(a, b) for a, b in pairs):
+    if all(a.mean > b.mean and _decides(a, b, floor) for a, b in pairs):
         return Claim(*args, "pass", sds)
     return Claim(*args, "inconclusive", sds, _NOISE)
 
@@ -225,20 +287,43 @@ def like(
     figure: str,
     claim: str,
     metric: str,
+    paper_value: Any,
     simulated: Values,
     reference: Values,
     reports: Sequence[Mapping[str, Any]] = (),
+    others: Mapping[str, Values] | None = None,
 ) -> Claim:
     """A claim "A performs like B", "no change", "as fast as": the mean of A
-    within ±10 % of B's (the absolute-throughput rule). Inconclusive when
+    within ±10 % of B's simulated mean (the absolute-throughput rule).
+    ``paper_value`` is what the paper says (its number or its words), never a
+    simulated value. ``others`` are the alternatives the claim tells B from
+    (the worse ring, the gain that should vanish): when every one of them is
+    inside the band too, nothing is told apart and the claim is inconclusive;
+    when A is nearer one of them than B, it fails. Inconclusive as well when
     every configuration in ``reports`` sits at the same external cap (see
     `external_cap`): then nothing the claim varies could have shown."""
     a, b = _sample(claim, simulated, need=1).mean, _sample(claim, reference, need=1).mean
     lo, hi = (0.9 * b, 1.1 * b) if _finite(b) else (math.nan, math.nan)
-    c = _within(paper, figure, claim, metric, b, a, lo, hi, "±10%")
+    c = _within(paper, figure, claim, metric, paper_value, a, lo, hi, f"±10% of the reference's {_n(b)}" if _finite(b) else "±10%")
+    c = distinguishes(c, a, b, lo, hi, others)
     caps = {external_cap(r) for r in reports}
     if c.passed and len(caps) == 1 and None not in caps:
         return c.undecided(f"every configuration at the same cap: {caps.pop()}")
+    return c
+
+
+def distinguishes(c: Claim, a: float, target: float, lo: float, hi: float, others: Mapping[str, Values] | None) -> Claim:
+    """A passing band claim against the alternatives it must tell apart from
+    the paper's ``target``: inconclusive when every alternative is inside the
+    band [lo, hi] too; failed when the simulated ``a`` is nearer one of them."""
+    if not c.passed or not others:
+        return c
+    alt = {name: _sample(c.claim, v, need=1).mean for name, v in others.items()}
+    if all(_finite(v) and lo <= v <= hi for v in alt.values()):
+        return c.undecided("cannot discriminate: " + ", ".join(f"{k} ({_n(v)})" for k, v in alt.items()) + " would pass too")
+    nearer = [k for k, v in alt.items() if _finite(v) and abs(a - v) < abs(a - target)]
+    if nearer:
+        return c.failed(f"{_n(a)} is nearer {nearer[0]} ({_n(alt[nearer[0]])}) than the paper's case ({_n(target)})")
     return c
 
 
@@ -282,6 +367,50 @@ def cores_needed(
     return Claim(paper, figure, claim, metric, paper_cores, simulated_cores, "±2 cores", _verdict(ok))
 
 
+def in_stages(
+    c: Claim, base: Sequence[Mapping[str, Any]], changed: Sequence[Mapping[str, Any]], stages: Sequence[str], mechanism: str
+) -> Claim:
+    """A latency claim whose paper names its mechanism: the change of the mean
+    latency from the ``base`` runs to the ``changed`` ones (their
+    ``latency_breakdown_ns``, averaged over the runs given) must lie at least
+    half in the ``stages`` that mechanism acts on. A pass whose change lies
+    elsewhere (a source queue held by PAUSE, say) fails, saying where it lies;
+    a claim that does not pass gets the same sentence as its reason."""
+    before, after = _breakdown(base), _breakdown(changed)
+    if before is None or after is None:
+        return c if not c.passed else c.failed("no latency breakdown to check the mechanism against")
+    delta = {k: after[k] - before[k] for k in before if k != "total" and k in after}
+    total = sum(delta.values())
+    if total == 0:
+        return c
+    inside = sum(delta.get(k, 0.0) for k in stages) / total or 0.0  # never "-0%"
+    largest = max(delta, key=lambda k: delta[k] / total)
+    where = (f"{inside:.0%} of the mean latency change ({total:+.4g} ns) is in {', '.join(stages)} ({mechanism}); "
+             f"the largest part is in {largest} ({delta[largest]:+.4g} ns)")
+    if inside >= 0.5:
+        return c if c.passed or c.why else replace(c, why=where)
+    return c.failed("for another reason: " + where) if c.passed else replace(c, why=c.why or where)
+
+
+def bound_by(c: Claim, reports: Mapping[str, Mapping[str, Any]], expected: Iterable[str], mechanism: str) -> Claim:
+    """A throughput claim whose paper names what bounds it: a pass whose runs
+    are bounded by something else (their ``bottleneck``) fails, naming it."""
+    want = set(expected)
+    other = {name: (r.get("bottleneck") or {}).get("resource") for name, r in reports.items()}
+    other = {name: res for name, res in other.items() if res not in want}
+    if not other:
+        return c
+    where = "; ".join(f"{name} is bounded by {res}" for name, res in other.items()) + f", not by {' or '.join(sorted(want))} ({mechanism})"
+    return c.failed("for another reason: " + where) if c.passed else replace(c, why=c.why or where)
+
+
+def _breakdown(reports: Sequence[Mapping[str, Any]]) -> dict[str, float] | None:
+    parts = [r.get("latency_breakdown_ns") for r in reports]
+    if not parts or not all(parts):
+        return None
+    return {k: statistics.fmean(p[k] for p in parts) for k in parts[0]}
+
+
 def external_cap(report: Mapping[str, Any], busy: float = 0.95) -> str | None:
     """The cap outside the mechanism a packet run sits at, or None: a PCIe
     direction at least ``busy`` utilised; every drop in the NIC's Rx buffer,
@@ -321,11 +450,13 @@ def _sample(claim: str, value: Values, need: int = SEEDS) -> _Sample:
     return _Sample(statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0)
 
 
-def _decides(a: _Sample, b: _Sample) -> bool:
+def _decides(a: _Sample, b: _Sample, floor: float | None = None) -> bool:
     """The difference of two points is beyond run-to-run noise: at least 2
-    standard deviations of their seeds and at least 1 % of the value."""
+    standard deviations of their seeds and at least ``floor`` (default 1 % of
+    the value)."""
     d = abs(a.mean - b.mean)
-    return d > 0 and d >= 2 * max(a.sd, b.sd) and d >= 0.01 * max(abs(a.mean), abs(b.mean))
+    least = 0.01 * max(abs(a.mean), abs(b.mean)) if floor is None else floor
+    return d > 0 and d >= 2 * max(a.sd, b.sd) and d >= least
 
 
 def _verdict(ok: bool) -> Verdict:

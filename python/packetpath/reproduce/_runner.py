@@ -10,8 +10,17 @@ A paper module ``packetpath.reproduce.<paper>`` defines
 
 A run in ``SEEDED`` runs at its own seed and at the SEEDS - 1 following ones,
 so its ordering, trend and "no change" claims can tell an effect from noise.
-After the module judges its claims, every claim on a figure that a profile
-value was calibrated against becomes an ``anchor`` (see `packetpath.profiles`).
+After the module judges its claims (appended to ``Runs.collect()``, which
+notes the runs each one read), the rules that span claims apply:
+
+- every claim on a figure that a profile value was calibrated against becomes
+  an ``anchor`` (see `packetpath.profiles`), and so does every claim that
+  reads only runs of the same configuration as an anchored claim's runs: a
+  fitted point scored again under another figure is still the fit;
+- one result is scored once: two scored claims with the same metric and the
+  same simulated value from runs of the same configurations are a paper
+  module's mistake (ValueError);
+- a throughput claim carries what bounds each of its runs (``bounds``).
 
 Every run is one whole simulation; the runs go through `packetpath.sweep.execute`,
 the one way to run many simulations (process pool or Dask, optional results
@@ -25,6 +34,10 @@ import importlib
 import json
 import os
 import pkgutil
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -87,7 +100,9 @@ def reproduce(
     rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, title=paper)
     reports = {t.name: json.loads(row["report"]) for t, row in zip(tasks, rows, strict=True)}
     results = Runs({name: [reports[t.name] for t in ts] for name, ts in runs.items()})
-    claims = anchored(module.claims(results), profiles.anchors())
+    ids = {name: ts[0].run_id for name, ts in runs.items()}
+    claims = anchored(module.claims(results), profiles.anchors(), ids)
+    claims = bounded(scored_once(claims, ids), results)
     if out is not None:
         write_report(Path(out), module, claims, {t.name: t.values for t in tasks}, reports)
     return claims
@@ -102,12 +117,55 @@ def _tasks(name: str, scenario: dict, replicate: bool) -> list[Task]:
     return [first] + [make_task(f"{name}#seed{seed + k}", scenario, seed=seed + k) for k in range(1, SEEDS)]
 
 
-def anchored(claims: list[Claim], anchors: list[profiles.Anchor]) -> list[Claim]:
-    """Every claim on a figure some profile value was calibrated against, shown as ``anchor``."""
-    out = []
+def anchored(claims: list[Claim], anchors: list[profiles.Anchor], ids: Mapping[str, str] | None = None) -> list[Claim]:
+    """Every claim on a figure some profile value was calibrated against, shown
+    as ``anchor``; with ``ids`` (run name -> configuration id), also every claim
+    whose runs all have the configuration of an anchored claim's run."""
+    out, fitted = [], {}
     for c in claims:
         mine = [a for a in anchors if a.touches(c.paper, c.figure)]
         if mine and c.verdict != "anchor":
-            c = c.as_anchor("; ".join(f"profile {a.profile}: {a.key} calibrated against {a.paper} {', '.join(a.figures)}" for a in mine))
+            alone = f" (judged alone: {c.verdict}{', ' + c.why if c.why else ''})"
+            c = c.as_anchor("; ".join(f"profile {a.profile}: {a.key} calibrated against {a.paper} {', '.join(a.figures)}" for a in mine) + alone)
+        if mine and ids:
+            fitted.update({ids[n]: (n, c.figure) for n in c.runs if n in ids})
+        out.append(c)
+    if not fitted:
+        return out
+    for i, c in enumerate(out):
+        if c.verdict != "anchor" and c.runs and all(ids.get(n) in fitted for n in c.runs):
+            same = [f"{n} = {fitted[ids[n]][0]} ({fitted[ids[n]][1]})" for n in c.runs]
+            out[i] = c.as_anchor("reads only anchored points, so it repeats the fit: " + "; ".join(same[:4]) + (" ..." if len(same) > 4 else "")
+                                 + f" (judged alone: {c.verdict})")
+    return out
+
+
+def scored_once(claims: list[Claim], ids: Mapping[str, str]) -> list[Claim]:
+    """The claims, unchanged; a ValueError if one result is scored twice: the same
+    metric and simulated value from runs of the same configurations."""
+    seen: dict[tuple, Claim] = {}
+    for c in claims:
+        if c.verdict == "anchor" or not c.runs:
+            continue
+        key = (c.metric, json.dumps(c.simulated, sort_keys=True, default=str), frozenset(ids.get(n, n) for n in c.runs))
+        if key in seen:
+            raise ValueError(f"{c.paper}: '{c.figure}: {c.claim}' scores the same result as '{seen[key].figure}: {seen[key].claim}'; "
+                             "a result is scored once, as the paper states it")
+        seen[key] = c
+    return claims
+
+
+_THROUGHPUT = re.compile(r"throughput|gbps|_pps|no-drop", re.IGNORECASE)
+
+
+def bounded(claims: list[Claim], runs: Mapping[str, dict]) -> list[Claim]:
+    """Each throughput claim with what bounds its runs: run -> the report's
+    bottleneck, or (over more than six runs) bottleneck -> how many runs."""
+    out = []
+    for c in claims:
+        found = {n: (runs[n].get("bottleneck") or {}).get("resource") for n in c.runs if n in runs}
+        found = {n: b for n, b in found.items() if b}
+        if found and _THROUGHPUT.search(c.metric) and c.bounds is None:
+            c = replace(c, bounds=found if len(found) <= 6 else dict(Counter(found.values()).most_common()))
         out.append(c)
     return out

@@ -5,16 +5,24 @@ ordering, trend and "no change" claims read; the runner reruns each of those
 over `SEEDS` seeds. ``r[name]`` is a run's report at its own seed, as for any
 other run; `Runs.sample` gives one value per seed of a metric, and
 `Runs.per_seed` one value per seed of anything computed from many runs.
+
+Every run a paper module reads is noted: `Runs.collect` gives the list its
+claims are appended to, and stamps each claim with the runs read since the
+claim before it (or, when it read none of its own, the same runs as that
+claim: several claims on one computed figure). The runner's rules that span
+claims (a claim on anchored runs only, a result scored twice, what bounds a
+throughput) are built on those stamps.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from packetpath import metrics
-from packetpath.reproduce._claims import SEEDS
+from packetpath.reproduce._claims import SEEDS, Claim
 
 Metric = str | Callable[[Mapping[str, Any]], float]
 """A dotted path into a report (``latency_ns.p99``, ``per_nic.0.latency_ns.p99``) or a function of it."""
@@ -31,9 +39,12 @@ class Runs(Mapping[str, dict]):
 
     def __init__(self, reports: Mapping[str, Sequence[dict]]):
         self._reports = {name: list(reps) for name, reps in reports.items()}
+        self._read: dict[str, None] = {}
 
     def __getitem__(self, name: str) -> dict:
-        return self._reports[name][0]
+        reports = self._reports[name]
+        self._read[name] = None
+        return reports[0]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._reports)
@@ -44,6 +55,7 @@ class Runs(Mapping[str, dict]):
     def seeds(self, name: str) -> list[dict]:
         """Every report of a run, one per seed; a run not in the paper's SEEDED is a ValueError."""
         reports = self._reports[name]
+        self._read[name] = None
         if len(reports) < SEEDS:
             raise ValueError(f"run '{name}' has {len(reports)} seed(s), a noise-judged claim needs {SEEDS}: add it to the paper's SEEDED")
         return reports
@@ -55,6 +67,37 @@ class Runs(Mapping[str, dict]):
     def per_seed(self, fn: Callable[[Mapping[str, dict]], float]) -> list[float]:
         """``fn`` evaluated once per seed, each time on every replicated run at that seed."""
         return [fn(_SeedView(self, i)) for i in range(SEEDS)]
+
+    def collect(self) -> Claims:
+        """The list a paper module appends its claims to: each is stamped with the runs it read."""
+        self._read.clear()
+        return Claims(self)
+
+    def _take(self) -> tuple[str, ...]:
+        read = tuple(self._read)
+        self._read.clear()
+        return read
+
+
+class Claims(list):
+    """A paper's claims, each stamped with the runs read since the claim before it."""
+
+    def __init__(self, runs: Runs):
+        super().__init__()
+        self._runs, self._last = runs, ()
+
+    def append(self, claim: Claim) -> None:
+        read = self._runs._take()
+        self._last = read or self._last
+        super().append(claim if claim.runs else replace(claim, runs=self._last))
+
+    def extend(self, claims: Iterable[Claim]) -> None:
+        for c in claims:
+            self.append(c)
+
+    def __iadd__(self, claims: Iterable[Claim]) -> Claims:  # type: ignore[override]
+        self.extend(claims)
+        return self
 
 
 class _SeedView(Mapping[str, dict]):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from packetpath.plots import figure, series
-from packetpath.reproduce import Claim, judged, pct_change, relative_change
+from packetpath.reproduce import Claim, all_of, judged, pct_change, relative_change
 
 PAPER = "nicmem-kvs"
 PROFILE = "nicmem-cascadelake"
@@ -87,7 +87,7 @@ def _claim(figure: str, claim: str, metric: str, paper: float, simulated: float 
 
 
 def claims(r: dict[str, dict]) -> list[Claim]:
-    out: list[Claim] = []
+    out = r.collect()
     for cfg, thr, lat, tail in (("C1", 21.0, -14.0, -21.0), ("C2", 79.0, -43.0, -42.0)):
         out.append(_claim("Fig 15", f"100% GET, {cfg}: throughput up to +{thr:g}%", "throughput_gbps", thr,
                           _best([_gain(r, "fig15", cfg, s) for s in FIG15_SHARES], +1)))
@@ -98,15 +98,25 @@ def claims(r: dict[str, dict]) -> list[Claim]:
     for cfg, paper in (("C1", -6.0), ("C2", -19.0)):
         out.append(_claim("Sec 6.6", f"closed-loop client, one request outstanding, {cfg}: unloaded latency up to {paper:g}%", "latency_ns.mean",
                           paper, _gain(r, "closed", cfg, 1.0, "mean")))
+    # "nmKVS is no more than 5% worse in both (C1) and (C2)": one statement over both configurations and both workloads.
+    parts = []
+    for cfg in CONFIGS:
+        for fig, name in (("fig16", "allhit"), ("fig16nohit", "nohit")):
+            worst = _best([_gain(r, fig, cfg, s) for s in FIG16_SETS], -1)
+            label, metric = f"{cfg} {name}", "throughput_gbps, worst change (%)"
+            parts.append(relative_change(PAPER, "Fig 16", label, metric, -5.0, worst, bound="at least") if worst is not None
+                         else _claim("Fig 16", label, metric, -5.0, None))
+    out.append(all_of(PAPER, "Fig 16", "GET/SET mixes: nmKVS never more than 5% worse, in C1 and C2, allhit and nohit",
+                      "throughput_gbps, worst change (%)", parts))
+    # The best case is where SETs, nmKVS's costly case (Sec. 6.6), are fewest: a best gain at a mixed point comes from something else.
     for cfg, best in (("C1", 23.0), ("C2", 77.0)):
-        for fig, name in (("fig16", "all hits"), ("fig16nohit", "every GET misses the hot area (nohit)")):
-            gains = [_gain(r, fig, cfg, s) for s in FIG16_SETS]
-            worst = _best(gains, -1)
-            claim = f"GET/SET mixes, {name}, {cfg}: never more than 5% worse"
-            out.append(relative_change(PAPER, "Fig 16", claim, "throughput_gbps, worst change (%)", -5.0, worst, bound="at least")
-                       if worst is not None else _claim("Fig 16", claim, "throughput_gbps, worst change (%)", -5.0, None))
-        out.append(_claim("Fig 16", f"GET/SET mixes, all hits, {cfg}: best case +{best:g}%", "throughput_gbps",
-                          best, _best([_gain(r, "fig16", cfg, s) for s in FIG16_SETS], +1)))
+        gains = [_gain(r, "fig16", cfg, s) for s in FIG16_SETS]
+        c = _claim("Fig 16", f"GET/SET mixes, all hits, {cfg}: best case +{best:g}%", "throughput_gbps", best, _best(gains, +1))
+        at = FIG16_SETS[max((i for i, g in enumerate(gains) if g is not None), key=lambda i: gains[i], default=0)]
+        if c.passed and at != FIG16_SETS[0]:
+            c = c.failed(f"for another reason: the best gain is at {at:.0%} SETs, not at 0 % where the paper's zero-copy GETs give it "
+                         f"(+{gains[0]:.1f} % there)" if gains[0] is not None else f"the best gain is at {at:.0%} SETs")
+        out.append(c)
     return out
 
 

@@ -17,8 +17,9 @@ The synthetic NF is FastClick's WorkPackage (a chain of dependent reads,
 one mt19937 draw per packet, the element's default ``W``). Fig 7 and Fig 8
 run the reads and array sizes Sec. 5.2 states. For the NF of Sec. 2.3 (Fig 2,
 and Fig 6, 11, 12, which reuse it) the paper gives neither: it is the 40 MiB
-array of Fig 8 with the read count of the anchor below, so every Fig 2 claim
-is shown as an anchor, not scored.
+array of Fig 8 with the read count the `nicmem-cascadelake` profile sets
+(``app.wp_reads``, calibrated against Fig 2a), so the Fig 2a claims are
+anchors; the other panels of Fig 2 are scored.
 
 dshRing (Sec. 4.5) runs with the paper's thresholds and 16-sample window,
 but its sampling period is scaled from 10 ms to 50 us so that a decision
@@ -28,12 +29,12 @@ Paper values are read off the text; each claim names its figure.
 
 from __future__ import annotations
 
-import re
 import statistics
 from typing import Any
 
 from packetpath.plots import figure, paper_level, series
-from packetpath.reproduce import Claim, Runs, all_of, judged, latency, like, metric, monotone, ordering, pct_change, ratio, relative_change, share, up_to
+from packetpath.reproduce import (Claim, Runs, all_of, in_stages, judged, latency, like, metric, monotone, ordering, pct_change, ratio,
+                                  relative_change, share, up_to)
 
 PAPER = "shring"
 PROFILE = "nicmem-cascadelake"
@@ -46,18 +47,19 @@ MODES: dict[str, dict[str, Any]] = {
     "small": {"rings": {"sharing": 1}, "nic": {"rx_ring_size": 128}},
 }
 SHARING = [1, 2, 4, 8]
-# Calibrated against shring Fig 2a: the paper does not state N for Sec. 2.3;
-# 10 is the fewest reads over Fig 8's 40 MiB array that put privRing above
-# the 2061-cycle budget, where Fig 2a shows it (9 reads: 1972 cycles, 10:
-# 2143 with this engine).
-SYNTH_ANCHOR = "app.wp_reads = 10 calibrated against shring Fig 2a: the fewest reads that put privRing above the 2061-cycle budget"
-SYNTH = {"nf": "workpackage", "wp_reads": 10, "wp_size": "40MiB"}
+# Sec. 2.3's NF: its read count is the profile's app.wp_reads (calibrated against Fig 2a).
+SYNTH = {"nf": "workpackage", "wp_size": "40MiB"}
+# The stages of a packet's latency a smaller I/O working set acts on (Sec. 2.3):
+# fewer cache misses make the cores faster (core) and keep the rings short
+# (ring_wait); fewer NIC PCIe misses free the NIC's DMA (nic_rx, pcie_dma).
+WORKING_SET_STAGES = ("ring_wait", "core", "nic_rx", "pcie_dma")
 SIM = {"warmup": "1ms", "duration": "1ms"}
 DSHRING_SIM = {"warmup": "2ms", "duration": "2ms"}
 DSHRING = {"dynamic": True, "dshring_period": "50us"}
 FLOWS = 65536
 NAT_FLOWS = 1_000_000  # per port, all installed (Sec. 5.2: tables of up to 10 M flows)
 BUDGET = 2061  # cycles per packet for 195.6 Gbps on 16 cores at 2.1 GHz (Sec. 2.3)
+RX_BUFFER_BITS = 256 * 1024 * 8  # the profile's nic.rx_buffer, 256 KiB
 
 # Fig 3: RFC 2544 no-drop rate of l3fwd on 8 cores of one NIC, as the
 # highest offered rate of this grid with no drop.
@@ -184,7 +186,7 @@ def _phase_sets(x: dict) -> list[int]:
 
 def claims(r: Runs) -> list[Claim]:
     P = PAPER
-    out: list[Claim] = []
+    out = r.collect()
     thr, lat, cpp = "throughput_gbps", "latency_ns.mean", "cycles_per_packet"
     fig2 = {n: r[f"fig2/{_list(n)}"] for n in SHARING}
 
@@ -198,7 +200,9 @@ def claims(r: Runs) -> list[Claim]:
                         [r.sample(f"fig2/{_list(n)}", _mem_bw) for n in SHARING]))
     out.append(share(P, "Fig 2d", "privRing: the NIC's PCIe write miss rate is about 85%", "1 - pcie_write_hit_rate", 0.85, 1 - fig2[1]["pcie_write_hit_rate"]))
     out.append(share(P, "Fig 2f", "privRing: Rx rings are 94% occupied on average", "ring_occupancy_mean / 1024", 0.94, fig2[1]["ring_occupancy_mean"] / 1024))
-    out.append(monotone(P, "Fig 2g", "latency falls as more cores share a ring", lat, "non-increasing", [r.sample(f"fig2/{_list(n)}", lat) for n in SHARING]))
+    out.append(in_stages(monotone(P, "Fig 2g", "latency falls as more cores share a ring", lat, "non-increasing",
+                                  [r.sample(f"fig2/{_list(n)}", lat) for n in SHARING]),
+                         r.seeds("fig2/privRing"), r.seeds("fig2/shRing/8"), WORKING_SET_STAGES, "the I/O working set and ring occupancy"))
     out.append(ordering(P, "Fig 2a", "synchronisation cycles grow with sharing", "rings.sync_cycles_per_packet", ["shRing/8", "shRing/2", "privRing"],
                         {_list(n): r.sample(f"fig2/{_list(n)}", lambda x: _rings(x)["sync_cycles_per_packet"]) for n in (1, 2, 8)}))
 
@@ -207,8 +211,13 @@ def claims(r: Runs) -> list[Claim]:
     out.append(ratio(P, "Fig 3a", "one core sustains 2x more without drops with 1Ki entries than with 128", "no-drop rate (Gbps), 1024/128", 2.0,
                      ndr[1024, "single"] / max(ndr[128, "single"], 1e-9)))
     top = FIG3_RATES[-1]  # a no-drop rate at the grid's top is capped by the offered load
-    out.append(like(P, "Fig 3a", "traffic spread over 8 cores: 128 entries per ring do as well as 1Ki", "no-drop rate (Gbps)",
-                    ndr[128, "multi"], ndr[1024, "multi"], reports=[r[f"fig3/{ring}/multi/{top}"] for ring in (128, 1024)]))
+    c = like(P, "Fig 3a", "traffic spread over 8 cores: 128 entries per ring do as well as 1Ki", "no-drop rate (Gbps)", "no change",
+             ndr[128, "multi"], ndr[1024, "multi"], reports=[r[f"fig3/{ring}/multi/{top}"] for ring in (128, 1024)])
+    # Spreading recovers what a small ring loses on one core; if one core loses nothing, there is nothing to recover.
+    if c.passed and ndr[128, "single"] >= ndr[1024, "single"]:
+        c = c.undecided(f"ring size never matters here: one core's no-drop rate is {ndr[128, 'single']:g} Gbps with 128 entries "
+                        f"and {ndr[1024, 'single']:g} with 1Ki, so spreading has nothing to recover")
+    out.append(c)
     c = judged(P, "Fig 3b", "one shared 1Ki ring is best both spread and concentrated", "no-drop rate (Gbps)", "shared >= every private ring",
                {f"{ring}/{sp}": v for (ring, sp), v in ndr.items()}, "shared's NDR >= each private ring's, both cases",
                all(ndr["shared", sp] >= ndr[ring, sp] for ring in FIG3_RINGS for sp in ("multi", "single")))
@@ -220,11 +229,17 @@ def claims(r: Runs) -> list[Claim]:
     gain = lambda v, key: pct_change(metric(f10[v, "shRing/8"], key), metric(f10[v, "privRing"], key))  # noqa: E731
     # Throughput is requests served (rx_pps): SET responses are short.
     out.append(relative_change(P, "Fig 10a", "MICA, 95% SET, 1 KiB values, uniform: shRing +12% throughput", "rx_pps", 12.0, gain("1KiB", "rx_pps")))
-    out.append(relative_change(P, "Fig 10a", "MICA, 95% SET, 1 KiB values, uniform: shRing -52% latency", lat, -52.0, gain("1KiB", lat)))
-    out.append(relative_change(P, "Fig 10b", "MICA, Zipf 0.99: shRing -50% latency", lat, -50.0, gain("zipf", lat)))
-    for v, fig, what in (("zipf", "Fig 10b", "Zipf 0.99: throughput -1%, like privRing's"), ("128B", "Fig 10c", "128 B values: no throughput change")):
-        out.append(like(P, fig, f"MICA, {what}", "rx_pps", f10[v, "shRing/8"]["rx_pps"], f10[v, "privRing"]["rx_pps"],
-                        reports=[f10[v, "shRing/8"], f10[v, "privRing"]]))
+    for v, fig, paper_pct in (("1KiB", "Fig 10a", -52.0), ("zipf", "Fig 10b", -50.0)):
+        what = "95% SET, 1 KiB values, uniform" if v == "1KiB" else "Zipf 0.99"
+        out.append(in_stages(relative_change(P, fig, f"MICA, {what}: shRing {paper_pct:g}% latency", lat, paper_pct, gain(v, lat)),
+                             [f10[v, "privRing"]], [f10[v, "shRing/8"]], WORKING_SET_STAGES, "the I/O working set"))
+    # "No change" here is the uniform case's gain vanishing: that gain is the alternative to tell it from.
+    uniform = 1 + gain("1KiB", "rx_pps") / 100
+    for v, fig, what, paper in (("zipf", "Fig 10b", "Zipf 0.99: throughput -1%, like privRing's", "-1%"),
+                                ("128B", "Fig 10c", "128 B values: no throughput change", "no change")):
+        base = f10[v, "privRing"]["rx_pps"]
+        out.append(like(P, fig, f"MICA, {what}", "rx_pps", paper, f10[v, "shRing/8"]["rx_pps"], base,
+                        reports=[f10[v, "shRing/8"], f10[v, "privRing"]], others={"the uniform 1 KiB gain": base * uniform}))
     out.append(relative_change(P, "Fig 10c", "MICA, 128 B values: shRing +11% latency", lat, 11.0, gain("128B", lat)))
     # Fig 13: the load turns from balanced to pathological within one run.
     for nf in ("nat", "lb"):
@@ -233,16 +248,20 @@ def claims(r: Runs) -> list[Claim]:
         out.append(judged(P, "Fig 13", f"{nf.upper()}: dshRing starts on privRing and switches to shRing once the balanced load is high",
                          "ring set in use (0 private, 1 shared) per phase", "0, then 1", sets[:2],
                          "privRing through the light phase, shRing at the end of the balanced one", sets[0] == 0 and sets[1] == 1))
+        # Switching back needs a switch to shRing first, and privRing held over the phase, not a last sample.
+        held = [s["ring_set"] for s in _phase_samples(f13["dshRing"], 2)]
+        on_priv = held.count(0) / len(held)
         out.append(judged(P, "Fig 13", f"{nf.upper()}: dshRing switches back to privRing under the pathological load",
-                         "ring set in use at the end of the pathological phase", 0, sets[2], "privRing (0)", sets[2] == 0))
+                         "share of the pathological phase's second half on privRing, after a switch to shRing", "switched, then privRing",
+                         {"switched to shRing": sets[1] == 1, "on privRing": round(on_priv, 3)},
+                         "on shRing at the end of the balanced phase, then privRing in at least 3 of 4 samples", sets[1] == 1 and on_priv >= 0.75))
         for i, name in ((1, "balanced"), (2, "pathological")):
             thr13 = {m: _phase_gbps(f13[m], i) for m in FIG13_MODES}
-            best, worst = max(thr13["privRing"], thr13["shRing/8"]), min(thr13["privRing"], thr13["shRing/8"])
-            c = like(P, "Fig 13", f"{nf.upper()}, {name} load: dshRing performs like the better of privRing and shRing",
-                     "throughput_gbps over the phase's second half", thr13["dshRing"], best)
-            if c.passed and best - worst < 0.01 * best:  # privRing and shRing alike: no choice to get right
-                c = c.undecided("privRing and shRing/8 within 1 % of each other in this phase")
-            out.append(c)
+            better = max(("privRing", "shRing/8"), key=thr13.get)
+            worse = "shRing/8" if better == "privRing" else "privRing"
+            out.append(like(P, "Fig 13", f"{nf.upper()}, {name} load: dshRing performs like the better of privRing and shRing",
+                            "throughput_gbps over the phase's second half", "like the better ring", thr13["dshRing"], thr13[better],
+                            others={f"the worse ring ({worse})": thr13[worse]}))
 
     # Fig 6: RxList against RxArr.
     for n, paper in ((2, -33.0), (8, -76.0)):
@@ -250,7 +269,16 @@ def claims(r: Runs) -> list[Claim]:
                                    pct_change(r[f"fig6/list/{n}"][thr], fig2[n][thr])))
     waits = [r.sample(f"fig6/list/{n}", lambda x: _rings(x)["nic_rx_wait_ns"]) for n in SHARING[1:]]
     out.append(monotone(P, "Fig 6b", "RxList: the NIC's packet processing time grows with sharing", "rings.nic_rx_wait_ns", "non-decreasing", waits))
-    out.append(latency(P, "Fig 6b", "RxList at 1:8: NIC packet processing takes 16.3 us", "rings.nic_rx_wait_ns (us)", 16.3, waits[-1][0] / 1e3))
+    # The paper's time is the NIC's whole processing (3.7 us at 1:1); the model's is the wait for a descriptor
+    # (0 at 1:1): their growth from 1:1 to 1:8 is compared. A wait as long as draining the whole Rx buffer
+    # is the buffer's cap (every frame behind a full buffer), not descriptor prefetching.
+    grow = waits[-1][0] - _rings(fig2[1])["nic_rx_wait_ns"]
+    c = latency(P, "Fig 6b", "RxList: NIC packet processing grows from 3.7 us at 1:1 to 16.3 us at 1:8 (growth)",
+                "rings.nic_rx_wait_ns, 1:8 - 1:1 (us)", 16.3 - 3.7, grow / 1e3)
+    drain_us = RX_BUFFER_BITS / (r[f"fig6/list/{SHARING[-1]}"]["offered_gbps"] * 1e3)
+    if c.passed and waits[-1][0] / 1e3 >= 0.9 * drain_us:
+        c = c.failed(f"for another reason: the wait sits at the Rx buffer's cap ({drain_us:.3g} us to drain 256 KiB at the offered rate)")
+    out.append(c)
     arr_waits = [_rings(fig2[n])["nic_rx_wait_ns"] for n in SHARING[1:]]
     out.append(judged(P, "Fig 6b", "RxArr: NIC processing time does not grow with sharing", "rings.nic_rx_wait_ns (ns)", "flat", arr_waits,
                      "within 1 us of each other", max(arr_waits) - min(arr_waits) <= 1000))
@@ -261,8 +289,9 @@ def claims(r: Runs) -> list[Claim]:
     def norm(x: Any, m: str) -> list[float]:
         return [x[f"fig7/{m}/{rd}r/{sz}/{pay}"][thr] / x[f"fig7/privRing/{rd}r/{sz}/{pay}"][thr] for rd, sz, pay in cfgs]
 
-    out.append(share(P, "Fig 7", "shRing/8 outperforms privRing in all 60 configurations", "share of configs, throughput >= privRing", 1.0,
-                     sum(x >= 1.0 for x in norm(r, "shRing/8")) / len(cfgs)))
+    # A tie is not a win: a configuration counts when shRing/8 is ahead by more than the noise floor (1 %).
+    out.append(share(P, "Fig 7", "shRing/8 outperforms privRing in all 60 configurations", "share of configs, throughput > 1.01 x privRing", 1.0,
+                     sum(x > 1.01 for x in norm(r, "shRing/8")) / len(cfgs)))
     out.append(ordering(P, "Fig 7", "throughput improves with the sharing ratio: shRing/8, then /4, then /2", "median normalised throughput",
                         ["shRing/8", "shRing/4", "shRing/2"], {m: r.per_seed(lambda x, m=m: statistics.median(norm(x, m)))
                                                                for m in ("shRing/2", "shRing/4", "shRing/8")}))
@@ -273,30 +302,35 @@ def claims(r: Runs) -> list[Claim]:
                      max(s["llc_hit_rate_cpu"] / max(p["llc_hit_rate_cpu"], 1e-9) for p, s in zip(f8["privRing"], f8["shRing/8"]))))
     out.append(relative_change(P, "Fig 8", "up to 13% higher throughput", thr, 13.0,
                                max(pct_change(s[thr], p[thr]) for p, s in zip(f8["privRing"], f8["shRing/8"]))))
-    out.append(ratio(P, "Fig 8", "up to 13.1x lower latency", "latency_ns.mean, max privRing/shRing", 13.1,
-                     up_to(metric(p, "latency_ns.mean") / metric(s, "latency_ns.mean") for p, s in zip(f8["privRing"], f8["shRing/8"]))))
+    best = max(range(len(FIG8_READS)), key=lambda i: metric(f8["privRing"][i], lat) / metric(f8["shRing/8"][i], lat))
+    out.append(in_stages(ratio(P, "Fig 8", "up to 13.1x lower latency", "latency_ns.mean, max privRing/shRing", 13.1,
+                               up_to(metric(p, lat) / metric(s, lat) for p, s in zip(f8["privRing"], f8["shRing/8"]))),
+                         [f8["privRing"][best]], [f8["shRing/8"][best]], WORKING_SET_STAGES, "the I/O working set"))
 
     # Fig 9 and the headline: NAT and LB at 200 Gbps.
     f9 = {(nf, m): r[f"fig9/{nf}/{m}"] for nf in ("nat", "lb") for m in ("privRing", "shRing/8", "small", "privRing/11ways")}
     out.append(ratio(P, "Fig 9", "shRing/8: up to 1.27x the throughput of privRing (NAT, LB)", thr, 1.27,
                      max(f9[nf, "shRing/8"][thr] / f9[nf, "privRing"][thr] for nf in ("nat", "lb"))))
-    out.append(ratio(P, "Fig 9", "shRing/8: up to 38x lower latency than privRing (NAT, LB)", "latency_ns.mean, privRing/shRing", 38.0,
-                     up_to(metric(f9[nf, "privRing"], "latency_ns.mean") / metric(f9[nf, "shRing/8"], "latency_ns.mean") for nf in ("nat", "lb"))))
+    worst = max(("nat", "lb"), key=lambda nf: metric(f9[nf, "privRing"], lat) / metric(f9[nf, "shRing/8"], lat))
+    out.append(in_stages(ratio(P, "Fig 9", "shRing/8: up to 38x lower latency than privRing (NAT, LB)", "latency_ns.mean, privRing/shRing", 38.0,
+                               up_to(metric(f9[nf, "privRing"], lat) / metric(f9[nf, "shRing/8"], lat) for nf in ("nat", "lb"))),
+                         [f9[worst, "privRing"]], [f9[worst, "shRing/8"]], WORKING_SET_STAGES, "the I/O working set"))
     for nf in ("nat", "lb"):
         out.append(ordering(P, "Fig 9d", f"{nf.upper()}: shRing/8 has a lower DDIO miss rate than privRing", "pcie_write_hit_rate",
                             ["shRing/8", "privRing"], {m: r.sample(f"fig9/{nf}/{m}", "pcie_write_hit_rate") for m in ("shRing/8", "privRing")}))
         out.append(ordering(P, "Fig 9e", f"{nf.upper()}: shRing/8 uses less memory bandwidth than privRing", "mem_bw_gbytes_s",
                             ["privRing", "shRing/8"], {m: r.sample(f"fig9/{nf}/{m}", _mem_bw) for m in ("shRing/8", "privRing")}))
 
-    def alike(fig: str, claim: str, nf: str, a: str, b: str) -> Claim:
-        return like(P, fig, claim, thr, r.sample(f"fig9/{nf}/{a}", thr), r.sample(f"fig9/{nf}/{b}", thr),
-                    reports=r.seeds(f"fig9/{nf}/{a}") + r.seeds(f"fig9/{nf}/{b}"))
+    def alike(fig: str, claim: str, nf: str, a: str, b: str, other: str, paper: str = "like") -> Claim:
+        return like(P, fig, claim, thr, paper, r.sample(f"fig9/{nf}/{a}", thr), r.sample(f"fig9/{nf}/{b}", thr),
+                    reports=r.seeds(f"fig9/{nf}/{a}") + r.seeds(f"fig9/{nf}/{b}"), others={other: r.sample(f"fig9/{nf}/{other}", thr)})
 
-    out.append(alike("Fig 9", "LB: small privRing performs like shRing/8", "lb", "small", "shRing/8"))
+    out.append(alike("Fig 9", "LB: small privRing performs like shRing/8", "lb", "small", "shRing/8", "privRing"))
     out.append(ordering(P, "Fig 9", "NAT: small privRing is worse than shRing/8", thr, ["shRing/8", "small"],
                         {m: r.sample(f"fig9/nat/{m}", thr) for m in ("shRing/8", "small")}))
-    out.append(alike("Sec. 5.2", "LB: privRing with all 11 ways for DDIO matches shRing/8", "lb", "privRing/11ways", "shRing/8"))
-    out.append(alike("Sec. 5.2", "NAT: all 11 ways for DDIO change privRing's throughput by less than 5%", "nat", "privRing/11ways", "privRing"))
+    out.append(alike("Sec. 5.2", "LB: privRing with all 11 ways for DDIO matches shRing/8", "lb", "privRing/11ways", "shRing/8", "privRing"))
+    out.append(alike("Sec. 5.2", "NAT: all 11 ways for DDIO change privRing's throughput by less than 5%", "nat", "privRing/11ways", "privRing",
+                     "shRing/8", "less than 5% change"))
 
     # Fig 11: a slowed target core per NIC.
     f11 = {m: [r[f"fig11/{m}/{rd}"] for rd in FIG11_READS] for m in ("privRing", "shRing/8", "dshRing")}
@@ -309,10 +343,11 @@ def claims(r: Runs) -> list[Claim]:
                         waits11))
     out.append(latency(P, "Fig 11b", "slowest target core: descriptors wait up to 257 us", "rings.repost_wait_ns (us)", 257.0,
                        _rings(f11["shRing/8"][-1])["repost_wait_ns"] / 1e3))
-    out.append(like(P, "Fig 11a", "fast target core: dshRing performs like shRing", thr, f11["dshRing"][0][thr], f11["shRing/8"][0][thr],
-                    reports=[f11["dshRing"][0], f11["shRing/8"][0]]))
-    out.append(like(P, "Fig 11a", "slowest target core: dshRing falls back to privRing's throughput", thr, f11["dshRing"][-1][thr],
-                    f11["privRing"][-1][thr], reports=[f11["dshRing"][-1], f11["privRing"][-1]]))
+    out.append(like(P, "Fig 11a", "fast target core: dshRing performs like shRing", thr, "like shRing", f11["dshRing"][0][thr],
+                    f11["shRing/8"][0][thr], reports=[f11["dshRing"][0], f11["shRing/8"][0]], others={"privRing": f11["privRing"][0][thr]}))
+    out.append(like(P, "Fig 11a", "slowest target core: dshRing falls back to privRing's throughput", thr, "like privRing",
+                    f11["dshRing"][-1][thr], f11["privRing"][-1][thr], reports=[f11["dshRing"][-1], f11["privRing"][-1]],
+                    others={"shRing/8": f11["shRing/8"][-1][thr]}))
 
     # Fig 12: more packets aimed at the target core.
     f12 = {m: [r[f"fig12/{m}/{sh}"] for sh in FIG12_SHARES] for m in ("privRing", "shRing/8", "dshRing")}
@@ -322,16 +357,17 @@ def claims(r: Runs) -> list[Claim]:
         for i in below]))
     out.append(relative_change(P, "Fig 12a", "shRing's throughput declines by up to 54% as the target core overloads", thr, -54.0,
                                min(pct_change(x[thr], f12["shRing/8"][0][thr]) for x in f12["shRing/8"])))
-    out.append(relative_change(P, "Fig 12a", "privRing's throughput declines by only 3%", thr, -3.0,
-                               min(pct_change(x[thr], f12["privRing"][0][thr]) for x in f12["privRing"])))
+    # privRing loses the overloaded target core's excess: compared where the target core is most loaded (30 %).
+    out.append(relative_change(P, "Fig 12a", "privRing's throughput declines by only 3% (30% of packets at the target core)", thr, -3.0,
+                               pct_change(f12["privRing"][-1][thr], f12["privRing"][0][thr])))
     out.append(share(P, "Fig 12a", "dshRing enables shRing while fewer than 15% of packets aim at the target core",
                      "rings.dshring_shared_share, mean below 15%", 1.0,
                      statistics.mean(_rings(f12["dshRing"][i])["dshring_shared_share"] for i in below)))
-    out.append(like(P, "Fig 12a", "30% at the target core: dshRing falls back to privRing's throughput", thr,
+    out.append(like(P, "Fig 12a", "30% at the target core: dshRing falls back to privRing's throughput", thr, "like privRing",
                     r.sample(f"fig12/dshRing/{FIG12_SHARES[-1]}", thr), r.sample(f"fig12/privRing/{FIG12_SHARES[-1]}", thr),
-                    reports=r.seeds(f"fig12/dshRing/{FIG12_SHARES[-1]}") + r.seeds(f"fig12/privRing/{FIG12_SHARES[-1]}")))
-    # The read count of Sec. 2.3's NF was set from Fig 2a: no Fig 2 claim is scored.
-    return [c.as_anchor(SYNTH_ANCHOR) if re.fullmatch(r"Fig 2[a-h]?", c.figure) else c for c in out]
+                    reports=r.seeds(f"fig12/dshRing/{FIG12_SHARES[-1]}") + r.seeds(f"fig12/privRing/{FIG12_SHARES[-1]}"),
+                    others={"shRing/8": r.sample(f"fig12/shRing/8/{FIG12_SHARES[-1]}", thr)}))
+    return out
 
 
 def figures(r: dict[str, dict]) -> list[dict[str, Any]]:
