@@ -280,7 +280,7 @@ def test_every_run_says_what_bounds_it():
     assert held["resource"] == "posted credits" and held["next"] == "PCIe upstream"
     assert "waited for posted credits" in held["evidence"]
     assert all(0 <= r["utilisation"] <= 1 for r in held["resources"])
-    cores = packetpath.run("l2fwd", set={**SHORT, "traffic.size": 64, "cpu.cores": 1})["bottleneck"]
+    cores = packetpath.run("l2fwd", set={**SHORT, "traffic.size": 64, "cpu.cores": 1, "nic.flow_control": True})["bottleneck"]
     assert cores["resource"] == "cores" and "PAUSE frames" in cores["evidence"]  # flow control: no drops
     light = packetpath.run("l2fwd", set={**SHORT, "traffic.rate": "20Gbps"})["bottleneck"]
     assert light["resource"] == "offered load"
@@ -303,6 +303,6 @@ def test_the_latency_breakdown_adds_up_to_the_mean():
     # One core at 64 B: packets queue before the core, in its full
     # completion ring and, with its descriptors used up, in the NIC and at
     # the source that PAUSE holds back.
-    busy = packetpath.run("l2fwd", set={"traffic.size": 64, "cpu.cores": 1, **longer})["latency_breakdown_ns"]
+    busy = packetpath.run("l2fwd", set={"traffic.size": 64, "cpu.cores": 1, "nic.flow_control": True, **longer})["latency_breakdown_ns"]
     assert busy["ring_wait"] > 10_000
     assert busy["source_queue"] + busy["nic_rx"] + busy["ring_wait"] > 0.9 * busy["total"]

@@ -22,8 +22,10 @@ COLOURS = {"pass": "green", "inconclusive": "yellow", "anchor": "cyan", "fail": 
 
 
 def verdict_text(c: Claim) -> str:
-    """``PASS``, or the verdict with why it is not the tolerance's (``INCONCLUSIVE: ...``)."""
-    return c.verdict.upper() + (f": {c.why}" if c.why else "")
+    """``PASS``, or the verdict with why it is not the tolerance's (``INCONCLUSIVE: ...``);
+    a throughput claim adds what bounds its runs."""
+    bounds = f" (bounded by {fmt(c.bounds)})" if c.bounds else ""
+    return c.verdict.upper() + (f": {c.why}" if c.why else "") + bounds
 
 
 def simulated_text(c: Claim) -> str:

@@ -126,7 +126,7 @@ def anchored(claims: list[Claim], anchors: list[profiles.Anchor], ids: Mapping[s
         mine = [a for a in anchors if a.touches(c.paper, c.figure)]
         if mine and c.verdict != "anchor":
             alone = f" (judged alone: {c.verdict}{', ' + c.why if c.why else ''})"
-            c = c.as_anchor("; ".join(f"profile {a.profile}: {a.key} calibrated against {a.paper} {', '.join(a.figures)}" for a in mine) + alone)
+            c = c.as_anchor(_declared(mine) + alone)
         if mine and ids:
             fitted.update({ids[n]: (n, c.figure) for n in c.runs if n in ids})
         out.append(c)
@@ -138,6 +138,17 @@ def anchored(claims: list[Claim], anchors: list[profiles.Anchor], ids: Mapping[s
             out[i] = c.as_anchor("reads only anchored points, so it repeats the fit: " + "; ".join(same[:4]) + (" ..." if len(same) > 4 else "")
                                  + f" (judged alone: {c.verdict})")
     return out
+
+
+def _declared(anchors: list[profiles.Anchor]) -> str:
+    """"app.nat_cycles, app.lb_cycles calibrated against nicmem-nfv Fig 8 (profiles a, b)": each declaration once."""
+    by: dict[tuple, tuple[dict[str, None], set[str]]] = {}
+    for a in anchors:
+        keys, names = by.setdefault((a.paper, a.figures), ({}, set()))
+        keys[a.key] = None
+        names.add(a.profile)
+    return "; ".join(f"{', '.join(keys)} calibrated against {paper} {', '.join(figs)} (profile{'s' * (len(names) > 1)} {', '.join(sorted(names))})"
+                     for (paper, figs), (keys, names) in by.items())
 
 
 def scored_once(claims: list[Claim], ids: Mapping[str, str]) -> list[Claim]:
