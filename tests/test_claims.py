@@ -339,7 +339,8 @@ def test_percent_metrics_use_a_percentage_point_floor():
 
 
 @pytest.mark.parametrize(("values", "ok"), [([-22.0, -30.0, -38.0], True), ([-11.0, -57.0], True), ([-10.0, -30.0], False),
-                                             ([-30.0, -58.0], False), ([-30.0, 5.0], False), ([-30.0, math.nan], False)])
+                                             ([-30.0, -58.0], False), ([-30.0, 5.0], False), ([-30.0, math.nan], False),
+                                             ([-6.7, -8.0], False)])  # the far end (-38.6 %) is not reproduced
 def test_span_scores_a_range_once(values, ok):
     c = span(*HEAD, -21.3, -38.6, values)
     assert c.passed is ok and c.paper_value == "-21.3% to -38.6%"

@@ -19,7 +19,7 @@ was simulated.
 | constructor       | kind of claim                         | passes when                                           |
 |-------------------|---------------------------------------|-------------------------------------------------------|
 | `relative_change` | "X % better/worse"                    | same sign, within [0.5·X, 1.5·X] (one-sided: past the far edge) |
-| `span`            | "X-Y % better" over a grid, stated once | every point within [0.5·X, 1.5·Y]                   |
+| `span`            | "X-Y % better" over a grid, stated once | same sign; the simulated range's ends within [0.5·X, 1.5·X] and [0.5·Y, 1.5·Y] |
 | `ratio`           | "R× better"                           | within [1 + 0.5·(R−1), 1 + 1.5·(R−1)]                 |
 | `throughput`      | absolute throughput, "as fast as"     | within ±10 %                                          |
 | `latency`         | absolute latency                      | within a factor of 2                                  |
@@ -153,16 +153,20 @@ def span(
 ) -> Claim:
     """A range the paper states once over a grid ("21.3-38.6 % faster" over its
     sizes), as signed percent changes: one claim, not one per end. Passes when
-    every simulated point lies in the two ends' relative-change bands joined:
-    from 0.5 x the end nearer zero to 1.5 x the far end."""
+    every point has the paper's sign and each end of the simulated range is
+    within its own end's relative-change band: the point nearest zero within
+    [0.5, 1.5] x the paper's near end, the farthest within [0.5, 1.5] x its far end."""
     if paper_lo_pct == 0 or paper_hi_pct == 0 or (paper_lo_pct > 0) != (paper_hi_pct > 0):
         raise ValueError("span needs two non-zero ends of the same sign; use relative_change or like")
     near, far = sorted((paper_lo_pct, paper_hi_pct), key=abs)
-    lo, hi = sorted((0.5 * near, 1.5 * far))
     vals = list(simulated)
-    ok = bool(vals) and all(_finite(v) and lo <= v <= hi for v in vals)
-    return Claim(paper, figure, claim, metric, f"{_n(near)}% to {_n(far)}%", vals, f"every point same sign, {_n(lo)}% to {_n(hi)}%",
-                 _verdict(ok), why=_missing(vals))
+    ok = bool(vals) and all(_finite(v) and (v > 0) == (far > 0) and v != 0 for v in vals)
+    if ok:
+        lo_end, hi_end = min(vals, key=abs), max(vals, key=abs)
+        ok = all(min(0.5 * x, 1.5 * x) <= v <= max(0.5 * x, 1.5 * x) for v, x in ((lo_end, near), (hi_end, far)))
+    band = lambda x: f"{_n(min(0.5 * x, 1.5 * x))}% to {_n(max(0.5 * x, 1.5 * x))}%"  # noqa: E731
+    return Claim(paper, figure, claim, metric, f"{_n(near)}% to {_n(far)}%", vals,
+                 f"same sign; nearest end {band(near)}, farthest end {band(far)}", _verdict(ok), why=_missing(vals))
 
 
 def ratio(paper: str, figure: str, claim: str, metric: str, paper_ratio: float, simulated_ratio: float) -> Claim:

@@ -15,8 +15,9 @@ notes the runs each one read), the rules that span claims apply:
 
 - every claim on a figure that a profile value was calibrated against becomes
   an ``anchor`` (see `packetpath.profiles`), and so does every claim that
-  reads only runs of the same configuration as an anchored claim's runs: a
-  fitted point scored again under another figure is still the fit;
+  reads only runs of the same configuration as an anchored claim's runs, on
+  the same quantity (`quantity`): a fitted point scored again under another
+  figure is still the fit (another quantity of those runs is scored);
 - one result is scored once: two scored claims with the same metric and the
   same simulated value from runs of the same configurations are a paper
   module's mistake (ValueError);
@@ -120,24 +121,34 @@ def _tasks(name: str, scenario: dict, replicate: bool) -> list[Task]:
 def anchored(claims: list[Claim], anchors: list[profiles.Anchor], ids: Mapping[str, str] | None = None) -> list[Claim]:
     """Every claim on a figure some profile value was calibrated against, shown
     as ``anchor``; with ``ids`` (run name -> configuration id), also every claim
-    whose runs all have the configuration of an anchored claim's run."""
-    out, fitted = [], {}
+    whose runs all have the configuration of an anchored claim's run and whose
+    metric names the same quantity."""
+    out: list[Claim] = []
+    fitted: dict[tuple[str, str], tuple[str, str]] = {}  # (run id, quantity) -> (run, figure)
     for c in claims:
         mine = [a for a in anchors if a.touches(c.paper, c.figure)]
         if mine and c.verdict != "anchor":
             alone = f" (judged alone: {c.verdict}{', ' + c.why if c.why else ''})"
             c = c.as_anchor(_declared(mine) + alone)
         if mine and ids:
-            fitted.update({ids[n]: (n, c.figure) for n in c.runs if n in ids})
+            fitted.update({(ids[n], quantity(c.metric)): (n, c.figure) for n in c.runs if n in ids})
         out.append(c)
     if not fitted:
         return out
     for i, c in enumerate(out):
-        if c.verdict != "anchor" and c.runs and all(ids.get(n) in fitted for n in c.runs):
-            same = [f"{n} = {fitted[ids[n]][0]} ({fitted[ids[n]][1]})" for n in c.runs]
+        keys = [(ids.get(n), quantity(c.metric)) for n in c.runs]
+        if c.verdict != "anchor" and c.runs and all(k in fitted for k in keys):
+            same = [f"{n} = {fitted[k][0]} ({fitted[k][1]})" for n, k in zip(c.runs, keys)]
             out[i] = c.as_anchor("reads only anchored points, so it repeats the fit: " + "; ".join(same[:4]) + (" ..." if len(same) > 4 else "")
                                  + f" (judged alone: {c.verdict})")
     return out
+
+
+def quantity(metric: str) -> str:
+    """The report quantity a claim's metric text names first (``"throughput_gbps: cores at
+    line rate"`` -> ``throughput_gbps``): what an anchored point was fitted on."""
+    m = re.search(r"[A-Za-z_][A-Za-z0-9_.\[\]]*", metric)
+    return m.group(0) if m else metric
 
 
 def _declared(anchors: list[profiles.Anchor]) -> str:

@@ -151,10 +151,12 @@ def claims(r: Runs) -> list[Claim]:
     for s in FIG11_SIZES:
         b = _nd(r, f"size/netdimm/{s}B")["breakdown_ns"]
         flush_share.append((b["tx_flush"] + b["rx_invalidate"]) / b["total"])
-    # One range over the sizes, each end's share band (which stops halfway to 0: no flush cost does not pass).
-    lo, hi = share_band(0.097)[0], share_band(0.158)[1]
+    # One range over the sizes: each end of the simulated range within its end's share band (which stops
+    # halfway to 0, so no flush cost at all does not pass).
+    (lo0, hi0), (lo1, hi1) = share_band(0.097), share_band(0.158)
     out.append(judged(P, "Fig 11", "txFlush + rxInvalidate are 9.7-15.8 % of NetDIMM's latency (every size)", "(tx_flush + rx_invalidate) / total",
-                      "0.097 to 0.158", flush_share, f"every size {lo:.3g} to {hi:.3g}", all(lo <= x <= hi for x in flush_share)))
+                      "0.097 to 0.158", flush_share, f"smallest {lo0:.3g} to {hi0:.3g}, largest {lo1:.3g} to {hi1:.3g}",
+                      lo0 <= min(flush_share) <= hi0 and lo1 <= max(flush_share) <= hi1))
     # Register access sums profile latencies (PCIe vs the on-die fabric or the DIMM): arithmetic, no simulation decides it.
     reg = "netdimm.breakdown_ns.io_reg_access"
     out.append(all_of(P, "Fig 11", "I/O register access: PCIe NIC >> iNIC and NetDIMM (at 64 B)", reg, [
