@@ -5,6 +5,7 @@ outlive their parent, Ctrl-C, and bad input through the CLI and Python."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -28,29 +29,72 @@ def raw_run_ids(store: Path) -> list[str]:
     return [i for f in sorted(store.glob("part-*.parquet")) for i in pq.read_table(f, columns=["run_id"]).column("run_id").to_pylist()]
 
 
-def test_junk_empty_and_truncated_part_files_are_quarantined(tmp_path, shell):
+def test_reading_leaves_junk_in_place_and_a_writer_sets_it_aside(tmp_path, shell):
     store = tmp_path / "s"
     sweep("l2fwd", GRID, set=SHORT, jobs=1, store=store, progress=False, flush_s=0)
     good = sorted(store.glob("part-*.parquet"))
     (store / "part-junk.parquet").write_bytes(b"not parquet at all")
     (store / "part-empty.parquet").write_bytes(b"")
     (store / "part-truncated.parquet").write_bytes(good[0].read_bytes()[:-40])
-    with pytest.warns(StoreWarning, match="part-empty.parquet is not a readable results file"):
+    with pytest.warns(StoreWarning, match="part-empty.parquet is not a readable results file .* left out of this read, not moved"):
         rows = Store(store).rows()
     assert len(rows) == 4  # every good row kept
-    assert sorted(p.name for p in (store / ".quarantine").iterdir()) == ["part-empty.parquet", "part-junk.parquet", "part-truncated.parquet"]
+    assert not (store / ".quarantine").exists()  # a reader moves nothing
     (store / "part-junk2.parquet").write_bytes(b"\x00" * 100)
     out = shell("results", "show", "--store", str(store))
-    assert out.code == 0 and out.stderr.startswith("warning: store ") and "part-junk2.parquet is not a readable results file" in out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert out.code == 0 and out.stderr.startswith("warning: store ") and "is not a readable results file" in out.stderr
+    assert not (store / ".quarantine").exists()
     again = sweep("l2fwd", GRID, set=SHORT, jobs=1, store=store, progress=False, run=_must_not_run)
     assert len(again) == 4  # nothing re-run: the good rows were found
-    # Parquet of another schema (someone else's file, a newer "engine_version" in it) is set aside, not read as a newer store
+    # a writer (a new run appended) sets aside what is proven not to be a results file
+    sweep("l2fwd", {"traffic.size": [512]}, set=SHORT, jobs=1, store=store, progress=False)
+    assert sorted(p.name for p in (store / ".quarantine").iterdir()) == [
+        "part-empty.parquet", "part-junk.parquet", "part-junk2.parquet", "part-truncated.parquet"]
+    assert len(Store(store).rows()) == 5
+    # Parquet of another schema (someone else's file, a newer "engine_version" in it) is left out, not read as a newer store
     import pyarrow as pa
 
     pq.write_table(pa.table({"engine_version": ["4.0"], "x": [1]}), store / "part-foreign.parquet")
     with pytest.warns(StoreWarning, match="part-foreign.parquet is not a readable results file .no column 'run_id'"):
         Store(store).check_writable()
+    assert (store / "part-foreign.parquet").exists()
+
+
+def test_a_read_that_runs_out_of_memory_moves_nothing(tmp_path, monkeypatch):
+    store = tmp_path / "s"
+    sweep("l2fwd", GRID, set=SHORT, jobs=1, store=store, progress=False, flush_s=0)
+    parts = sorted(store.glob("part-*.parquet"))
+
+    def oom(*args, **kwargs):
+        raise MemoryError("std::bad_alloc")
+
+    monkeypatch.setattr("pyarrow.parquet.read_schema", oom)
+    with pytest.warns(StoreWarning, match="left out of this read, not moved"):
+        assert Store(store).rows() == []
+    # even a writer moves only what is proven foreign or corrupt: a failed allocation proves nothing
+    with pytest.warns(StoreWarning):
+        Store(store).files(repair=True)
+    monkeypatch.undo()
+    assert sorted(store.glob("part-*.parquet")) == parts and len(Store(store).rows()) == 4
+
+
+def test_a_fifo_a_read_only_store_and_a_quarantine_file_are_survived(tmp_path):
+    store = tmp_path / "s"
+    sweep("l2fwd", {"traffic.size": [64]}, set=SHORT, jobs=1, store=store, progress=False, flush_s=0)
+    os.mkfifo(store / "part-fifo.parquet")  # opening it would block forever
+    (store / "part-junk.parquet").write_bytes(b"junk")
+    (store / ".quarantine").write_text("a file where the folder should be")
+    with pytest.warns(StoreWarning, match="part-fifo.parquet is not a readable results file .not a regular file"):
+        assert len(Store(store).rows()) == 1
+    with pytest.warns(StoreWarning, match="part-junk.parquet .* left in place"):
+        sweep("l2fwd", {"traffic.size": [128]}, set=SHORT, jobs=1, store=store, progress=False)
+    assert (store / "part-junk.parquet").exists() and len(Store(store).rows()) == 2
+    os.chmod(store, 0o555)
+    try:
+        with pytest.warns(StoreWarning):
+            assert len(Store(store).rows()) == 2  # read-only: still readable
+    finally:
+        os.chmod(store, 0o755)
 
 
 def _must_not_run(values: dict) -> dict:
@@ -309,3 +353,153 @@ def test_an_address_space_limit_is_honoured_before_anything_is_built():
     assert p.returncode == 2, p.stderr[-2000:]
     assert p.stderr.startswith("error: app.flow_table_size = 16777216: the scenario needs about 4.7 GiB") and "more than the" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+SAMPLE_PCAP = Path(__file__).parents[1] / "crates/engine/tests/data/traffic/sample50.pcap"
+
+
+def test_a_run_id_covers_the_contents_of_the_trace_it_replays(tmp_path, monkeypatch):
+    from packetpath.sweep import make_task
+
+    trace = tmp_path / "trace.pcap"
+    trace.write_bytes(SAMPLE_PCAP.read_bytes())
+    pcap = {"traffic.size_dist": "pcap", "traffic.pcap": str(trace)}
+    before = make_task("t", "l2fwd", set=pcap).run_id
+    assert make_task("t", "l2fwd", set=pcap).run_id == before
+    data = bytearray(SAMPLE_PCAP.read_bytes())
+    data[-1] ^= 0xFF  # the same file name, other contents
+    trace.write_bytes(bytes(data))
+    assert make_task("t", "l2fwd", set=pcap).run_id != before
+
+
+def test_a_relative_trace_is_made_absolute_where_the_scenario_names_it(tmp_path, monkeypatch):
+    from packetpath.scenario import resolve
+
+    folder = tmp_path / "exp"
+    folder.mkdir()
+    (folder / "ok.pcap").write_bytes(SAMPLE_PCAP.read_bytes())
+    (folder / "s.toml").write_text('profile = "ddio-skylake"\n[traffic]\nsize_dist = "pcap"\npcap = "ok.pcap"\n')
+    monkeypatch.chdir(tmp_path)  # not the scenario's folder
+    s = resolve("exp/s.toml")
+    assert s.values["traffic.pcap"] == str(folder / "ok.pcap") and s.config["traffic.pcap"] == str(folder / "ok.pcap")
+    # from --set (or a dict) a relative path is the working directory's
+    assert resolve("l2fwd", set={"traffic.pcap": "exp/ok.pcap", "traffic.size_dist": "pcap"}).values["traffic.pcap"] == str(folder / "ok.pcap")
+
+
+@pytest.mark.parametrize("out", ["", "/", "FILE"])
+def test_a_bad_out_folder_is_refused_before_any_run(out, tmp_path, fake_paper):
+    from packetpath.reproduce import reproduce
+
+    if out == "FILE":
+        out = tmp_path / "a-file"
+        out.write_text("x")
+    with pytest.raises(ConfigError, match="--out"):
+        reproduce(fake_paper(), jobs=1, out=out, run=_must_not_run, progress=False)
+
+
+@pytest.mark.parametrize("store", [123, "", "  "])
+def test_a_store_that_is_no_path_is_a_config_error(store):
+    with pytest.raises(ConfigError, match="store = "):
+        sweep("l2fwd", GRID, set=SHORT, jobs=1, store=store, progress=False, run=_must_not_run)
+
+
+def test_a_run_id_covers_the_engine_build(monkeypatch):
+    from packetpath import store
+    from packetpath.sweep import make_task
+
+    assert store.ENGINE_BUILD  # the binding carries the digest of the model's sources
+    before = make_task("t", "l2fwd").run_id
+    monkeypatch.setattr(store, "ENGINE_BUILD", "another build")
+    assert store.config_hash(make_task("t", "l2fwd").config) != before
+
+
+def _jumbo_pcap(path: Path, frames: int = 20, size: int = 9000) -> Path:
+    """A pcap of UDP frames of ``size`` bytes on the wire (only the headers captured)."""
+    import struct
+
+    eth = b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00"
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, size - 14, 0, 0, 64, 17, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    udp = struct.pack("!HHHH", 1234, 80, size - 34, 0)
+    head = eth + ip + udp
+    out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
+    for i in range(frames):
+        out += struct.pack("<IIII", 0, i, len(head), size) + head
+    path.write_bytes(out)
+    return path
+
+
+def test_a_trace_of_jumbo_frames_meets_the_frame_size_check(tmp_path, cli):
+    trace = _jumbo_pcap(tmp_path / "jumbo.pcap")
+    with pytest.raises(ConfigError, match=r"traffic.pcap = .*jumbo.pcap: its largest frame is \d+ B; mempool.mbuf_size"):
+        packetpath.run("l2fwd", set={**SHORT, "traffic.size_dist": "pcap", "traffic.pcap": str(trace)})
+    out = cli("run", "l2fwd", "--set", "traffic.size_dist=pcap", "--set", f"traffic.pcap={trace}")
+    assert out.code == 2 and out.stderr.startswith("error: traffic.pcap") and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_blocked_datapath_is_an_error_not_a_throughput_of_zero(cli):
+    out = cli("run", "l2fwd", "--set", "traffic.size=4096", "--set", "mempool.mbuf_size=10000", "--set", "nic.flow_control=false")
+    assert out.code == 2 and out.stderr.startswith("error: no progress: NIC 0 received") and "Traceback" not in out.stderr
+
+
+def test_a_run_that_measured_no_access_reports_no_hit_rate():
+    r = packetpath.run("l2fwd", set={"sim.warmup": "0ns", "sim.duration": "100ns"})
+    assert r["pcie_write_hit_rate"] is None and r["pcie_read_hit_rate"] is None and r["llc_hit_rate_cpu"] is None
+
+
+# Hostile input, round three: each one line `error: ...` and exit 2 before anything runs.
+HOSTILE_CLI = [
+    (("reproduce", "../../os"), "unknown paper '../../os'"),
+    (("reproduce", "_runner"), "unknown paper '_runner'"),
+    (("reproduce", "ddio.x"), "unknown paper"),
+    (("cluster", "slurm", "--memory", "0GB", "--dry-run"), "--memory = '0GB'"),
+    (("cluster", "slurm", "--walltime", "99:99:99", "--dry-run"), "--walltime = '99:99:99'"),
+    (("cluster", "slurm", "--queue", "a\nb", "--dry-run"), "--queue = 'a\\nb': must be one non-empty line"),
+    (("cluster", "slurm", "--prologue", "source x\nrm -rf ~", "--dry-run"), "--prologue"),
+    (("sweep", "l2fwd", "--grid", "traffic.size=64", "--grid", "traffic.size=128"), "given twice"),
+    (("sweep", "l2fwd", "--grid", "traffic.size=64,128", "--set", "traffic.size=256"), "both swept (--grid) and fixed (--set)"),
+    (("sweep", "l2fwd", "--grid", "sim.seed=1,2,3", "--seed", "5"), "--grid sim.seed with --seed 5"),
+    (("sweep", "l2fwd", "--grid", "sim.kind=packet,copy_bench"), "--grid sim.kind"),
+    (("sweep", "l2fwd", "--grid", "traffic.size=64", "--jobs", "100000000000000000000"), "jobs = 100000000000000000000"),
+    (("results", "query", "", "--store", "."), "query: empty"),
+    (("results", "query", "   ", "--store", "."), "query: empty"),
+    (("tune", "l2fwd", "--space", "cpu.cores=1..2", "--maximize", "pcie_bench.gbps"), "does not report it"),
+    (("tune", "l2fwd", "--space", "cpu.cores=1..2", "--space", "cpu.cores=3..4", "--minimize", "cpu.cores"), "given twice"),
+    (("tune", "l2fwd", "--space", "cpu.cores=1..2", "--minimize", "cpu.cores", "--constraint", "dpa.gops>1"), "does not report it"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), HOSTILE_CLI, ids=[" ".join(a)[:60] for a, _ in HOSTILE_CLI])
+def test_hostile_command_lines_get_one_line_and_exit_2(args, message, cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = cli(*args)
+    assert out.code == 2, (out.code, out.stdout[-300:], out.stderr)
+    assert out.stderr.startswith("error: ") and message in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+HOSTILE_PYTHON = [
+    (lambda: packetpath.run("l2fwd", progress="x"), "progress = 'x'"),
+    (lambda: packetpath.sweep("l2fwd", grid=[123], progress=False), "grid item 123"),
+    (lambda: packetpath.sweep("l2fwd", grid={"traffic.size": [64]}, store=123, progress=False), "store = 123"),
+    (lambda: packetpath.tune("l2fwd", {"cpu.cores": 5}, minimize=["cpu.cores"]), "--space cpu.cores=5"),
+    (lambda: packetpath.tune("l2fwd", 42, minimize=["cpu.cores"]), "space = 42"),
+    (lambda: packetpath.tune("l2fwd", [7], minimize=["cpu.cores"]), "--space item 7"),
+]
+
+
+@pytest.mark.parametrize(("call", "message"), HOSTILE_PYTHON, ids=[m for _, m in HOSTILE_PYTHON])
+def test_hostile_python_calls_raise_config_error(call, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        call()
+
+
+def test_reproduce_of_no_paper_is_a_config_error():
+    from packetpath.reproduce import reproduce
+
+    for paper in (None, 3, "../x", "_claims"):
+        with pytest.raises(ConfigError, match="unknown paper"):
+            reproduce(paper, progress=False)
+
+
+def test_a_swept_profile_is_a_column(tmp_path):
+    df = sweep("l2fwd", {"profile": ["ddio-skylake", "nicmem-cascadelake"]}, set=SHORT, jobs=1, progress=False)
+    assert list(df["profile"]) == ["ddio-skylake", "nicmem-cascadelake"] and df.attrs["swept"] == ["profile"]

@@ -27,6 +27,8 @@ def run(scenario: ScenarioLike, set: Overrides = None, seed: int | None = None,
     so does Ctrl-C, as KeyboardInterrupt).
     Raises ConfigError for an invalid scenario, EngineError if the engine fails.
     """
+    if progress is not None and not callable(progress):
+        raise ConfigError(f"progress = {progress!r}: expected a function of the share of simulated time done, or None")
     s = resolve(scenario, set, seed)
     try:
         report = _engine.run_json(json.dumps(s.values, default=str), progress)

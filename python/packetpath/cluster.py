@@ -18,7 +18,7 @@ from typing import Any
 from packetpath.errors import ConfigError
 
 KINDS = {"slurm": "SLURMCluster", "pbs": "PBSCluster"}
-_WALLTIME = re.compile(r"\d+:\d{2}:\d{2}")
+_WALLTIME = re.compile(r"\d+:[0-5]\d:[0-5]\d")
 
 
 def batch_cluster(kind: str, *, cores: int, memory: str, walltime: str, queue: str | None = None,
@@ -34,9 +34,15 @@ def batch_cluster(kind: str, *, cores: int, memory: str, walltime: str, queue: s
     try:
         from dask.utils import parse_bytes
 
-        parse_bytes(memory)
-    except ValueError:
+        size = parse_bytes(memory)
+    except (ValueError, TypeError):
         raise ConfigError(f"--memory = '{memory}': expected a size such as 16GB or 64GiB") from None
+    if size < 2**20 * cores:
+        raise ConfigError(f"--memory = '{memory}': too little for {cores} worker(s); give at least 1MB per core, e.g. 4GB")
+    # A job-script field holds one line: a newline would inject a command into the script.
+    for option, value in (("--queue", queue), ("--account", account), ("--python", python), *(("--prologue", p) for p in prologue or [])):
+        if value is not None and ("\n" in value or "\r" in value or not value.strip()):
+            raise ConfigError(f"{option} = {value!r}: must be one non-empty line")
     try:
         import dask_jobqueue
     except ImportError:

@@ -20,6 +20,11 @@ same experiment on another machine.
 
 Units stay text (``"100Gbps"``); the engine parses and checks them once, at
 the boundary, and its one-line error becomes a `ConfigError`.
+
+A parameter that names a file (`schema.FILES`) is made absolute here: relative to
+the scenario file's folder when the scenario file set it, else to the working
+directory. A job that leaves the machine (a Dask worker, a Slurm node) then
+opens the same file, and a run's id can cover the file's contents.
 """
 
 from __future__ import annotations
@@ -58,6 +63,8 @@ class Scenario:
     """Dotted key -> where its value came from: ``"profile NAME"``, ``"scenario"``, ``"--set"`` or ``"--seed"``."""
     config: dict[str, Any]
     """Every parameter, normalised by the engine to base units (ps, B, Mbps, MHz)."""
+    profile: str | None = None
+    """The hardware profile beneath it, if any."""
 
     @property
     def seed(self) -> int:
@@ -100,7 +107,17 @@ def resolve(scenario: ScenarioLike, set: Overrides = None, seed: int | None = No
         for key, value in layer.items():
             values[key] = value
             origins[key] = origin
-    return Scenario(name, str(description), values, origins, validate(values))
+    folder = Path(name).parent if table_is_file(scenario) else Path.cwd()
+    for key in schema.FILES:
+        if isinstance(values.get(key), str) and values[key] and not Path(values[key]).is_absolute():
+            base = folder if origins[key] == "scenario" else Path.cwd()
+            values[key] = str((base / values[key]).absolute())
+    return Scenario(name, str(description), values, origins, validate(values), profile)
+
+
+def table_is_file(scenario: ScenarioLike) -> bool:
+    """Whether a scenario is a TOML file of the user's (not a built-in name, not a dict)."""
+    return not isinstance(scenario, Mapping) and os.fspath(scenario) not in builtin_names()
 
 
 def load_scenario(scenario: ScenarioLike, set: Overrides = None, seed: int | None = None) -> dict[str, Any]:

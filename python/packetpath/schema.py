@@ -14,6 +14,10 @@ from typing import Any
 from packetpath import _engine
 
 
+FILES = ("traffic.pcap",)
+"""The parameters that name a file the engine reads (the table's only path-valued text)."""
+
+
 @functools.cache
 def _table() -> tuple[dict[str, Any], ...]:
     return tuple(json.loads(_engine.params_json()))

@@ -6,9 +6,15 @@ name in ``DIR/.tmp/`` and then renamed into place, so a reader (or a sweep
 killed half-way) never sees a partial file. Nothing is ever rewritten: a row
 is appended once, when its run finishes. Writers take ``DIR/.lock`` (the
 `filelock` library) and leave out rows whose run id is already stored, so
-two sweeps into one store never write a run twice. A part file that is not
-readable Parquet (truncated, empty, junk) is moved to ``DIR/.quarantine/``
-with a warning naming it; every good row stays.
+two sweeps into one store never write a run twice.
+
+Reading never moves or deletes anything: a part file that cannot be read
+now (a failed allocation, a file that is not a regular file, a foreign or
+corrupt one) is left out of that read with a warning naming it. Only a
+writer, holding the lock, sets a file aside into ``DIR/.quarantine/``, and
+only one proven not to be a results file by checks that need no memory to
+speak of: no Parquet magic bytes at both ends (truncated, empty, junk), or
+a Parquet schema without a results file's columns.
 
 A row holds, flat, everything needed to find and reproduce a run:
 
@@ -36,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import uuid
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -55,10 +62,30 @@ META_COLUMNS = ("run_id", "scenario", "name", "seed", "engine_version")
 TAIL_COLUMNS = ("report", "wall_s", "finished_at")
 
 
+ENGINE_BUILD: str = getattr(_engine, "__build__", "")
+"""A digest of the engine's model sources (see crates/py/build.rs): a rebuilt
+engine whose model changed at the same version is another engine."""
+
+
 def config_hash(config: Mapping[str, Any], engine_version: str = ENGINE_VERSION) -> str:
-    """The identity of a run: its normalised config (seed included) and the engine version."""
-    text = json.dumps({"config": dict(config), "engine": engine_version}, sort_keys=True, default=str)
+    """The identity of a run: its normalised config (seed included), the
+    contents of every file it reads (by SHA-256) and the engine's version and build."""
+    files = {key: file_digest(config[key]) for key in schema.FILES if config.get(key)}
+    text = json.dumps({"config": dict(config), "engine": engine_version, "build": ENGINE_BUILD, "files": files},
+                      sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def file_digest(path: str) -> str:
+    """SHA-256 of a file's contents; a file that cannot be read has none (the run will say why)."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError as e:
+        return f"unreadable: {e.strerror}"
+    return h.hexdigest()
 
 
 def _arrow_schema():
@@ -113,6 +140,27 @@ def make_row(
     return row
 
 
+def writable_folder(path: str | os.PathLike, what: str, option: str) -> Path:
+    """Refuse, before anything runs, a folder results cannot be written to:
+    empty text, a file, a filesystem root, or one this process may not write
+    (probed by a file written and removed where the folder is or will be)."""
+    if not os.fspath(path).strip():
+        raise ConfigError(f"{option} '': empty; give a folder")
+    folder = Path(path).absolute()
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"{what}: not a directory; give a folder with {option}")
+    if folder.parent == folder:
+        raise ConfigError(f"{what}: a filesystem root; give a folder of its own with {option}")
+    where = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+    try:
+        probe = where / f".packetpath-probe-{uuid.uuid4().hex[:8]}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise ConfigError(f"{what}: not writable ({e.strerror}); check its permissions or use another {option}") from None
+    return folder
+
+
 class StoreWarning(UserWarning):
     """A store file was set aside (quarantined); the store stays usable."""
 
@@ -121,6 +169,8 @@ class Store:
     """A results directory (created on the first write, not before)."""
 
     def __init__(self, path: str | os.PathLike):
+        if not isinstance(path, (str, os.PathLike)) or not os.fspath(path).strip():
+            raise ConfigError(f"store = {path!r}: expected the path of a results folder")
         self.path = Path(path)
         if self.path.exists() and not self.path.is_dir():
             raise ConfigError(f"store {self.path}: not a directory")
@@ -137,34 +187,58 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
 
-    def files(self) -> list[Path]:
-        """The readable part files; an unreadable one is quarantined, with a warning."""
+    def files(self, repair: bool = False) -> list[Path]:
+        """The readable part files. One that cannot be read is left out with a
+        warning; with ``repair`` (a writer, holding the lock) one proven not to
+        be a results file is moved to ``.quarantine/``."""
         parts = sorted(self.path.glob("part-*.parquet")) if self.path.is_dir() else []
-        return [f for f in parts if f.name in self._good or self._readable(f)]
+        return [f for f in parts if f.name in self._good or self._readable(f, repair)]
 
-    def _readable(self, part: Path) -> bool:
+    def _readable(self, part: Path, repair: bool) -> bool:
         import pyarrow.parquet as pq
 
         try:
+            st = os.lstat(part)
+            if not stat.S_ISREG(st.st_mode):  # a FIFO or a device would block or never end: never opened
+                return self._leave_out(part, "not a regular file", proven=False, repair=repair)
+            with open(part, "rb") as f:
+                head = f.read(4)
+                f.seek(max(st.st_size - 4, 0))
+                tail = f.read(4)
+        except FileNotFoundError:  # a writer set it aside meanwhile
+            return False
+        except OSError as e:
+            return self._leave_out(part, e.strerror or str(e), proven=False, repair=repair)
+        if st.st_size < 12 or head != b"PAR1" or tail != b"PAR1":
+            return self._leave_out(part, "not Parquet (truncated, empty or junk)", proven=True, repair=repair)
+        try:
             names = set(pq.read_schema(part).names)
-            missing = [c for c in (*META_COLUMNS, "report") if c not in names]
-            if missing:  # Parquet, but not a packetpath results file
-                raise ValueError(f"no column '{missing[0]}': not a packetpath results file")
-        except FileNotFoundError:  # another reader quarantined it meanwhile
+        except FileNotFoundError:
             return False
-        except Exception as e:  # pyarrow raises several types for junk, empty and truncated files
-            quarantine = self.path / ".quarantine"
-            quarantine.mkdir(exist_ok=True)
-            try:
-                os.replace(part, quarantine / part.name)
-            except FileNotFoundError:
-                return False
-            reason = " ".join(str(e).split())[:120]
-            warnings.warn(f"store {self.path}: {part.name} is not a readable results file ({reason}); "
-                          f"moved to {quarantine.name}/, every other row kept", StoreWarning, stacklevel=3)
-            return False
+        except Exception as e:  # pyarrow raises several types; a MemoryError proves nothing about the file
+            return self._leave_out(part, " ".join(str(e).split())[:120] or type(e).__name__, proven=False, repair=repair)
+        missing = [c for c in (*META_COLUMNS, "report") if c not in names]
+        if missing:
+            return self._leave_out(part, f"no column '{missing[0]}': not a packetpath results file", proven=True, repair=repair)
         self._good.add(part.name)
         return True
+
+    def _leave_out(self, part: Path, reason: str, proven: bool, repair: bool) -> bool:
+        """Warn that ``part`` is left out of this read; a writer moves a file proven foreign or corrupt aside."""
+        where = "left out of this read, not moved"
+        if proven and repair:
+            quarantine = self.path / ".quarantine"
+            try:
+                quarantine.mkdir(exist_ok=True)
+                os.replace(part, quarantine / part.name)
+                where = f"moved to {quarantine.name}/"
+            except FileNotFoundError:
+                return False
+            except OSError as e:
+                where = f"left in place ({quarantine.name}: {e.strerror or e})"
+        warnings.warn(f"store {self.path}: {part.name} is not a readable results file ({reason}); {where}, every other row kept",
+                      StoreWarning, stacklevel=4)
+        return False
 
     # -- writing ---------------------------------------------------------------
 
@@ -180,6 +254,7 @@ class Store:
         tmp_dir = self.path / ".tmp"
         tmp_dir.mkdir(parents=True, exist_ok=True)
         with FileLock(self.path / ".lock"):
+            self.files(repair=True)  # the writer sets aside what is proven not to be a results file
             stored = {r["run_id"] for r in self.rows(r["run_id"] for r in rows)}
             fresh = list({r["run_id"]: dict(r) for r in rows if r["run_id"] not in stored}.values())
             if not fresh:
@@ -196,15 +271,7 @@ class Store:
         """Refuse, before anything runs, a store this process cannot write (a
         read-only directory) or one written by a newer engine (its rows could
         not be told apart from stale ones, and its columns may differ)."""
-        # a file written and removed where `append` will write (or, for a store
-        # not yet made, in the folder that will hold it): nothing is left behind
-        where = next((p for p in (self.path, *self.path.parents) if p.exists()), Path("."))
-        try:
-            probe = where / f".packetpath-probe-{uuid.uuid4().hex[:8]}"
-            probe.write_bytes(b"")
-            probe.unlink()
-        except OSError as e:
-            raise ConfigError(f"store {self.path}: not writable ({e.strerror}); check its permissions or use another --store") from None
+        writable_folder(self.path, f"store {self.path}", "--store")
         newer = [v for v in self.engine_versions() if _version(v) > _version(ENGINE_VERSION)]
         if newer:
             raise ConfigError(
@@ -242,6 +309,8 @@ class Store:
         import duckdb
         import pandas as pd
 
+        if not isinstance(sql, str) or not sql.strip():
+            raise ConfigError("query: empty; give SQL over the view runs, e.g. 'SELECT count(*) FROM runs'")
         con = self.connect()
         try:
             with warnings.catch_warnings():  # duckdb builds a wide frame column by column; harmless

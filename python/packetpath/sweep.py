@@ -57,6 +57,7 @@ class Task:
     config: dict[str, Any] = field(repr=False)
     """Every parameter normalised by the engine: what the run id hashes."""
     run_id: str = ""
+    profile: str | None = None
 
 
 def offered_packets(config: dict[str, Any]) -> float:
@@ -72,7 +73,7 @@ def offered_packets(config: dict[str, Any]) -> float:
 
 def make_task(name: str, scenario: ScenarioLike, set: Overrides = None, seed: int | None = None) -> Task:
     s = resolve(scenario, set, seed)
-    return Task(name, s.name, s.values, s.config, config_hash(s.config))
+    return Task(name, s.name, s.values, s.config, config_hash(s.config), s.profile)
 
 
 # -- grids -----------------------------------------------------------------------
@@ -91,10 +92,14 @@ def parse_grid(grid: Grid) -> dict[str, list[Any]]:
             axes[str(key)] = list(values)
     else:
         for item in [grid] if isinstance(grid, str) else grid:
+            if not isinstance(item, str):
+                raise ConfigError(f"grid item {item!r}: expected 'key=v1,v2' text, e.g. 'traffic.size=64,1500'")
             key, sep, text = item.partition("=")
             key = key.strip()
             if not sep or not key:
                 raise ConfigError(f"--grid '{item}': expected key=v1,v2,..., e.g. --grid traffic.size=64,1500")
+            if key in axes:
+                raise ConfigError(f"--grid {key}: given twice; give one axis per key with every value (--grid {key}=A,B)")
             axes[key] = grid_values(key, text)
     if not axes:
         raise ConfigError("empty grid: give at least one --grid KEY=V1,V2,... (e.g. --grid traffic.size=64,1500)")
@@ -114,6 +119,9 @@ def grid_values(key: str, text: str) -> list[Any]:
         return [parse_text(key, t.replace("+", ",")) for t in items]
     return [parse_text(key, t) for t in items]
 
+
+MAX_JOBS = 1024
+"""Local worker processes at most: more would only fork processes that wait for cores."""
 
 MAX_POINTS = 1_000_000
 """A grid run whole is at most this many simulations; larger grids need ``--random N``."""
@@ -159,8 +167,15 @@ def tasks_for(
     """Resolve and validate every point before anything runs: a bad key or value
     fails at once, with the engine's message (and did-you-mean)."""
     axes = parse_grid(grid)
-    points = sample(axes, random, seed) if random is not None else grid_points(axes)
     base = parse_overrides(set)
+    if "sim.kind" in axes:
+        raise ConfigError("--grid sim.kind: a sweep runs one kind of simulation; sweep each kind on its own")
+    if "sim.seed" in axes and seed is not None:
+        raise ConfigError(f"--grid sim.seed with --seed {seed}: the seed would be {seed} at every point; give one of them")
+    both = [k for k in axes if k in base]
+    if both:
+        raise ConfigError(f"{both[0]}: both swept (--grid) and fixed (--set); give it in one of them")
+    points = sample(axes, random, seed) if random is not None else grid_points(axes)
     tasks = []
     for point in points:
         name = point_name(point)
@@ -220,8 +235,8 @@ def execute(
     hard kill (SIGKILL, power loss) can lose the runs of the last
     ``flush_s`` seconds."""
     run = run or api.run
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise ConfigError(f"jobs = {jobs!r}: must be a whole number of worker processes, at least 1")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS):
+        raise ConfigError(f"jobs = {jobs!r}: must be a whole number of worker processes, 1 .. {MAX_JOBS} (a cluster: --scheduler)")
     if isinstance(flush_s, bool) or not isinstance(flush_s, (int, float)) or not math.isfinite(flush_s) or flush_s < 0:
         raise ConfigError(f"flush_s = {flush_s!r}: must be a finite number of seconds, at least 0")
     if store is not None and not isinstance(store, Store):
@@ -408,6 +423,8 @@ def sweep(
     stored: set[str] = {*()}  # (`set` is this function's overrides)
     rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, flush_s=flush_s, found=stored)
     df = frame(rows)
+    if "profile" in parse_grid(grid):  # not a parameter: the machine beneath each run
+        df.insert(1, "profile", [t.profile for t in tasks])
     df.attrs["swept"] = list(parse_grid(grid))
     df.attrs["new"] = len({t.run_id for t in tasks} - stored)  # simulated by this call
     df.attrs["stored"] = len(stored)  # found already stored

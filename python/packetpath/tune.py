@@ -76,17 +76,34 @@ def _check_metric(path: str, flag: str) -> None:
         raise ConfigError(f"{flag} {path}: not a report metric; the README's 'Report metrics' lists them")
 
 
-def _number(report: dict[str, Any], path: str) -> float:
+def _number(report: dict[str, Any], path: str, worst: float = math.inf) -> float:
     v = metrics.value(report, path)
-    return math.inf if v is None else float(v)
+    return worst if v is None else float(v)
+
+
+RUN_KINDS = ("copy_bench", "pcie_bench", "dpa", "netdimm")
+"""The run kinds whose metrics sit under their own name; every other metric is a packet run's."""
+
+
+def _check_kind(path: str, kind: str, flag: str) -> None:
+    """Refuse a metric the scenario's run kind never reports (it would be missing in every trial)."""
+    owner = path.split(".")[0] if path.split(".")[0] in RUN_KINDS else "packet"
+    if owner != kind:
+        raise ConfigError(f"{flag} {path}: a sim.kind = {kind} run does not report it (a {owner} run does)")
 
 
 def parse_space(space: Mapping[str, Any] | Sequence[str]) -> dict[str, tuple[int, int] | list[Any]]:
     """``["cpu.cores=1..16", "llc.replacement=lru,qlru"]`` or a mapping -> key ->
     ``(low, high)`` (whole numbers, both ends included) or a list of choices."""
     out: dict[str, tuple[int, int] | list[Any]] = {}
+    if isinstance(space, str):
+        space = [space]
+    if not isinstance(space, (Mapping, Sequence)):
+        raise ConfigError(f"space = {space!r}: expected a dict of key -> (low, high) or values, or 'KEY=LOW..HIGH' texts")
     items = space.items() if isinstance(space, Mapping) else [_split(s) for s in space]
     for key, spec in items:
+        if key in out:
+            raise ConfigError(f"--space {key}: given twice; give one range or list per key")
         if schema.lookup(key) is None and key != "profile":
             raise ConfigError(f"--space {key}: unknown parameter; `packetpath params` lists them")
         if isinstance(spec, str):
@@ -98,6 +115,8 @@ def parse_space(space: Mapping[str, Any] | Sequence[str]) -> dict[str, tuple[int
                     raise ConfigError(f"--space {key}={spec}: a range takes whole numbers, LOW..HIGH") from None
             else:
                 spec = grid_values(key, spec)
+        if not isinstance(spec, (str, tuple, list)):
+            raise ConfigError(f"--space {key}={spec!r}: expected a range (low, high) or a list of values")
         if isinstance(spec, tuple):
             if len(spec) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in spec) or spec[0] > spec[1]:
                 raise ConfigError(f"--space {key}={spec}: a range is LOW..HIGH, whole numbers with LOW <= HIGH")
@@ -110,6 +129,8 @@ def parse_space(space: Mapping[str, Any] | Sequence[str]) -> dict[str, tuple[int
 
 
 def _split(item: str) -> tuple[str, str]:
+    if not isinstance(item, str):
+        raise ConfigError(f"--space item {item!r}: expected KEY=LOW..HIGH or KEY=V1,V2,... text")
     key, sep, text = item.partition("=")
     if not sep or not key.strip():
         raise ConfigError(f"--space '{item}': expected KEY=LOW..HIGH or KEY=V1,V2,..., e.g. --space cpu.cores=1..16")
@@ -168,6 +189,12 @@ def tune(
     for key, spec in axes.items():  # a value the engine refuses fails now, not trials later
         for v in spec:
             make_task("", scenario, {**base, key: v}, seed)
+    kind = make_task("", scenario, base, seed).config["sim.kind"]
+    for key, _ in goals:
+        if key not in axes:
+            _check_kind(key, kind, "objective")
+    for c in limits:
+        _check_kind(c.metric, kind, "--constraint")
     if store is not None and not isinstance(store, Store):
         store = Store(store)
     storage = _storage(study, store)
@@ -216,7 +243,9 @@ def tune(
             t.set_user_attr("violations", violations)
             for c, v in zip(limits, violations):
                 t.set_constraint(str(c), v)
-            st.tell(t, [float(p[k]) if k in p else _number(report, k) for k, _ in goals])
+            # a metric the run did not report is the worst value, never the best
+            st.tell(t, [float(p[k]) if k in p else _number(report, k, worst=math.inf if d == "minimize" else -math.inf)
+                        for k, d in goals])
     return _summary(st, goals, limits, storage)
 
 

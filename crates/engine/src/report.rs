@@ -534,6 +534,17 @@ impl NicCounters {
     }
 }
 
+/// A hit rate: `hits` of `total`; NaN (null in the JSON report) when there
+/// was nothing to hit, so a run that measured no access reports no rate
+/// rather than a plausible 0.
+pub fn hit_rate(hits: u64, total: u64) -> f64 {
+    if total == 0 {
+        f64::NAN
+    } else {
+        hits as f64 / total as f64
+    }
+}
+
 pub fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 {
         0.0

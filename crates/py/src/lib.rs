@@ -93,6 +93,7 @@ fn lru_trace(py: Python<'_>, sets: u64, ways: usize, lines: &Bound<'_, PyAny>) -
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("EngineError", m.py().get_type::<EngineError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__build__", env!("PACKETPATH_BUILD"))?;
     m.add_function(wrap_pyfunction!(params_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;

@@ -48,6 +48,7 @@ from packetpath.errors import ConfigError
 from packetpath.reproduce._claims import SEEDS, Claim
 from packetpath.reproduce._report import write_report
 from packetpath.reproduce._runs import Runs
+from packetpath.store import writable_folder
 from packetpath.sweep import RunFn, Task, execute, make_task
 
 
@@ -61,11 +62,14 @@ def papers() -> list[str]:
 
 def load_paper(paper: str) -> ModuleType:
     """Import ``packetpath.reproduce.<paper>``; an unknown paper is a ConfigError listing the known ones."""
+    # a paper is a word (ddio, nicmem-nfv): never a path, a dotted name or a private module
+    if not isinstance(paper, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", paper):
+        raise ConfigError(f"unknown paper {paper!r}; papers are {', '.join(papers()) or '(none)'}")
     name = f"packetpath.reproduce.{paper.replace('-', '_')}"
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as e:
-        if e.name != name or paper.startswith("_"):
+        if e.name != name:
             raise
         raise ConfigError(f"unknown paper '{paper}'; papers are {', '.join(papers()) or '(none)'}") from None
 
@@ -89,6 +93,8 @@ def reproduce(
     (tests inject a fake; with ``jobs > 1`` it must be a module-level
     function so it can be sent to the workers)."""
     module = load_paper(paper)
+    if out is not None:  # before any run: a bad folder must not throw finished runs away
+        writable_folder(out, f"--out {out}", "--out")
     seeded = tuple(getattr(module, "SEEDED", ()))
     tasks: list[Task] = []
     runs: dict[str, list[Task]] = {}

@@ -8,7 +8,7 @@
 use crate::mem::{DmaMode, Memory};
 use crate::config::Cfg;
 use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
-use crate::report::{latency, ratio, PcieBenchReport, Report, Body, SimInfo};
+use crate::report::{hit_rate, latency, PcieBenchReport, Report, Body, SimInfo};
 use crate::units::Time;
 use hdrhistogram::Histogram;
 
@@ -86,11 +86,11 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
     let done_bytes = (n.saturating_sub(1)) * size;
     Ok(Report {
         body: Body::PcieBench {
-        pcie_write_hit_rate: ratio(
+        pcie_write_hit_rate: hit_rate(
             mem.stats.dma_write_hits,
             mem.stats.dma_write_hits + mem.stats.dma_write_misses,
         ),
-        pcie_read_hit_rate: ratio(
+        pcie_read_hit_rate: hit_rate(
             mem.stats.dma_read_hits,
             mem.stats.dma_read_hits + mem.stats.dma_read_misses,
         ),

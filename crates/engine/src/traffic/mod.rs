@@ -470,6 +470,15 @@ fn validate(spec: &TrafficSpec) -> Result<(), String> {
 }
 
 impl Source {
+    /// The largest frame a replayed trace holds; None for synthetic sizes
+    /// (their largest is known from the configuration before anything is built).
+    pub fn trace_max_frame(&self) -> Option<u32> {
+        match &self.kind {
+            Kind::Trace(t) => Some(t.max_size()),
+            Kind::Synthetic(_) => None,
+        }
+    }
+
     /// Build the source: validation, pcap reading, flow tuples and RSS
     /// hashes (for up to 65536 synthetic flows; beyond that they are
     /// recomputed per frame, see `PRECOMPUTED_FLOWS`) all happen here. The

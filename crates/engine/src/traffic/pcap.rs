@@ -68,6 +68,11 @@ impl Trace {
         self.pkts.len()
     }
 
+    /// The largest frame of the trace (0 for an empty one).
+    pub(super) fn max_size(&self) -> u32 {
+        self.pkts.iter().map(|p| p.size).max().unwrap_or(0)
+    }
+
     /// Size and flow of the frame at the replay position.
     #[inline]
     pub(super) fn current(&self) -> (u32, u32) {

@@ -644,6 +644,17 @@ impl World {
             }
             let mut src =
                 Source::new(&traffic_spec(c, n as u16)).map_err(|e| format!("traffic: {e}"))?;
+            // A trace's frames are known once read: each must fit an mbuf, as traffic.size must.
+            let room = c.mempool.mbuf_size.saturating_sub(crate::cpu::mempool::DATA_OFFSET);
+            if let Some(big) = src.trace_max_frame().filter(|&m| m as u64 > room) {
+                return Err(format!(
+                    "traffic.pcap = {}: its largest frame is {big} B; mempool.mbuf_size = {} holds frames up to {room} B \
+                     (give mempool.mbuf_size >= {})",
+                    c.traffic.pcap.as_str().escape_debug(),
+                    c.mempool.mbuf_size,
+                    big as u64 + crate::cpu::mempool::DATA_OFFSET
+                ));
+            }
             src.aim_at_queue0(
                 c.traffic.target_share,
                 c.traffic.target_size as u32,
@@ -957,7 +968,28 @@ impl World {
             n.settle(end, self.cfg.sim.warmup);
         }
         self.check_invariants()?;
+        self.check_progress()?;
         Ok(self.report())
+    }
+
+    /// A measured window in which thousands of frames arrived and the NIC
+    /// handed not one of them to the host (no descriptor given, so no DMA)
+    /// is a blocked datapath, a deadlock of the configuration: an error,
+    /// not a throughput of zero. (A slow core still takes frames until its
+    /// ring is full, and its drops are then for want of descriptors.)
+    fn check_progress(&self) -> Result<(), String> {
+        const ENOUGH: u64 = 1000;
+        for (i, n) in self.nics.iter().enumerate() {
+            if n.accel.is_none() && n.c.arrived >= ENOUGH && n.c.rx_desc_given == 0 {
+                return Err(format!(
+                    "no progress: NIC {i} received {} frames in the measured window and passed none to the host \
+                     ({} dropped in its Rx buffer); its datapath is blocked (a deadlock of this configuration), \
+                     so there is no throughput to report",
+                    n.c.arrived, n.c.drop_rx_buffer
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn on_sample(&mut self, now: Time) {

@@ -4,7 +4,7 @@
 use super::{bottleneck, World};
 use crate::mem::MemStats;
 use crate::report::{
-    ratio, Body, Bottleneck, Bw, CorunnerReport, Dir, LatencyBreakdown, NicCounters, PacketReport,
+    hit_rate, ratio, Body, Bottleneck, Bw, CorunnerReport, Dir, LatencyBreakdown, NicCounters, PacketReport,
     PcieFlowReport, Report, RingsReport, SimInfo,
 };
 use crate::units::Time;
@@ -90,9 +90,9 @@ impl World {
         sim.convergence = self.batches.as_ref().map(|b| b.report(self.end - self.cfg.sim.warmup));
         let body = PacketReport {
             packets: total.metrics(&hist, (util, data), occ, misses, secs),
-            pcie_write_hit_rate: ratio(m.dma_write_hits, m.dma_write_hits + m.dma_write_misses),
-            pcie_read_hit_rate: ratio(m.dma_read_hits, m.dma_read_hits + m.dma_read_misses),
-            llc_hit_rate_cpu: ratio(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),
+            pcie_write_hit_rate: hit_rate(m.dma_write_hits, m.dma_write_hits + m.dma_write_misses),
+            pcie_read_hit_rate: hit_rate(m.dma_read_hits, m.dma_read_hits + m.dma_read_misses),
+            llc_hit_rate_cpu: hit_rate(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),
             l2_prefetches_per_packet: ratio(m.l2_prefetches, total.rx_pkts),
             sf_back_invalidations_per_packet: ratio(m.sf_back_invalidations, total.rx_pkts),
             dma_rfo_reads_per_packet: ratio(m.dma_rfo_reads, total.rx_pkts),
