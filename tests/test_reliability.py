@@ -180,6 +180,34 @@ def test_ctrl_c_stops_a_long_single_run_at_once():
     assert out == "" and err.replace("\r", "\n").strip().splitlines()[-1].startswith("interrupted"), err
 
 
+@pytest.mark.parametrize("args", [
+    ["nicmem-copy", "--set", "copy_bench.size=1000000000", "--set", "copy_bench.iterations=1000000"],
+    ["dpa-kv", "--set", "dpa_bench.workload=latency", "--set", "dpa_bench.packets=100000000"],
+    ["netdimm-latency", "--set", "netdimm.messages=10000000"],
+], ids=["copy_bench", "dpa", "netdimm"])
+def test_ctrl_c_stops_every_run_kind_at_once(args):
+    p = subprocess.Popen([str(PACKETPATH), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    time.sleep(3)
+    assert p.poll() is None, p.communicate()  # still running: the run is long
+    start = time.time()
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and time.time() - start < 5, err
+    assert err.replace("\r", "\n").strip().splitlines()[-1].startswith("interrupted"), err
+
+
+def test_a_dpa_run_too_big_for_memory_is_refused_with_its_estimate():
+    import resource
+
+    def limit() -> None:  # a 4 GiB address space, as `ulimit -v 4194304`
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    p = subprocess.run([str(PACKETPATH), "run", "dpa-kv", "--set", "dpa_bench.workload=latency", "--set", "dpa_bench.packets=1000000000"],
+                       capture_output=True, text=True, timeout=120, preexec_fn=limit)
+    assert p.returncode == 2 and p.stderr.startswith("error: dpa_bench.packets = 1000000000: ") and "per-packet records" in p.stderr, p.stderr
+
+
 def test_progress_is_told_and_changes_nothing():
     short = {"sim.duration": "10ms", "sim.warmup": "1ms"}
     calls: list[float] = []
@@ -300,7 +328,7 @@ def test_a_malformed_profile_table_is_a_config_error():
 def test_a_billion_point_grid_samples_without_building_it():
     from packetpath.sweep import tasks_for
 
-    axes = {"traffic.size": list(range(64, 1064)), "cpu.cores": [1, 2] * 500, "sim.seed": list(range(1, 1001))}
+    axes = {"traffic.size": list(range(64, 1064)), "cpu.cores": [1, 2] * 500, "app.nf_cycles": list(range(1, 1001))}
     tasks = tasks_for("l2fwd", axes, random=2, seed=3)
     assert len(tasks) == 2 and tasks == tasks_for("l2fwd", axes, random=2, seed=3)
 

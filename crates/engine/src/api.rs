@@ -42,11 +42,9 @@ pub fn run_json_with(scenario: &str, progress: &mut dyn FnMut(f64) -> bool) -> R
     let v: Value =
         serde_json::from_str(scenario).map_err(|e| format!("scenario is not valid JSON: {e}"))?;
     let (_, cfg) = run::validate(&v)?;
-    if cfg.sim.kind == "packet" {
-        let parts = run::check::memory_estimate(&cfg);
-        check_resources(&parts, available_memory())?;
-        reserve(&parts)?;
-    }
+    let parts = run::check::memory_estimate(&cfg);
+    check_resources(&parts, available_memory())?;
+    reserve(&parts)?;
     let report = run::run_with(&cfg, progress)?;
     Ok(serde_json::to_string(&report).expect("report serialises"))
 }
@@ -82,12 +80,11 @@ fn available_memory() -> Option<u64> {
     };
     let mut limits = vec![];
     limits.extend(read("/proc/meminfo").and_then(|t| kib(&t, "MemAvailable:")));
-    // cgroup v2, then v1
-    limits.extend(headroom(read("/sys/fs/cgroup/memory.max"), read("/sys/fs/cgroup/memory.current")));
-    limits.extend(headroom(
-        read("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
-        read("/sys/fs/cgroup/memory/memory.usage_in_bytes"),
-    ));
+    // The process's own cgroup and its ancestors (a Slurm job's limit sits on
+    // its step's cgroup, not the root): v2, then v1's memory controller.
+    for (dir, max, cur) in cgroup_dirs(&read("/proc/self/cgroup").unwrap_or_default()) {
+        limits.extend(headroom(read(&format!("{dir}/{max}")), read(&format!("{dir}/{cur}"))));
+    }
     let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit only writes the struct it is given.
     if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut rl) } == 0 && rl.rlim_cur != libc::RLIM_INFINITY {
@@ -95,6 +92,33 @@ fn available_memory() -> Option<u64> {
         limits.push((rl.rlim_cur as u64).saturating_sub(used));
     }
     limits.into_iter().min()
+}
+
+/// The cgroup folders whose memory limits bind this process, from
+/// `/proc/self/cgroup`: its own and every ancestor, with the names of the
+/// limit and usage files (cgroup v2, and v1's memory controller).
+fn cgroup_dirs(own: &str) -> Vec<(String, &'static str, &'static str)> {
+    let mut out = vec![];
+    for line in own.lines() {
+        let mut f = line.splitn(3, ':');
+        let (_, controllers, path) = (f.next(), f.next().unwrap_or(""), f.next().unwrap_or(""));
+        let (root, max, cur) = if controllers.is_empty() {
+            ("/sys/fs/cgroup", "memory.max", "memory.current")
+        } else if controllers.split(',').any(|c| c == "memory") {
+            ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes")
+        } else {
+            continue;
+        };
+        let mut p = std::path::Path::new(path);
+        loop {
+            out.push((format!("{root}{}", p.display()).trim_end_matches('/').to_string(), max, cur));
+            match p.parent() {
+                Some(up) => p = up,
+                None => break,
+            }
+        }
+    }
+    out
 }
 
 /// What a limit leaves beyond current use; None for no limit ("max", or a v1 "unlimited" near 2^63).
@@ -178,6 +202,18 @@ pub fn lru_trace_by(sets: u64, ways: usize, n: usize, line: impl Fn(usize) -> u6
 mod tests {
     use super::*;
     use crate::run::check::memory_estimate;
+
+    #[test]
+    fn the_guard_reads_the_process_own_cgroup_and_its_ancestors() {
+        let v2 = cgroup_dirs("0::/system.slice/slurmstepd.scope/job_42/step_0\n");
+        let dirs: Vec<&str> = v2.iter().map(|(d, _, _)| d.as_str()).collect();
+        assert_eq!(dirs[0], "/sys/fs/cgroup/system.slice/slurmstepd.scope/job_42/step_0");
+        assert!(dirs.contains(&"/sys/fs/cgroup/system.slice/slurmstepd.scope/job_42"));
+        assert_eq!(*dirs.last().unwrap(), "/sys/fs/cgroup");
+        let v1 = cgroup_dirs("4:cpu,cpuacct:/slurm/uid_1/job_7\n9:memory:/slurm/uid_1/job_7\n");
+        assert_eq!(v1[0], ("/sys/fs/cgroup/memory/slurm/uid_1/job_7".into(), "memory.limit_in_bytes", "memory.usage_in_bytes"));
+        assert_eq!(v1.len(), 4);
+    }
     use serde_json::json;
 
     #[test]
@@ -200,6 +236,14 @@ mod tests {
         // (valid, but no machine holds it: refused before anything is built)
         let e = run_json(r#"{"sim": {"sample_period": "1ps"}}"#).unwrap_err();
         assert!(e.starts_with("sim.sample_period = 1: the scenario needs about") && e.contains("timeline samples"), "{e}");
+        // every run kind is guarded: a billion DPA round trips keep a record each
+        let dpa = crate::run::validated(&json!({"sim.kind": "dpa", "dpa_bench.workload": "latency", "dpa_bench.packets": 1_000_000_000})).unwrap();
+        let e = check_resources(&memory_estimate(&dpa), Some(8 << 30)).unwrap_err();
+        assert!(e.starts_with("dpa_bench.packets = 1000000000: the scenario needs about 15.") && e.contains("per-packet records"), "{e}");
+        // ... and l3fwd's route table counts
+        let l3 = crate::run::validated(&json!({"app.nf": "l3fwd", "app.l3fwd_routes": 10_000_000})).unwrap();
+        let e = check_resources(&memory_estimate(&l3), Some(2 << 30)).unwrap_err();
+        assert!(e.starts_with("app.l3fwd_routes = 10000000: the scenario needs about 5.") && e.contains("route table 4.8 GiB"), "{e}");
     }
 
     #[test]

@@ -252,7 +252,8 @@ def claims(r: Runs) -> list[Claim]:
         held = [s["ring_set"] for s in _phase_samples(f13["dshRing"], 2)]
         on_priv = held.count(0) / len(held)
         out.append(judged(P, "Fig 13", f"{nf.upper()}: dshRing switches back to privRing under the pathological load",
-                         "share of the pathological phase's second half on privRing, after a switch to shRing", "switched, then privRing",
+                         "ring set in use: a switch to shRing, then the share of the pathological phase's second half on privRing",
+                         "switched, then privRing",
                          {"switched to shRing": sets[1] == 1, "on privRing": round(on_priv, 3)},
                          "on shRing at the end of the balanced phase, then privRing in at least 3 of 4 samples", sets[1] == 1 and on_priv >= 0.75))
         for i, name in ((1, "balanced"), (2, "pathological")):
@@ -275,7 +276,7 @@ def claims(r: Runs) -> list[Claim]:
     grow = waits[-1][0] - _rings(fig2[1])["nic_rx_wait_ns"]
     c = latency(P, "Fig 6b", "RxList: NIC packet processing grows from 3.7 us at 1:1 to 16.3 us at 1:8 (growth)",
                 "rings.nic_rx_wait_ns, 1:8 - 1:1 (us)", 16.3 - 3.7, grow / 1e3)
-    drain_us = RX_BUFFER_BITS / (r[f"fig6/list/{SHARING[-1]}"]["per_nic"][0]["offered_gbps"] * 1e3)
+    drain_us = RX_BUFFER_BITS / (metric(r[f"fig6/list/{SHARING[-1]}"], "per_nic.0.offered_gbps") * 1e3)
     if c.passed and waits[-1][0] / 1e3 >= 0.9 * drain_us:
         c = c.failed(f"for another reason: the wait sits at the Rx buffer's cap ({drain_us:.3g} us to drain 256 KiB at the port's offered rate)")
     out.append(c)

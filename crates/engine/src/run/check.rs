@@ -399,9 +399,34 @@ pub struct MemoryPart {
     pub bytes: u64,
 }
 
-/// The simulator's own memory for a packet run, by its big parts:
-/// flow tables, cache tag arrays, the traffic's flow records, the timeline.
-pub fn memory_estimate(c: &Cfg) -> [MemoryPart; 4] {
+/// The simulator's own memory for a run of any kind, by its big parts: a
+/// packet run's flow tables, cache tags, flow records, route table and
+/// timeline; a microbenchmark's cache tags and per-packet or per-access
+/// records (DPA round trips and completions).
+pub fn memory_estimate(c: &Cfg) -> Vec<MemoryPart> {
+    let part = |key, value, what, bytes| MemoryPart { key, value, what, bytes };
+    // Per cached line: tag, rank and sharer bits (~16 B with padding).
+    let tags = |cores: u64| (c.llc.size / 64 + (cores + 1) * c.l2.size / 64) * 16;
+    match c.sim.kind {
+        "packet" => packet_memory(c),
+        "dpa" => {
+            let (b, threads) = (&c.dpa_bench, c.dpa_bench.threads as u64);
+            // round trips and recency probes keep one record per packet;
+            // bandwidth, each access's completion time (its warm-up: at most 600 K)
+            let per_packet = matches!(b.workload, "latency" | "clocksync" | "recency") as u64 * b.packets.saturating_mul(16);
+            let per_access =
+                (b.workload == "bandwidth") as u64 * threads.saturating_mul(b.accesses).max(600_000).saturating_mul(8);
+            vec![
+                part("llc.size", c.llc.size, "cache tags", tags(1)),
+                part("dpa_bench.packets", b.packets, "per-packet records", per_packet),
+                part("dpa_bench.accesses", b.accesses, "per-access completions", per_access),
+            ]
+        }
+        _ => vec![part("llc.size", c.llc.size, "cache tags", tags(2))],
+    }
+}
+
+fn packet_memory(c: &Cfg) -> Vec<MemoryPart> {
     let nics = c.nic.count;
     let cores = nics * c.cpu.cores;
     let tables = flow_tables_per_core(c) * cores * crate::nf::flowtable::FlowTable::host_bytes(c.app.flow_table_size);
@@ -410,7 +435,10 @@ pub fn memory_estimate(c: &Cfg) -> [MemoryPart; 4] {
     let period = c.sim.sample_period;
     let samples = if period == 0 { 0 } else { (c.sim.warmup + c.sim.duration) / period + 1 };
     let part = |key, value, what, bytes| MemoryPart { key, value, what, bytes };
-    [
+    // l3fwd's LPM: a /24 is one tbl24 entry, a shorter prefix up to 256, a
+    // longer one a 256-entry tbl8 group: ~512 B a route, rounded up.
+    let routes = if c.app.nf == "l3fwd" { c.app.l3fwd_routes * 512 } else { 0 };
+    vec![
         part("app.flow_table_size", c.app.flow_table_size, "flow tables", tables),
         part("llc.size", c.llc.size, "cache tags", lines * 16),
         part("traffic.flows", c.traffic.flows, "flow records", nics * c.traffic.flows * 16),
@@ -420,6 +448,7 @@ pub fn memory_estimate(c: &Cfg) -> [MemoryPart; 4] {
             "timeline samples",
             samples.saturating_mul(std::mem::size_of::<crate::report::Sample>() as u64),
         ),
+        part("app.l3fwd_routes", c.app.l3fwd_routes, "route table", routes),
     ]
 }
 

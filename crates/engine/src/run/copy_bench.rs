@@ -25,6 +25,11 @@ use crate::units::{cycles_to_ps, Time};
 const BATCH: u64 = 16;
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
+    super::unguarded(|g| run_guarded(c, g))
+}
+
+/// [`run`], telling `g` of every batch of lines copied.
+pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
     let all = (1u64 << c.llc.ways) - 1;
     let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);
     let mut link = PcieLink::new(PcieConfig::from_section(&c.pcie)?);
@@ -43,8 +48,10 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
     let streaming = nt > 0 && size >= nt;
     let mut wc = WcBuffers::new(wc_buffers);
     let mut t: Time = 0;
-    for _ in 0..c.copy_bench.iterations {
+    let iterations = c.copy_bench.iterations;
+    for it in 0..iterations {
         for first in (0..lines).step_by(BATCH as usize) {
+            g.tick(|| (it * lines + first) as f64 / (iterations * lines).max(1) as f64)?;
             let mut stall = Stall::default();
             let n = BATCH.min(lines - first);
             for l in first..first + n {

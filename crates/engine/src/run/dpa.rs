@@ -24,6 +24,7 @@ use crate::devices::dpa::hop::Pipe;
 use crate::devices::dpa::memsys::MemSys;
 use crate::devices::dpa::{Mem, Proc};
 use crate::config::Cfg;
+use crate::run::Guard;
 use crate::report::{DpaReport, Report, Body, SimInfo};
 use crate::sim::rng;
 use crate::units::Time;
@@ -141,6 +142,12 @@ fn mem_of(proc: Proc, name: &str) -> Mem {
 }
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
+    super::unguarded(|g| run_guarded(c, g))
+}
+
+/// [`run`], telling `g` of every unit of work (a chunk of operations, a
+/// load, a packet).
+pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
     let proc = Proc::parse(c.dpa_bench.proc);
     let mut r = DpaReport {
         workload: c.dpa_bench.workload.to_string(),
@@ -150,14 +157,14 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
     };
     let mut m = Machine::new(c, proc);
     let end = match r.workload.as_str() {
-        "compute" => compute(c, &mut m, &mut r),
-        "chase" => chase(c, &mut m, &mut r),
-        "bandwidth" => bandwidth(c, &mut m, &mut r),
-        "latency" => latency(c, m, &mut r),
-        "clocksync" => clocksync(c, m, &mut r),
-        "recency" => recency(c, &mut m, &mut r),
-        _ => net(c, &mut m, &mut r),
-    };
+        "compute" => compute(c, &mut m, &mut r, g),
+        "chase" => chase(c, &mut m, &mut r, g),
+        "bandwidth" => bandwidth(c, &mut m, &mut r, g),
+        "latency" => latency(c, m, &mut r, g),
+        "clocksync" => clocksync(c, m, &mut r, g),
+        "recency" => recency(c, &mut m, &mut r, g),
+        _ => net(c, &mut m, &mut r, g),
+    }?;
     Ok(Report {
         body: Body::Dpa { dpa: r },
         sim: SimInfo::new(c.sim.seed, 0, 0, end),
@@ -165,7 +172,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
 }
 
 /// Fig 3: each thread multiplies `compute_ops` times; Gops over all threads.
-fn compute(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
+fn compute(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Time, String> {
     let threads = c.dpa_bench.threads as usize;
     let ops = c.dpa_bench.compute_ops;
     let mut left = vec![ops; threads];
@@ -173,6 +180,7 @@ fn compute(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
         (0..threads).map(|t| Reverse((0, t))).collect();
     let mut end = 0;
     while let Some(Reverse((now, th))) = heap.pop() {
+        g.tick(|| 1.0 - left.iter().sum::<u64>() as f64 / (threads as u64 * ops).max(1) as f64)?;
         let n = left[th].min(CHUNK);
         left[th] -= n;
         let t = m.cores.run(th, now, n);
@@ -182,12 +190,12 @@ fn compute(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
         }
     }
     r.gops = (threads as u64 * ops) as f64 / end.max(1) as f64 * 1e3;
-    end
+    Ok(end)
 }
 
 /// Fig 5: one thread follows a chain of nodes `stride` apart through the
 /// working set, in a random order; mean load-to-use latency.
-fn chase(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
+fn chase(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Time, String> {
     let mem = mem_of(m.proc, c.dpa_bench.mem);
     r.mem = format!("{mem:?}").to_lowercase();
     let stride = c.dpa_bench.stride;
@@ -202,10 +210,12 @@ fn chase(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
     // one pass over the chain warms the caches; the measured accesses
     // continue along it
     for &n in &order {
+        g.tick(|| 0.0)?;
         t = m.ms.load(m.proc, 0, 0, mem.base() + n * stride, t);
     }
     let start = t;
     for i in 0..accesses {
+        g.tick(|| i as f64 / accesses as f64)?;
         t = m.ms.load(
             m.proc,
             0,
@@ -215,12 +225,12 @@ fn chase(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
         );
     }
     r.latency_ns = (t - start) as f64 / accesses as f64 / 1e3;
-    t
+    Ok(t)
 }
 
 /// Figs 6-8: useful bytes per second of threads streaming or hopping
 /// through a working set; the last `mem2_threads` threads use `mem2`.
-fn bandwidth(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
+fn bandwidth(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Time, String> {
     let threads = c.dpa_bench.threads as usize;
     let mem1 = mem_of(m.proc, c.dpa_bench.mem);
     let mem2 = Mem::parse(c.dpa_bench.mem2).filter(|_| m.proc == Proc::Dpa);
@@ -273,6 +283,7 @@ fn bandwidth(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
         let mut stop = Time::MAX;
         let mut dones = Vec::with_capacity(threads * n as usize);
         while let Some(Reverse((now, th))) = heap.pop() {
+            g.tick(|| (phase as f64 + dones.len() as f64 / (threads as u64 * n).max(1) as f64) / 2.0)?;
             if now > stop {
                 continue;
             }
@@ -314,11 +325,11 @@ fn bandwidth(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
         if phase == 1 {
             let counted = dones.iter().filter(|&&d| d <= stop).count() as u64;
             r.gbytes_s = (counted * step) as f64 / (stop - phase_start).max(1) as f64 * 1e3;
-            return stop;
+            return Ok(stop);
         }
         phase_start = end.max(m.ms.drained());
     }
-    phase_start
+    Ok(phase_start)
 }
 
 /// Addresses of thread `th`'s `k`-th packet buffer and its queue entries.
@@ -436,7 +447,7 @@ fn frame_ps(size: u64, rate_mbps: u64) -> Time {
 /// Fig 11: the NIC writes a bunch of `packets` packets back to back into
 /// DPA memory (the DPA caches start cold); then the latency of a DPA load
 /// of each packet is probed where it landed, oldest first.
-fn recency(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
+fn recency(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Time, String> {
     let size = c.dpa_bench.pkt_size;
     let gap = frame_ps(size, c.nic.line_rate * c.nic.count);
     let mut t = 0;
@@ -445,21 +456,22 @@ fn recency(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
     let stride = size.next_multiple_of(64);
     let addr = |k: u64| Mem::Dpa.base() + RINGS + k * stride;
     for k in 0..n {
+        g.tick(|| k as f64 / n as f64)?;
         t = t.max(m.ms.nic_write(addr(k), size, k * gap + c.bf3.nic_latency));
     }
     r.recency_ns = (0..n)
         .map(|k| m.ms.dpa_probe_latency(addr(k)) as f64 / 1e3)
         .collect();
     r.mem = "dpa".into();
-    t
+    Ok(t)
 }
 
 /// Figs 12-13: mean round trip of one packet between two machines with the
 /// same processor, reflected by the server.
-fn latency(c: &Cfg, client: Machine, r: &mut DpaReport) -> Time {
-    let (rtts, end) = round_trips(c, client, r);
+fn latency(c: &Cfg, client: Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Time, String> {
+    let (rtts, end) = round_trips(c, client, r, g)?;
     r.latency_ns = mean_ns(&rtts);
-    end
+    Ok(end)
 }
 
 fn mean_ns(rtts: &[Time]) -> f64 {
@@ -474,8 +486,8 @@ fn mean_ns(rtts: &[Time]) -> f64 {
 /// are taken over time: each sync's interval is sampled at evenly spaced
 /// instants. With `dpa_bench.background`, both hosts' cores carry an L2
 /// reflector's traffic through the same NICs, links, switch and PCIe.
-fn clocksync(c: &Cfg, client: Machine, r: &mut DpaReport) -> Time {
-    let (rtts, end) = round_trips(c, client, r);
+fn clocksync(c: &Cfg, client: Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Time, String> {
+    let (rtts, end) = round_trips(c, client, r, g)?;
     let drift = c.dpa_bench.drift_ppm * 1e-6 * c.dpa_bench.sync_interval as f64;
     const SAMPLES: u64 = 100;
     let mut eps: Vec<f64> = rtts
@@ -489,7 +501,7 @@ fn clocksync(c: &Cfg, client: Machine, r: &mut DpaReport) -> Time {
     r.latency_ns = mean_ns(&rtts);
     r.epsilon_ns = eps.iter().sum::<f64>() / n as f64 / 1e3;
     r.epsilon_p999_ns = eps.get((n * 999 / 1000).min(n - 1)).copied().unwrap_or(0.0) / 1e3;
-    end
+    Ok(end)
 }
 
 /// Background L2-reflector traffic between the two hosts (`dpa_bench.
@@ -549,7 +561,7 @@ impl Background {
 /// Round trips of one packet between two machines with the same processor,
 /// reflected by the server, one after another; the round trips after the
 /// first tenth (warm caches), and when the last ended.
-fn round_trips(c: &Cfg, client: Machine, r: &mut DpaReport) -> (Vec<Time>, Time) {
+fn round_trips(c: &Cfg, client: Machine, r: &mut DpaReport, g: &mut Guard) -> Result<(Vec<Time>, Time), String> {
     let proc = client.proc;
     let mut ms = [client, Machine::new(c, proc)];
     let net = mem_of(proc, c.dpa_bench.net_buf);
@@ -584,6 +596,7 @@ fn round_trips(c: &Cfg, client: Machine, r: &mut DpaReport) -> (Vec<Time>, Time)
     let mut t: Time = 0;
     let mut rtts = Vec::with_capacity(packets as usize);
     for k in 0..packets {
+        g.tick(|| k as f64 / packets as f64)?;
         let start = t;
         // client: build and send
         bg.advance(&mut ms, &mut links, nic, t);
@@ -614,12 +627,12 @@ fn round_trips(c: &Cfg, client: Machine, r: &mut DpaReport) -> (Vec<Time>, Time)
         // the next round trip starts when this one is done
         t = seen + spacing;
     }
-    (rtts, t)
+    Ok((rtts, t))
 }
 
 /// Figs 14, 16-18: throughput of `threads` threads with line rate offered
 /// (receive-side modes) or as fast as they can send (send).
-fn net(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
+fn net(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Time, String> {
     let threads = c.dpa_bench.threads as usize;
     let net = mem_of(m.proc, c.dpa_bench.net_buf);
     let data = mem_of(m.proc, c.dpa_bench.mem);
@@ -661,6 +674,7 @@ fn net(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
             (0..threads).map(|t| Reverse((0, t))).collect();
         let mut nic_free: Time = 0;
         while let Some(Reverse((now, th))) = heap.pop() {
+            g.tick(|| done_pkts as f64 / total.max(1) as f64)?;
             let k = packets - left[th];
             let mut t = m.cores.run(th, now, m.pkt_instr);
             t = m.store(th, queue_addr(m.home(), th, k), t);
@@ -692,6 +706,7 @@ fn net(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
         let mut heap: BinaryHeap<Reverse<(Time, u8, u64)>> = BinaryHeap::new();
         heap.push(Reverse((0, 0, 0)));
         while let Some(Reverse((now, kind, id))) = heap.pop() {
+            g.tick(|| (done_pkts + dropped) as f64 / total.max(1) as f64)?;
             if kind == 0 {
                 let th = (id % threads as u64) as usize;
                 if id + 1 < total {
@@ -736,7 +751,7 @@ fn net(c: &Cfg, m: &mut Machine, r: &mut DpaReport) -> Time {
     r.throughput_gbps = done_pkts as f64 * size as f64 * 8.0 / secs / 1e9;
     r.drop_rate = dropped as f64 / total.max(1) as f64;
     r.kv_mops = r.mpps * tuples as f64;
-    end
+    Ok(end)
 }
 
 #[cfg(test)]

@@ -33,17 +33,50 @@ pub fn run(cfg: &Cfg) -> Result<Report, String> {
     run_with(cfg, &mut |_| true)
 }
 
-/// [`run`], telling `progress` how far a packet run has got (share of its
-/// simulated time) from time to time; `progress` returning false stops it
-/// with the error "interrupted". The other kinds are short and do not call it.
+/// [`run`], telling `progress` how far the run has got (a packet run: the
+/// share of its simulated time; the other kinds: the share of their work)
+/// from time to time; `progress` returning false stops it with the error
+/// "interrupted", so Ctrl-C reaches every kind.
 pub fn run_with(cfg: &Cfg, progress: &mut dyn FnMut(f64) -> bool) -> Result<Report, String> {
+    let mut g = Guard::new(progress);
     match cfg.sim.kind {
-        "pcie_bench" => pcie_bench::run(cfg),
-        "copy_bench" => copy_bench::run(cfg),
-        "dpa" => dpa::run(cfg),
-        "netdimm" => netdimm::run(cfg),
+        "pcie_bench" => pcie_bench::run_guarded(cfg, &mut g),
+        "copy_bench" => copy_bench::run_guarded(cfg, &mut g),
+        "dpa" => dpa::run_guarded(cfg, &mut g),
+        "netdimm" => netdimm::run_guarded(cfg, &mut g),
         _ => packet::World::build(cfg)?
-            .run_with(progress)
+            .run_with(g.progress)
             .map_err(|e| format!("{e} (seed {})", cfg.sim.seed)),
     }
+}
+
+/// What a run kind's loops call once per unit of work (a transfer, a batch
+/// of lines, a message, a load): every 2^16 units it tells `progress` the
+/// share of the work done, and stops the run, with the error
+/// "interrupted", when `progress` says so.
+pub struct Guard<'a> {
+    progress: &'a mut dyn FnMut(f64) -> bool,
+    ticks: u64,
+}
+
+impl<'a> Guard<'a> {
+    pub fn new(progress: &'a mut dyn FnMut(f64) -> bool) -> Guard<'a> {
+        Guard { progress, ticks: 0 }
+    }
+
+    /// One unit of work; `done` (the share of the run's work done) is
+    /// computed only when `progress` is told.
+    #[inline]
+    pub fn tick(&mut self, done: impl FnOnce() -> f64) -> Result<(), String> {
+        self.ticks += 1;
+        if self.ticks & 0xFFFF == 0 && !(self.progress)(done()) {
+            return Err("interrupted".into());
+        }
+        Ok(())
+    }
+}
+
+/// A guard that never stops a run (tests, tools).
+pub fn unguarded<T>(f: impl FnOnce(&mut Guard) -> Result<T, String>) -> Result<T, String> {
+    f(&mut Guard::new(&mut |_| true))
 }

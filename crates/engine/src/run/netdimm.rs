@@ -688,7 +688,7 @@ fn size_of(dist: &str, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
 /// channel with the asynchronous protocol, and a co-runner miss to that
 /// channel waits for the channel's data bus. The NF core is assumed to keep
 /// up; the lines NetDIMM's NF reads are not placed in the host LLC.
-fn run_corunner(c: &Cfg) -> Result<Report, String> {
+fn run_corunner(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
     let mut sim = Sim::new(c)?;
     let all = (1u64 << c.llc.ways) - 1;
     let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all, all]);
@@ -708,6 +708,7 @@ fn run_corunner(c: &Cfg) -> Result<Report, String> {
     let (mut t, mut t_co) = (0 as Time, 0 as Time);
     let (mut lat_sum, mut accesses, mut t_warm) = (0u64, 0u64, 0 as Time);
     for k in 0..n {
+        g.tick(|| k as f64 / n as f64)?;
         if k == warm {
             t_warm = t;
         }
@@ -728,6 +729,7 @@ fn run_corunner(c: &Cfg) -> Result<Report, String> {
         // The co-runner's dependent loads up to then, before that traffic
         // is booked on the channels: requests are booked in time order.
         while t_co < nf_at {
+            g.tick(|| k as f64 / n as f64)?;
             let addr = co_base + co.gen_range(0..co_lines) * 64;
             let mut lat = mem.core_access(1, addr, false, t_co);
             if sim.kind == Kind::NetDimm && lat > llc_lat && mem.dram.channel_of(addr / 64) == ch {
@@ -764,8 +766,13 @@ fn run_corunner(c: &Cfg) -> Result<Report, String> {
 }
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
+    super::unguarded(|g| run_guarded(c, g))
+}
+
+/// [`run`], telling `g` of every message (and co-runner load).
+pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
     if c.netdimm.nf != "none" {
-        return run_corunner(c);
+        return run_corunner(c, g);
     }
     let mut sim = Sim::new(c)?;
     let n = c.netdimm.messages;
@@ -777,6 +784,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
     let (mut bytes, mut frames_bytes, mut wire_ps) = (0u64, 0u64, 0 as Time);
     let mut base = (0, 0);
     for m in 0..n {
+        g.tick(|| m as f64 / n as f64)?;
         if m == warm {
             sim.pcie_ps = 0;
             sim.clones = [0; 3];

@@ -13,6 +13,11 @@ use crate::units::Time;
 use hdrhistogram::Histogram;
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
+    super::unguarded(|g| run_guarded(c, g))
+}
+
+/// [`run`], telling `g` of every transfer.
+pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
     let pcfg = PcieConfig::from_section(&c.pcie)?;
     let all = (1u64 << c.llc.ways) - 1;
     let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);
@@ -36,6 +41,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
     let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
     let (mut t, mut first, mut last) = (0 as Time, None, 0 as Time);
     for i in 0..n {
+        g.tick(|| i as f64 / n as f64)?;
         let addr = base + (i % slots) * size;
         if cold {
             mem.flush(addr, size, t);
