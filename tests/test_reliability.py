@@ -531,3 +531,28 @@ def test_reproduce_of_no_paper_is_a_config_error():
 def test_a_swept_profile_is_a_column(tmp_path):
     df = sweep("l2fwd", {"profile": ["ddio-skylake", "nicmem-cascadelake"]}, set=SHORT, jobs=1, progress=False)
     assert list(df["profile"]) == ["ddio-skylake", "nicmem-cascadelake"] and df.attrs["swept"] == ["profile"]
+
+
+def _group_alive(pgid: int) -> list[str]:
+    out = subprocess.run(["ps", "-o", "pid=,stat=", "-g", str(pgid)], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if line.strip() and "Z" not in line.split()[-1]]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL, signal.SIGINT])
+def test_the_soak_child_does_not_outlive_its_parent(sig):
+    p = subprocess.Popen([str(PACKETPATH), "bench", "--soak", "--soak-time", "20s"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(4)  # the child is simulating
+    assert len(_group_alive(p.pid)) >= 2  # the CLI and its soak child
+    os.kill(p.pid, sig)  # the parent alone
+    p.wait(timeout=30)
+    deadline = time.time() + 10
+    while _group_alive(p.pid) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not _group_alive(p.pid)
+
+
+def test_a_cluster_without_its_batch_system_is_refused(cli, monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    out = cli("cluster", "slurm", "--jobs", "1")
+    assert out.code == 2 and "sbatch not found on PATH" in out.stderr and len(out.stderr.strip().splitlines()) == 1

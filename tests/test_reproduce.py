@@ -178,6 +178,15 @@ def test_claims_are_stamped_with_the_runs_they_read(fake_paper, monkeypatch):
     got = reproduce(name, jobs=1, run=fake_run, progress=False)
     assert [c.runs for c in got] == [("a", "b"), ("a", "b"), ("b",)]
 
+    def together(r):  # claims built in one list all carry what the list read
+        out = r.collect()
+        out += [throughput(PAPER, "Fig 2", "a", "throughput_gbps", 100.0, r["a"]["throughput_gbps"]),
+                throughput(PAPER, "Fig 3", "b", "throughput_gbps", 80.0, r["b"]["throughput_gbps"])]
+        return out
+
+    name = _install(monkeypatch, {"a": {"traffic.size": 1500}, "b": {"traffic.size": 1200}}, together)
+    assert [c.runs for c in reproduce(name, jobs=1, run=fake_run, progress=False)] == [("a", "b"), ("a", "b")]
+
 
 def test_a_claim_on_anchored_runs_only_is_an_anchor(monkeypatch):
     from packetpath.reproduce import throughput
@@ -199,7 +208,7 @@ def test_a_claim_on_anchored_runs_only_is_an_anchor(monkeypatch):
     assert "again = fit (Fig 1)" in got[1].why and "judged alone: pass" in got[1].why
 
 
-def test_a_result_is_scored_once(monkeypatch):
+def test_a_result_is_scored_once(monkeypatch, tmp_path):
     from packetpath.reproduce import throughput
 
     def claims(r):
@@ -210,7 +219,8 @@ def test_a_result_is_scored_once(monkeypatch):
 
     name = _install(monkeypatch, {"x": {"traffic.size": 1500}, "y": {"traffic.size": 1500}}, claims)
     with pytest.raises(ValueError, match="scores the same result as 'Fig 2: hit rates'"):
-        reproduce(name, jobs=1, run=fake_run, progress=False)
+        reproduce(name, jobs=1, run=fake_run, progress=False, out=tmp_path / "r")
+    assert (tmp_path / "r" / "claims.json").exists()  # the report is written first: no run is lost
 
 
 def test_a_throughput_claim_says_what_bounds_its_runs(monkeypatch):

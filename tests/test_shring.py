@@ -43,6 +43,9 @@ def test_claims_cover_every_figure_and_print_what_is_missing():
     # Fig 1 is arithmetic on the paper's Table 1: drawn, never a claim
     assert {"2", "3", "6", "7", "8", "9", "10", "11", "12", "13"} <= figures and "1" not in figures
     assert all(c.verdict == "fail" for c in claims if c.simulated is None)
+    # every ring forwards alike in the fake: a tie is not a win in any of Fig 7's 60 configurations
+    fig7 = next(c for c in claims if c.claim == "shRing/8 outperforms privRing in all 60 configurations")
+    assert fig7.simulated == 0.0 and fig7.verdict == "fail"
 
 
 def _fake_runs(fake: dict | None = None) -> Runs:

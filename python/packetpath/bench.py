@@ -8,6 +8,7 @@ process start-up and imports are not. Numbers are medians over ``repeat`` runs.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
 import resource
 import statistics
@@ -132,24 +133,28 @@ def soak(sim_time: str = "1s", every_s: float = 0.5, scenario: tuple[str, dict[s
     values = load_scenario(name, {**overrides, "sim.warmup": "0ms", "sim.duration": sim_time})
     ctx = multiprocessing.get_context("spawn")
     results = ctx.Queue()
-    child = ctx.Process(target=_soak_child, args=(values, results))
+    child = ctx.Process(target=_soak_child, args=(values, results, os.getpid()))
     start = time.perf_counter()
     child.start()
     samples: list[tuple[float, float]] = []
-    while child.is_alive():
-        rss = _rss_mib(child.pid)
-        if rss is not None:
-            samples.append((time.perf_counter() - start, rss))
-        try:
-            outcome = results.get(timeout=every_s)
-            break
-        except queue.Empty:  # still running
-            continue
-    else:
-        try:
-            outcome = results.get(timeout=5)
-        except queue.Empty:
-            raise RuntimeError(f"the soak run died (exit code {child.exitcode})") from None
+    try:
+        while child.is_alive():
+            rss = _rss_mib(child.pid)
+            if rss is not None:
+                samples.append((time.perf_counter() - start, rss))
+            try:
+                outcome = results.get(timeout=every_s)
+                break
+            except queue.Empty:  # still running
+                continue
+        else:
+            try:
+                outcome = results.get(timeout=5)
+            except queue.Empty:
+                raise RuntimeError(f"the soak run died (exit code {child.exitcode})") from None
+    finally:  # Ctrl-C or an error here: the child goes too (killed outright, it notices by itself)
+        if child.is_alive():
+            child.terminate()
     child.join()
     if isinstance(outcome, str):
         raise RuntimeError(outcome)
@@ -172,7 +177,10 @@ def soak(sim_time: str = "1s", every_s: float = 0.5, scenario: tuple[str, dict[s
     }
 
 
-def _soak_child(values: dict[str, Any], results: Any) -> None:
+def _soak_child(values: dict[str, Any], results: Any, parent: int) -> None:
+    from packetpath.sweep import exit_with_parent
+
+    exit_with_parent(parent)
     try:
         results.put(_measure(values))
     except Exception as e:  # reported by the parent

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import sys
 import textwrap
 import warnings
@@ -598,6 +599,11 @@ def cluster_cmd(
 
     cluster = batch_cluster(kind, cores=cores, memory=memory, walltime=walltime, queue=queue, account=account,
                             prologue=prologue, python=python)
+    submit = {"slurm": "sbatch", "pbs": "qsub"}[kind]
+    if not dry_run and shutil.which(submit) is None:  # jobqueue would say "submitted" and wait for jobs that never come
+        cluster.close()
+        raise ConfigError(f"cluster {kind}: {submit} not found on PATH; run this on the cluster's login node "
+                          "(--dry-run prints the job script anywhere)")
     try:
         if dry_run:
             typer.echo(cluster.job_script())

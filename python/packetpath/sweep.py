@@ -356,8 +356,14 @@ def _completed(
 
 def _worker_init(parent: int) -> None:
     """A pool worker leaves Ctrl-C to its parent (which keeps what finished)
-    and exits when the parent dies, even by SIGKILL (it is then re-parented)."""
+    and exits when the parent dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent(parent)
+
+
+def exit_with_parent(parent: int) -> None:
+    """In a child process: exit as soon as ``parent`` is gone, even killed by
+    SIGKILL (the child is then re-parented, which a thread notices)."""
 
     def watch() -> None:
         while os.getppid() == parent:

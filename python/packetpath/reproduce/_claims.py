@@ -337,8 +337,9 @@ def all_of(paper: str, figure: str, claim: str, metric: str, parts: Sequence[Cla
     verdicts = {c.verdict for c in parts}
     verdict: Verdict = "fail" if "fail" in verdicts or not parts else "pass" if verdicts == {"pass"} else "inconclusive"
     why = "; ".join(f"{c.paper_value}: {c.why}" for c in parts if c.why)
+    tolerances = list(dict.fromkeys(c.tolerance for c in parts))
     return Claim(paper, figure, claim, metric, [c.paper_value for c in parts], [c.simulated for c in parts],
-                 "every part: " + (parts[0].tolerance if parts else ""), verdict, [c.spread for c in parts], why)
+                 "every part: " + "; ".join(tolerances), verdict, [c.spread for c in parts], why)
 
 
 def crossover(

@@ -108,10 +108,10 @@ def reproduce(
     reports = {t.name: json.loads(row["report"]) for t, row in zip(tasks, rows, strict=True)}
     results = Runs({name: [reports[t.name] for t in ts] for name, ts in runs.items()})
     ids = {name: ts[0].run_id for name, ts in runs.items()}
-    claims = anchored(module.claims(results), profiles.anchors(), ids)
-    claims = bounded(scored_once(claims, ids), results)
+    claims = bounded(anchored(module.claims(results), profiles.anchors(), ids), results)
     if out is not None:
         write_report(Path(out), module, claims, {t.name: t.values for t in tasks}, reports)
+    scored_once(claims, ids)  # after the report is written: a module's mistake loses no run
     return claims
 
 
@@ -151,9 +151,10 @@ def anchored(claims: list[Claim], anchors: list[profiles.Anchor], ids: Mapping[s
 
 
 def quantity(metric: str) -> str:
-    """The report quantity a claim's metric text names first (``"throughput_gbps: cores at
-    line rate"`` -> ``throughput_gbps``): what an anchored point was fitted on."""
-    m = re.search(r"[A-Za-z_][A-Za-z0-9_.\[\]]*", metric)
+    """The report quantity a claim's metric text names first, a report key
+    (``"throughput_gbps: cores at line rate"`` -> ``throughput_gbps``), or the
+    whole text when it names none: what an anchored point was fitted on."""
+    m = re.search(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9\[\]]+)+", metric)
     return m.group(0) if m else metric
 
 

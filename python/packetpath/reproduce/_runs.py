@@ -11,7 +11,10 @@ claims are appended to, and stamps each claim with the runs read since the
 claim before it (or, when it read none of its own, the same runs as that
 claim: several claims on one computed figure). The runner's rules that span
 claims (a claim on anchored runs only, a result scored twice, what bounds a
-throughput) are built on those stamps.
+throughput) are built on those stamps. So a module reads a claim's reports
+where it builds that claim: a report read before the claim ahead of it was
+appended is stamped on that one, and claims built together in one list
+(``out += [...]``) all carry the runs the list read.
 """
 
 from __future__ import annotations

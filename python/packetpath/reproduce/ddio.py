@@ -217,15 +217,17 @@ def claims(r: Runs) -> list[Claim]:
         out.append(in_stages(relative_change(P, "Fig 12", f"{FIG12_IMBALANCE[level]}x imbalance: more DDIO ways cut the chain's p99 {what}",
                                              "latency_ns.p99", paper_pct, cut[level]),
                              [r[f"fig12/{level}/2w"]], [r[f"fig12/{level}/{best_ways[level]}w"]], DDIO_STAGES, "DDIO ways"))
-    # 94 vs 97 Gbps: the busiest core, which the imbalance loads, bounds the chain (Sec. 7).
+    # 94 vs 97 Gbps: each level's throughput must be told from the other's (the imbalance is what differs).
     for level, gbps in (("high", 94.0), ("low", 97.0)):
-        name = f"fig12/{level}/2w"
-        out.append(bound_by(throughput(P, "Fig 12", f"{FIG12_IMBALANCE[level]}x imbalance: the chain forwards {gbps:g} Gbps", "throughput_gbps",
-                                       gbps, r[name]["throughput_gbps"]), {name: r[name]}, CORE_BOUND, "the busiest core of an imbalanced load"))
+        other = "low" if level == "high" else "high"
+        out.append(throughput(P, "Fig 12", f"{FIG12_IMBALANCE[level]}x imbalance: the chain forwards {gbps:g} Gbps", "throughput_gbps",
+                              gbps, r[f"fig12/{level}/2w"]["throughput_gbps"],
+                              others={f"the {FIG12_IMBALANCE[other]}x run": r[f"fig12/{other}/2w"]["throughput_gbps"]}))
 
-    # Table 2 -- L2 forwarding, DDIO on vs off.
+    # Table 2 -- L2 forwarding, DDIO on vs off (each report read where its claim is made, so each claim names its runs).
+    out.append(throughput(P, "Table 2", "L2 forwarding with DDIO reaches 98.01 Gbps", "throughput_gbps", 98.01,
+                          r["table2/ddio-on"]["throughput_gbps"]))
     on, off = r["table2/ddio-on"], r["table2/ddio-off"]
-    out.append(throughput(P, "Table 2", "L2 forwarding with DDIO reaches 98.01 Gbps", "throughput_gbps", 98.01, on["throughput_gbps"]))
     out.append(relative_change(P, "Table 2", "disabling DDIO lowers L2 forwarding throughput (98.01 -> 87.02 Gbps)",
                                "throughput_gbps", pct_change(87.02, 98.01), pct_change(off["throughput_gbps"], on["throughput_gbps"])))
     out.append(in_stages(relative_change(P, "Table 2", "disabling DDIO raises median latency (500.82 -> 1058.15 us)", "latency_ns.p50",

@@ -18,7 +18,7 @@ from typing import Any
 from packetpath.plots import figure, paper_points, series
 from statistics import mean
 
-from packetpath.reproduce import (PCT_FLOOR, SEEDS, Claim, Runs, all_of, judged, metric, monotone, ordering, pct_change, relative_change, share,
+from packetpath.reproduce import (PCT_FLOOR, Claim, Runs, all_of, judged, metric, monotone, ordering, pct_change, relative_change, share,
                                   span, throughput)
 from packetpath.reproduce._claims import share_band
 
@@ -128,11 +128,11 @@ def claims(r: Runs) -> list[Claim]:
     out += [
         span(P, "Fig 4", "iNIC is 21.3-38.6 % faster than dNIC (10-2000 B)", m, -21.3, -38.6, inic_vs_dnic),
         monotone(P, "Fig 4", "iNIC's gain over dNIC is larger for smaller packets", m + " (% change, iNIC vs dNIC)",
-                 "non-decreasing", [r.per_seed(lambda x, s=s: f4(x, "inic", "dnic", s)) for s in FIG4_SIZES]),
+                 "non-decreasing", [r.per_seed(lambda x, s=s: f4(x, "inic", "dnic", s)) for s in FIG4_SIZES], floor=PCT_FLOOR),
         relative_change(P, "Fig 4", "zero copy improves iNIC latency by 28.8 % at 10 B", m, -28.8, f4(r, "inic.zcpy", "inic", 10)),
         relative_change(P, "Fig 4", "zero copy improves iNIC latency by 52.3 % at 2000 B", m, -52.3, f4(r, "inic.zcpy", "inic", 2000)),
         ordering(P, "Fig 4", "zero copy helps more at 2000 B than at 10 B (iNIC)", m + " (% cut by zero copy)", ["2000B", "10B"],
-                 {f"{s}B": r.per_seed(lambda x, s=s: -f4(x, "inic.zcpy", "inic", s)) for s in (2000, 10)}),
+                 {f"{s}B": r.per_seed(lambda x, s=s: -f4(x, "inic.zcpy", "inic", s)) for s in (2000, 10)}, floor=PCT_FLOOR),
         share(P, "Fig 4", "dNIC.zcpy spends 40.9 % of its latency in PCIe at 10 B", "netdimm.pcie_ns / total", 0.409,
               _nd(r, "fig4/dnic.zcpy/10B")["pcie_ns"] / _lat(r, "dnic.zcpy", 10, "fig4")),
         share(P, "Fig 4", "dNIC.zcpy spends 34.3 % of its latency in PCIe at 2000 B", "netdimm.pcie_ns / total", 0.343,
@@ -170,7 +170,8 @@ def claims(r: Runs) -> list[Claim]:
     out.append(c)
     # --- headline ------------------------------------------------------------
     nd_vs_dnic = [_cut(r, "netdimm", "dnic", s) for s in FIG11_SIZES]
-    vs_inic11 = {f"{s} B": _cut(r, "netdimm", "inic", s) for s in FIG11_SIZES}
+    # the paper's reason for the averages is NetDIMM 26 % below iNIC on average
+    vs_inic11 = {"mean over sizes": mean(_cut(r, "netdimm", "inic", s) for s in FIG11_SIZES)}
     share11 = mean(pcie[s] for s in FIG11_SIZES)
     out += [
         _for_its_reason(relative_change(P, "Abstract", "NetDIMM: 49.9 % lower one-way latency than a PCIe NIC on average over sizes", m, -49.9,
@@ -186,7 +187,7 @@ def claims(r: Runs) -> list[Claim]:
                                                    pct, cut12(r, sw)),
                                    {c: _fig12(r, c, sw, "netdimm", "inic") for c in CLUSTERS}, share11))
     out.append(monotone(P, "Fig 12a", "the cut shrinks as switch latency grows", m12, "non-decreasing",
-                        [r.per_seed(lambda x, sw=sw: cut12(x, sw)) for sw in SWITCH_NS]))
+                        [r.per_seed(lambda x, sw=sw: cut12(x, sw)) for sw in SWITCH_NS], floor=PCT_FLOOR))
     vs_inic = [mean(_fig12(r, c, sw, "netdimm", "inic") for c in CLUSTERS) for sw in SWITCH_NS]
     # (The text states no ordering of the clusters for Fig 12a, only averages over them.)
     out.append(span(P, "Fig 12a", "NetDIMM cuts latency vs iNIC by 8.1-15.3 % (mean over clusters, each switch latency)",
@@ -199,10 +200,7 @@ def claims(r: Runs) -> list[Claim]:
         span(P, "Fig 12b", "with DPI the co-runner's memory latency is 5.7-15.4 % worse than with iNIC (each cluster)", mco, 5.7, 15.4, dpi),
         span(P, "Fig 12b", "with L3F the co-runner's memory latency is 9.8-30.9 % better than with iNIC (each cluster)", mco, -9.8, -30.9, l3f),
     ]
-    out.append(ordering(P, "Fig 12b", "co-runner memory latency: DPI worse, L3F better than with iNIC (mean over clusters)",
-                        "corunner.mean_latency_ns, % change vs iNIC", ["DPI", "iNIC", "L3F"],
-                        {"DPI": r.per_seed(lambda x: mean(_co(x, c, "dpi") for c in CLUSTERS)), "iNIC": [0.0] * SEEDS,
-                         "L3F": r.per_seed(lambda x: mean(_co(x, c, "l3f") for c in CLUSTERS))}, floor=PCT_FLOOR))
+    # (DPI worse and L3F better than iNIC is what the two ranges above say: not scored a second time.)
     for cluster, pct in zip(CLUSTERS, (-9.3, -2.4, -13.6), strict=True):
         out.append(relative_change(P, "Fig 12b", f"{cluster}: NetDIMM improves the co-runner's memory latency by {-pct} % on average (DPI and L3F)", mco, pct,
                                    (_co(r, cluster, "dpi") + _co(r, cluster, "l3f")) / 2))

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from packetpath.plots import figure, series
-from packetpath.reproduce import Claim, all_of, judged, pct_change, relative_change
+from packetpath.reproduce import Claim, Runs, all_of, judged, pct_change, relative_change
 
 PAPER = "nicmem-kvs"
 PROFILE = "nicmem-cascadelake"
@@ -86,7 +86,7 @@ def _claim(figure: str, claim: str, metric: str, paper: float, simulated: float 
     return relative_change(PAPER, figure, claim, metric, paper, simulated)
 
 
-def claims(r: dict[str, dict]) -> list[Claim]:
+def claims(r: Runs) -> list[Claim]:
     out = r.collect()
     for cfg, thr, lat, tail in (("C1", 21.0, -14.0, -21.0), ("C2", 79.0, -43.0, -42.0)):
         out.append(_claim("Fig 15", f"100% GET, {cfg}: throughput up to +{thr:g}%", "throughput_gbps", thr,

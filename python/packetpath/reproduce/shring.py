@@ -49,10 +49,11 @@ MODES: dict[str, dict[str, Any]] = {
 SHARING = [1, 2, 4, 8]
 # Sec. 2.3's NF: its read count is the profile's app.wp_reads (calibrated against Fig 2a).
 SYNTH = {"nf": "workpackage", "wp_size": "40MiB"}
-# The stages of a packet's latency a smaller I/O working set acts on (Sec. 2.3):
-# fewer cache misses make the cores faster (core) and keep the rings short
-# (ring_wait); fewer NIC PCIe misses free the NIC's DMA (nic_rx, pcie_dma).
-WORKING_SET_STAGES = ("ring_wait", "core", "nic_rx", "pcie_dma")
+# The stages of a packet's latency that, in the paper, a smaller I/O working
+# set shortens (Sec. 2.3, Fig 2f/2g): the Rx ring's occupancy, each packet
+# waiting for the ~966 before it (ring_wait), and the cores' time (core).
+# A cut in the NIC's Rx buffer wait (nic_rx: posted credits, DMA) is another mechanism.
+WORKING_SET_STAGES = ("ring_wait", "core")
 SIM = {"warmup": "1ms", "duration": "1ms"}
 DSHRING_SIM = {"warmup": "2ms", "duration": "2ms"}
 DSHRING = {"dynamic": True, "dshring_period": "50us"}
@@ -267,7 +268,7 @@ def claims(r: Runs) -> list[Claim]:
     # Fig 6: RxList against RxArr.
     for n, paper in ((2, -33.0), (8, -76.0)):
         out.append(relative_change(P, "Fig 6a", f"RxList loses {-paper:.0f}% of RxArr's throughput at 1:{n} sharing", thr, paper,
-                                   pct_change(r[f"fig6/list/{n}"][thr], fig2[n][thr])))
+                                   pct_change(r[f"fig6/list/{n}"][thr], r[f"fig2/{_list(n)}"][thr])))
     waits = [r.sample(f"fig6/list/{n}", lambda x: _rings(x)["nic_rx_wait_ns"]) for n in SHARING[1:]]
     out.append(monotone(P, "Fig 6b", "RxList: the NIC's packet processing time grows with sharing", "rings.nic_rx_wait_ns", "non-decreasing", waits))
     # The paper's time is the NIC's whole processing (3.7 us at 1:1); the model's is the wait for a descriptor
@@ -330,8 +331,9 @@ def claims(r: Runs) -> list[Claim]:
     out.append(ordering(P, "Fig 9", "NAT: small privRing is worse than shRing/8", thr, ["shRing/8", "small"],
                         {m: r.sample(f"fig9/nat/{m}", thr) for m in ("shRing/8", "small")}))
     out.append(alike("Sec. 5.2", "LB: privRing with all 11 ways for DDIO matches shRing/8", "lb", "privRing/11ways", "shRing/8", "privRing"))
-    out.append(alike("Sec. 5.2", "NAT: all 11 ways for DDIO change privRing's throughput by less than 5%", "nat", "privRing/11ways", "privRing",
-                     "shRing/8", "less than 5% change"))
+    change = [pct_change(a, b) for a, b in zip(r.sample("fig9/nat/privRing/11ways", thr), r.sample("fig9/nat/privRing", thr))]
+    out.append(relative_change(P, "Sec. 5.2", "NAT: all 11 ways for DDIO change privRing's throughput by less than 5%",
+                               "throughput_gbps, |% change| (mean over seeds)", 5.0, abs(statistics.mean(change)), bound="at most"))
 
     # Fig 11: a slowed target core per NIC.
     f11 = {m: [r[f"fig11/{m}/{rd}"] for rd in FIG11_READS] for m in ("privRing", "shRing/8", "dshRing")}
