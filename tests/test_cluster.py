@@ -5,6 +5,8 @@ batch jobs `packetpath cluster` would submit."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -87,3 +89,18 @@ def test_cluster_bad_input_is_one_line_and_exit_2(args, message):
     r = cli("cluster", *args, "--dry-run")
     assert r.returncode == 2 and r.stderr.startswith(f"error: {message}"), r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_a_stopped_sweep_stops_its_runs_on_the_workers(tmp_path, scheduler):
+    """A run the sweep no longer wants stops computing: the worker (one thread)
+    takes the next sweep's run at once instead of after the abandoned run's minutes."""
+    long = subprocess.Popen([str(BIN / "packetpath"), "sweep", "l2fwd", "--grid", "traffic.size=1500", "--set", "sim.duration=3s",
+                             "--scheduler", scheduler, "--store", str(tmp_path / "long")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(8)  # the long run is computing on the only worker thread
+    os.killpg(long.pid, signal.SIGINT)
+    assert long.wait(timeout=60) == 130, long.stderr.read()
+    start = time.time()
+    short = cli(*SWEEP, "--scheduler", scheduler, "--store", str(tmp_path / "short"))
+    assert short.returncode == 0, short.stderr
+    assert time.time() - start < 60, time.time() - start

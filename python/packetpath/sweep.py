@@ -21,6 +21,7 @@ import random as _random
 import signal
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -209,6 +210,31 @@ def _simulate(run: RunFn, values: dict[str, Any]) -> tuple[dict[str, Any], float
     return report, time.perf_counter() - start
 
 
+class Cancelled(Exception):
+    """The sweep that submitted this run has stopped (Ctrl-C, an error)."""
+
+
+def _simulate_dask(run: RunFn, values: dict[str, Any], stop: str) -> tuple[dict[str, Any], float]:
+    """On a Dask worker: `_simulate`, stopping within about a second once the
+    sweep sets the Dask Event ``stop`` (a cancelled future alone would let
+    the engine run on)."""
+    from distributed import Event
+
+    event, last = Event(stop), [time.monotonic()]
+
+    def check(_done: float) -> None:
+        if time.monotonic() - last[0] >= 1.0:
+            last[0] = time.monotonic()
+            if event.is_set():
+                raise Cancelled(stop)
+
+    if run is not api.run:  # a test's or a user's run function: no progress hook to stop it
+        return _simulate(run, values)
+    start = time.perf_counter()
+    report = api.run(values, progress=check)
+    return report, time.perf_counter() - start
+
+
 def execute(
     tasks: Sequence[Task],
     *,
@@ -319,13 +345,17 @@ def _completed(
     if client is not None:
         from distributed import as_completed as dask_completed
 
-        futures = client.map(_simulate, [run] * len(tasks), [t.values for t in tasks], pure=False)
+        from distributed import Event
+
+        stop = f"packetpath-stop-{uuid.uuid4().hex}"
+        futures = client.map(_simulate_dask, [run] * len(tasks), [t.values for t in tasks], [stop] * len(tasks), pure=False)
         by_key = {f.key: t for f, t in zip(futures, tasks, strict=True)}
         try:
             with client.as_current():
                 for future in dask_completed(futures):
                     yield by_key[future.key], future.result
-        finally:
+        finally:  # runs already computing stop too, not only the queued ones
+            Event(stop, client=client).set()
             client.cancel(futures)
         return
     if jobs == 1:
