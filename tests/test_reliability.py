@@ -557,3 +557,29 @@ def test_a_cluster_without_its_batch_system_is_refused(cli, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     out = cli("cluster", "slurm", "--jobs", "1")
     assert out.code == 2 and "sbatch not found on PATH" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+TUNE = ["tune", "l2fwd", "--space", "cpu.cores=1..2", "--space", "llc.ddio_ways=1..3", "--minimize", "cpu.cores",
+        "--trials", "3", "--set", "sim.duration=40us", "--set", "sim.warmup=20us", "--jobs", "1"]
+
+
+def test_two_tunes_started_together_on_a_new_store_both_finish(tmp_path):
+    cmd = [str(PACKETPATH), *TUNE, "--store", str(tmp_path / "s")]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        assert p.wait(timeout=300) == 0, p.stderr.read()
+
+
+def test_ctrl_c_mid_tune_says_what_is_kept_and_leaves_no_trial_running(tmp_path):
+    import optuna
+
+    store = tmp_path / "s"
+    long = [*TUNE[:-6], "--trials", "6", "--set", "sim.duration=2s", "--jobs", "1", "--store", str(store)]
+    p = subprocess.Popen([str(PACKETPATH), *long], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(6)
+    os.killpg(p.pid, signal.SIGINT)
+    err = p.communicate(timeout=60)[1]
+    assert p.returncode == 130 and "trials of study 'tune-l2fwd' complete in sqlite:" in err and "run the same command again" in err, err
+    assert len([x for x in err.splitlines() if x.strip()]) == 1, err
+    st = optuna.load_study(study_name="tune-l2fwd", storage=f"sqlite:///{store / 'tune.db'}")
+    assert not [t for t in st.trials if t.state == optuna.trial.TrialState.RUNNING]

@@ -24,6 +24,7 @@ import math
 import operator
 import os
 import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,8 +210,8 @@ def tune(
                "space": {k: list(v) for k, v in axes.items()}, "objectives": goals,
                "constraints": [str(c) for c in limits], "seed": seed}
     problem = json.loads(json.dumps(problem, sort_keys=True, default=str))
-    st = optuna.create_study(storage=storage, study_name=name, load_if_exists=True, sampler=sampler,
-                             directions=[d for _, d in goals])
+    st = _create_study(optuna, storage=storage, study_name=name, load_if_exists=True, sampler=sampler,
+                       directions=[d for _, d in goals])
     was = st.user_attrs.get("problem")
     if was not in (None, problem) or [d.name.lower() for d in st.directions] != [d for _, d in goals]:
         if done := len(_distinct(st)):
@@ -224,6 +225,33 @@ def tune(
     size = math.prod(spec[1] - spec[0] + 1 if isinstance(spec, tuple) else len(spec) for spec in axes.values())
     # `trials` counts distinct points: a point the sampler proposes again is
     # told its stored result at no cost, and does not use up the budget.
+    try:
+        _search(st, axes, base, scenario, seed, limits, goals, trials, batch, size, store, jobs, scheduler, run, progress)
+    except KeyboardInterrupt as e:  # what is stored stays: say so, and how to go on
+        where = f" in {storage}" if storage else " (in memory: give --store to keep them)"
+        raise KeyboardInterrupt(f"{len(_distinct(st))} trials of study '{name}' complete{where}; run the same command again to resume"
+                                + (f" ({e})" if str(e) else "")) from None
+    return _summary(st, goals, limits, storage)
+
+
+def _create_study(optuna: Any, **kwargs: Any) -> Any:
+    """optuna.create_study, retried when another tune creates the same new
+    storage at the same moment (its tables half made: "already exists")."""
+    for attempt in range(10):
+        try:
+            return optuna.create_study(**kwargs)
+        except Exception as e:  # sqlalchemy's OperationalError or optuna's DuplicatedStudyError, by backend
+            if attempt == 9 or not any(w in str(e).lower() for w in ("already exists", "locked", "duplicated")):
+                raise
+            time.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def _search(st: Any, axes: dict, base: dict, scenario: Any, seed: Any, limits: list, goals: list, trials: int, batch: int,
+            size: int, store: Any, jobs: Any, scheduler: Any, run: Any, progress: bool) -> None:
+    """Ask for points in batches, run them, tell the study: until ``trials`` distinct points are done."""
+    import optuna
+
     asks = 0
     while (seen := len(_distinct(st))) < min(trials, size) and asks < 20 * trials:
         asked = [st.ask() for _ in range(min(batch, trials - seen))]
@@ -246,7 +274,6 @@ def tune(
             # a metric the run did not report is the worst value, never the best
             st.tell(t, [float(p[k]) if k in p else _number(report, k, worst=math.inf if d == "minimize" else -math.inf)
                         for k, d in goals])
-    return _summary(st, goals, limits, storage)
 
 
 def _distinct(st: Any) -> set[str]:
