@@ -415,10 +415,12 @@ def _connect(scheduler: Any, timeout: float = 5.0) -> Any:
     from distributed.comm.addressing import get_address_host_port, parse_address
 
     try:  # a malformed address never reaches Client, whose half-built object would complain on exit
-        if parse_address(address)[0] in ("tcp", "tls"):
-            get_address_host_port(address)
+        scheme = parse_address(address)[0]
+        if scheme not in ("tcp", "tls"):  # inproc:// is this process's own, ucx:// needs its own stack
+            raise ValueError(f"the {scheme}:// scheme reaches no scheduler a sweep can use")
+        get_address_host_port(address)
     except ValueError as e:
-        raise ConfigError(f"--scheduler '{address}': {e}; expected tcp://HOST:PORT") from None
+        raise ConfigError(f"--scheduler '{address}': {e}; expected tcp://HOST:PORT or tls://HOST:PORT") from None
     try:
         return Client(address, timeout=f"{timeout}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:

@@ -57,6 +57,8 @@ class Constraint:
             bound = float(m[3])
         except ValueError:
             raise ConfigError(f"--constraint '{text}': bound '{m[3]}' is not a number") from None
+        if not math.isfinite(bound):
+            raise ConfigError(f"--constraint '{text}': bound '{m[3]}' must be a finite number")
         _check_metric(m[1], "--constraint")
         return cls(m[1], m[2], bound)
 
