@@ -197,6 +197,21 @@ def test_ctrl_c_stops_every_run_kind_at_once(args):
     assert err.replace("\r", "\n").strip().splitlines()[-1].startswith("interrupted"), err
 
 
+def test_ctrl_c_stops_a_long_flow_table_build():
+    # 16 M flows preloaded into NAT's tables take seconds to build, before any event runs
+    p = subprocess.Popen([str(PACKETPATH), "run", "nat", "--set", "traffic.flows=16000000", "--set", "app.flow_table_size=8388608",
+                          "--set", "sim.duration=10us", "--set", "sim.warmup=10us"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    time.sleep(1.0)
+    if p.poll() is not None:
+        pytest.skip("this machine built 16 M flows in under a second")
+    start = time.time()
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and time.time() - start < 2, err
+    assert err.strip().splitlines()[-1].startswith("interrupted"), err
+
+
 def test_a_dpa_run_too_big_for_memory_is_refused_with_its_estimate():
     import resource
 

@@ -44,7 +44,7 @@ pub fn run_with(cfg: &Cfg, progress: &mut dyn FnMut(f64) -> bool) -> Result<Repo
         "copy_bench" => copy_bench::run_guarded(cfg, &mut g),
         "dpa" => dpa::run_guarded(cfg, &mut g),
         "netdimm" => netdimm::run_guarded(cfg, &mut g),
-        _ => packet::World::build(cfg)?
+        _ => packet::World::build_with(cfg, &mut *g.progress)?
             .run_with(g.progress)
             .map_err(|e| format!("{e} (seed {})", cfg.sim.seed)),
     }

@@ -492,6 +492,14 @@ fn l3fwd_routes(c: &Cfg, nics: usize) -> Vec<(u32, u8, u16)> {
 
 impl World {
     pub fn build(c: &Cfg) -> Result<World, String> {
+        Self::build_with(c, &mut |_| true)
+    }
+
+    /// [`World::build`], telling `progress` (share 0: nothing simulated yet)
+    /// while it preloads flow tables, which for millions of flows takes
+    /// seconds: Ctrl-C stops a build too.
+    pub fn build_with(c: &Cfg, progress: &mut dyn FnMut(f64) -> bool) -> Result<World, String> {
+        let mut g = crate::run::Guard::new(progress);
         let seed = c.sim.seed;
         let nics = c.nic.count as usize;
         let cores_per_nic = c.cpu.cores as usize;
@@ -813,6 +821,7 @@ impl World {
                     let core_of = |f: u32| n * cores_per_nic + s.port.rss_queue(s.src.flow_rss_hash(f));
                     let mut cores: std::collections::VecDeque<usize> = (0..flows.min(AHEAD)).map(core_of).collect();
                     for f in 0..flows {
+                        g.tick(|| 0.0)?;
                         if f + AHEAD < flows {
                             let c = core_of(f + AHEAD);
                             nf.prefetch_flow(c, f + AHEAD);
