@@ -510,7 +510,7 @@ HOSTILE_CLI = [
     (("tune", "l2fwd", "--space", "cpu.cores=1..2", "--minimize", "cpu.cores", "--constraint", "dpa.gops>1"), "does not report it"),
     (("tune", "l2fwd", "--space", "cpu.cores=1..2", "--minimize", "cpu.cores", "--constraint", "drop_rate<nan"), "must be a finite number"),
     (("tune", "l2fwd", "--space", "cpu.cores=1..2", "--minimize", "cpu.cores", "--constraint", "drop_rate<inf"), "must be a finite number"),
-    (("sweep", "l2fwd", "--grid", "traffic.size=64", "--scheduler", "inproc://x"), "the inproc:// scheme reaches no scheduler"),
+    (("sweep", "l2fwd", "--grid", "traffic.size=64", "--scheduler", "inproc://x"), "no scheduler of this process listens there"),
     (("sweep", "l2fwd", "--grid", "traffic.size=64", "--scheduler", "ucx://1.2.3.4:1"), "the ucx:// scheme reaches no scheduler"),
 ]
 

@@ -415,10 +415,13 @@ def _connect(scheduler: Any, timeout: float = 5.0) -> Any:
     from distributed.comm.addressing import get_address_host_port, parse_address
 
     try:  # a malformed address never reaches Client, whose half-built object would complain on exit
-        scheme = parse_address(address)[0]
-        if scheme not in ("tcp", "tls"):  # inproc:// is this process's own, ucx:// needs its own stack
+        scheme, where = parse_address(address)
+        if scheme == "inproc" and not _inproc_listening(where):  # an in-process cluster is this process's own
+            raise ValueError("no scheduler of this process listens there (an inproc:// address reaches only its own process)")
+        if scheme not in ("tcp", "tls", "inproc"):
             raise ValueError(f"the {scheme}:// scheme reaches no scheduler a sweep can use")
-        get_address_host_port(address)
+        if scheme != "inproc":
+            get_address_host_port(address)
     except ValueError as e:
         raise ConfigError(f"--scheduler '{address}': {e}; expected tcp://HOST:PORT or tls://HOST:PORT") from None
     try:
@@ -428,6 +431,16 @@ def _connect(scheduler: Any, timeout: float = 5.0) -> Any:
         if len(reason) > 200:
             reason = reason[:200] + "..."
         raise ConfigError(f"cannot reach the Dask scheduler at '{address}' within {timeout:g} s: {reason}") from None
+
+
+def _inproc_listening(where: str) -> bool:
+    """Whether a Dask listener of this process has the inproc address ``where``."""
+    from distributed.comm.inproc import global_manager
+
+    try:
+        return global_manager.get_listener_for(where) is not None
+    except (ValueError, AssertionError):  # another process's address, or not an inproc address at all
+        return False
 
 
 # -- the sweep -------------------------------------------------------------------
