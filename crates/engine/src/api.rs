@@ -55,8 +55,23 @@ pub fn run_json_with(scenario: &str, progress: &mut dyn FnMut(f64) -> bool) -> R
 /// that is reserved but never touched costs nothing.)
 fn reserve(parts: &[MemoryPart]) -> Result<(), String> {
     let total: u64 = parts.iter().map(|p| p.bytes).sum();
-    let mut probe: Vec<u8> = Vec::new();
-    probe.try_reserve_exact(total as usize).map_err(|_| {
+    // The probe maps address space straight from the kernel (never touched,
+    // no swap reserved) and gives it back: going through malloc instead would
+    // raise glibc's mmap threshold, so that every large calloc of the build
+    // after it would be served from the heap and zeroed by hand.
+    // SAFETY: an anonymous mapping of no file, unmapped at once, never read or written.
+    let fits = unsafe {
+        let at = libc::mmap(
+            std::ptr::null_mut(),
+            total.max(1) as usize,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        );
+        at != libc::MAP_FAILED && libc::munmap(at, total.max(1) as usize) == 0
+    };
+    fits.then_some(()).ok_or_else(|| {
         let p = parts.iter().max_by_key(|p| p.bytes).expect("parts");
         format!(
             "{} = {}: cannot allocate the {:.1} GiB the scenario needs ({} {:.1} GiB); the process's memory limit is lower",
