@@ -68,7 +68,7 @@ def test_a_read_that_runs_out_of_memory_moves_nothing(tmp_path, monkeypatch):
     def oom(*args, **kwargs):
         raise MemoryError("std::bad_alloc")
 
-    monkeypatch.setattr("pyarrow.parquet.read_schema", oom)
+    monkeypatch.setattr("pyarrow.parquet.ParquetFile", oom)
     with pytest.warns(StoreWarning, match="left out of this read, not moved"):
         assert Store(store).rows() == []
     # even a writer moves only what is proven foreign or corrupt: a failed allocation proves nothing
@@ -602,3 +602,17 @@ def test_ctrl_c_mid_tune_says_what_is_kept_and_leaves_no_trial_running(tmp_path)
     assert len([x for x in err.splitlines() if x.strip()]) == 1, err
     st = optuna.load_study(study_name="tune-l2fwd", storage=f"sqlite:///{store / 'tune.db'}")
     assert not [t for t in st.trials if t.state == optuna.trial.TrialState.RUNNING]
+
+
+def test_a_lookup_reads_only_the_parts_that_hold_the_runs_wanted(tmp_path, monkeypatch):
+    store = tmp_path / "s"
+    df = sweep("l2fwd", {"traffic.size": [64, 128, 256]}, set=SHORT, jobs=1, store=store, progress=False, flush_s=0)
+    assert len(list(store.glob("part-*.parquet"))) == 3  # one part per run
+    s = Store(store)
+    seen = []
+    real = Store.connect
+    monkeypatch.setattr(Store, "connect", lambda self, files=None: seen.append(files) or real(self, files))
+    one = df["run_id"][1]
+    assert [r["run_id"] for r in s.rows([one])] == [one] and len(seen[-1]) == 1
+    assert s.rows(["no-such-run"]) == [] and len(seen) == 1  # no part holds it: nothing is opened
+    assert s.engine_versions() == [packetpath.__version__] and len(seen) == 1  # from the parts' index, no query

@@ -174,7 +174,10 @@ class Store:
         self.path = Path(path)
         if self.path.exists() and not self.path.is_dir():
             raise ConfigError(f"store {self.path}: not a directory")
-        self._good: set[str] = set()  # part files already checked readable
+        # Part files already read, with their run ids and engine versions: a
+        # part is never rewritten, so a lookup reads only the parts that hold
+        # the runs wanted, however many parts the store has.
+        self._good: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
 
     @classmethod
     def existing(cls, path: str | os.PathLike) -> Store:
@@ -211,16 +214,18 @@ class Store:
             return self._leave_out(part, e.strerror or str(e), proven=False, repair=repair)
         if st.st_size < 12 or head != b"PAR1" or tail != b"PAR1":
             return self._leave_out(part, "not Parquet (truncated, empty or junk)", proven=True, repair=repair)
-        try:
-            names = set(pq.read_schema(part).names)
-        except FileNotFoundError:
+        try:  # one read of the footer: the schema, then the two index columns
+            pf = pq.ParquetFile(part)
+            names = set(pf.schema_arrow.names)
+            missing = [c for c in (*META_COLUMNS, "report") if c not in names]
+            index = None if missing else pf.read(columns=["run_id", "engine_version"])
+        except FileNotFoundError:  # a writer set it aside meanwhile
             return False
         except Exception as e:  # pyarrow raises several types; a MemoryError proves nothing about the file
             return self._leave_out(part, " ".join(str(e).split())[:120] or type(e).__name__, proven=False, repair=repair)
-        missing = [c for c in (*META_COLUMNS, "report") if c not in names]
         if missing:
             return self._leave_out(part, f"no column '{missing[0]}': not a packetpath results file", proven=True, repair=repair)
-        self._good.add(part.name)
+        self._good[part.name] = (frozenset(index.column("run_id").to_pylist()), frozenset(index.column("engine_version").to_pylist()))
         return True
 
     def _leave_out(self, part: Path, reason: str, proven: bool, repair: bool) -> bool:
@@ -281,12 +286,12 @@ class Store:
 
     # -- reading ---------------------------------------------------------------
 
-    def connect(self):
-        """A DuckDB connection with the view ``runs`` over every stored row."""
+    def connect(self, files: list[Path] | None = None):
+        """A DuckDB connection with the view ``runs`` over every stored row (or those of ``files``)."""
         import duckdb
 
         con = duckdb.connect()
-        files = self.files()
+        files = self.files() if files is None else files
         if files:
             # one row per run id, the first stored, whatever older versions of the store hold
             listing = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
@@ -322,20 +327,24 @@ class Store:
             con.close()
 
     def engine_versions(self) -> list[str]:
-        if not self.files():
-            return []
         # every row, duplicates included: a newer engine's copy of a run must be seen
-        return list(self.query("SELECT DISTINCT engine_version FROM every_row")["engine_version"])
+        return sorted({v for f in self.files() for v in self._good[f.name][1]})
 
     def rows(self, run_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """Stored rows (all, or those of the given run ids) as plain Python values; one per run id."""
-        con = self.connect()
+        files = self.files()
+        if run_ids is not None:
+            run_ids = set(run_ids)
+            files = [f for f in files if self._good[f.name][0] & run_ids]
+            if not files:
+                return []
+        con = self.connect(files)
         try:
             if run_ids is None:
                 return _pylist(con.sql("SELECT * FROM runs ORDER BY finished_at"))
             import pyarrow as pa
 
-            con.register("_wanted", pa.table({"run_id": list(run_ids)}))
+            con.register("_wanted", pa.table({"run_id": sorted(run_ids)}))
             return _pylist(
                 con.sql(
                     "SELECT * FROM runs WHERE run_id IN (SELECT run_id FROM _wanted) "
