@@ -238,12 +238,13 @@ def tune(
 
 def _create_study(optuna: Any, **kwargs: Any) -> Any:
     """optuna.create_study, retried when another tune creates the same new
-    storage at the same moment (its tables half made: "already exists")."""
+    storage at the same moment (its tables or their version row half made:
+    "already exists", "UNIQUE constraint failed")."""
     for attempt in range(10):
         try:
             return optuna.create_study(**kwargs)
         except Exception as e:  # sqlalchemy's OperationalError or optuna's DuplicatedStudyError, by backend
-            if attempt == 9 or not any(w in str(e).lower() for w in ("already exists", "locked", "duplicated")):
+            if attempt == 9 or not any(w in str(e).lower() for w in ("already exists", "locked", "duplicated", "unique constraint")):
                 raise
             time.sleep(0.2 * (attempt + 1))
     raise AssertionError("unreachable")
