@@ -553,7 +553,11 @@ def plot_cmd(
 ) -> None:
     """Plot a metric against a parameter from the results store (PNG and SVG)."""
     from packetpath.plots import plot_store
+    from packetpath.store import writable_folder
 
+    if not str(out).strip() or out.name in ("", ".", ".."):
+        raise ConfigError(f"--out '{out}': give a file stem, e.g. plots/throughput")
+    writable_folder(out.parent, f"--out {out}: its folder", "--out")
     for path in plot_store(store, metric, x, by=by, kind=kind, where=where, out=out):
         typer.echo(str(path))
 
@@ -571,7 +575,9 @@ def report_cmd(
 ) -> None:
     """Write one offline HTML page: every reproduced figure as a chart beside its claims, or a sweep store's metrics."""
     from packetpath import htmlreport, sweepreport
+    from packetpath.store import writable_folder
 
+    writable_folder(out, f"--out {out}", "--out")  # before any paper is reproduced into it
     if store is not None and not from_ and not paper:
         path = sweepreport.build(store, out)
     else:
