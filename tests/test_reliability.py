@@ -504,6 +504,7 @@ HOSTILE_CLI = [
     (("sweep", "l2fwd", "--grid", "sim.kind=packet,copy_bench"), "--grid sim.kind"),
     (("sweep", "l2fwd", "--grid", "traffic.size=64", "--jobs", "100000000000000000000"), "jobs = 100000000000000000000"),
     (("results", "query", "", "--store", "."), "query: empty"),
+    (("results", "query", "SELECT * FROM range(3000000000)", "--store", "."), "query: more than 10000000 rows"),
     (("report", "--out", "/"), "a filesystem root"),
     (("report", "--out", "/proc/x"), "not writable"),
     (("plot", "throughput_gbps", "--x", "traffic.size", "--out", "/"), "--out '/': give a file stem"),
@@ -620,3 +621,11 @@ def test_a_lookup_reads_only_the_parts_that_hold_the_runs_wanted(tmp_path, monke
     assert [r["run_id"] for r in s.rows([one])] == [one] and len(seen[-1]) == 1
     assert s.rows(["no-such-run"]) == [] and len(seen) == 1  # no part holds it: nothing is opened
     assert s.engine_versions() == [packetpath.__version__] and len(seen) == 1  # from the parts' index, no query
+
+
+@pytest.mark.parametrize("json_", [False, True])
+def test_a_query_of_null_or_far_timestamps_prints(cli, tmp_path, json_):
+    store = tmp_path / "s"
+    store.mkdir()
+    out = cli("results", "query", "SELECT NULL::TIMESTAMP AS u, TIMESTAMP '290000-01-01' AS t", "--store", str(store), *(["--json"] if json_ else []))
+    assert out.code == 0 and "290000-01-01" in out.stdout, out.stderr

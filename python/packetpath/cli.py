@@ -459,8 +459,11 @@ def _short_ids(df: Any) -> Any:
 
 
 def _cell(v: Any) -> str:
-    if hasattr(v, "strftime"):  # a timestamp: to the second
-        return v.strftime("%Y-%m-%d %H:%M:%S")
+    if hasattr(v, "strftime"):  # a timestamp: to the second (NaT and dates past pandas' range as text)
+        try:
+            return v.strftime("%Y-%m-%d %H:%M:%S")
+        except (ValueError, NotImplementedError):
+            return str(v)
     return str(v) if isinstance(v, (str, int)) else _number(v)
 
 

@@ -161,6 +161,10 @@ def writable_folder(path: str | os.PathLike, what: str, option: str) -> Path:
     return folder
 
 
+MAX_QUERY_ROWS = 10_000_000
+"""The most rows a query returns: more is a ConfigError, not a frame that fills the memory."""
+
+
 class StoreWarning(UserWarning):
     """A store file was set aside (quarantined); the store stays usable."""
 
@@ -307,8 +311,10 @@ class Store:
             con.execute("CREATE VIEW runs AS SELECT * FROM _empty")
         return con
 
-    def query(self, sql: str):
-        """Run SQL over the view ``runs``; returns a pandas DataFrame. Bad SQL is a ConfigError."""
+    def query(self, sql: str, max_rows: int = MAX_QUERY_ROWS):
+        """Run SQL over the view ``runs``; returns a pandas DataFrame. Bad SQL is a
+        ConfigError, and so is a result of more than ``max_rows`` rows (it is
+        never built: a query that would fill the memory says so instead)."""
         import warnings
 
         import duckdb
@@ -320,7 +326,13 @@ class Store:
         try:
             with warnings.catch_warnings():  # duckdb builds a wide frame column by column; harmless
                 warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
-                return con.execute(sql).df()
+                rel = con.sql(sql)
+                if rel is None:  # a statement, not a query: nothing to show
+                    return pd.DataFrame()
+                df = rel.limit(max_rows + 1).df()
+            if len(df) > max_rows:
+                raise ConfigError(f"query: more than {max_rows} rows; narrow it (WHERE, GROUP BY) or add LIMIT")
+            return df
         except duckdb.Error as e:
             raise ConfigError(f"query failed: {str(e).splitlines()[0]}") from None
         finally:
