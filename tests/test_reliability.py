@@ -629,3 +629,12 @@ def test_a_query_of_null_or_far_timestamps_prints(cli, tmp_path, json_):
     store.mkdir()
     out = cli("results", "query", "SELECT NULL::TIMESTAMP AS u, TIMESTAMP '290000-01-01' AS t", "--store", str(store), *(["--json"] if json_ else []))
     assert out.code == 0 and "290000-01-01" in out.stdout, out.stderr
+
+
+@pytest.mark.parametrize("args", [("report", "--out", ""), ("reproduce", "ddio", "--out", ""),
+                                  ("sweep", "l2fwd", "--grid", "traffic.size=64", "--store", ""), ("results", "show", "--store", " ")])
+def test_an_empty_folder_option_is_refused_not_taken_as_the_working_directory(args, shell, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = shell(*args)
+    assert out.code == 2 and out.stderr.startswith("error: Invalid value for") and "empty; give a folder" in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and not list(tmp_path.iterdir())  # nothing written here

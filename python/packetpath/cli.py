@@ -53,6 +53,15 @@ UsageError = typer.BadParameter.__mro__[1]
 NoArgsIsHelp = getattr(sys.modules[UsageError.__module__], "NoArgsIsHelpError", None)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+def _folder(text: str | Path) -> Path:
+    """A --store or --out folder: '' would be the working directory, never what was meant."""
+    if isinstance(text, Path):  # a default
+        return text
+    if not text.strip():
+        raise typer.BadParameter("empty; give a folder")
+    return Path(text)
+
+
 ScenarioArg = Annotated[
     str,
     typer.Argument(
@@ -291,12 +300,12 @@ def reproduce_cmd(
     paper: Annotated[str, typer.Argument(metavar="PAPER", help="Paper to reproduce, e.g. ddio.")],
     json_: JsonFlag = False,
     out: Annotated[
-        Path | None, typer.Option(help="Write a report folder: claims.json, runs.json, claims.md, plots.")
+        Path | None, typer.Option(parser=_folder, help="Write a report folder: claims.json, runs.json, claims.md, plots.")
     ] = None,
     jobs: Annotated[
         int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: every core).")
     ] = None,
-    store: Annotated[Path | None, typer.Option(help="Results store: runs are appended; runs already stored are skipped.")] = None,
+    store: Annotated[Path | None, typer.Option(parser=_folder, help="Results store: runs are appended; runs already stored are skipped.")] = None,
     scheduler: Annotated[str | None, typer.Option(metavar="ADDRESS", help="Dask scheduler instead of local processes.")] = None,
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit with code 1 unless every scored claim passes (fail or inconclusive: 1).")
@@ -368,7 +377,7 @@ def bench_cmd(
     _print_frame(pd.DataFrame(rows, columns=["scenario", *columns]))
 
 
-StoreOpt = Annotated[Path, typer.Option("--store", help="Results store: a directory of Parquet files.")]
+StoreOpt = Annotated[Path, typer.Option("--store", parser=_folder, help="Results store: a directory of Parquet files.")]
 DEFAULT_STORE = Path("results")
 
 
@@ -567,7 +576,7 @@ def plot_cmd(
 
 @_command("report")
 def report_cmd(
-    out: Annotated[Path, typer.Option(help="Folder of the report; the page is OUT/index.html.")] = Path("out/report"),
+    out: Annotated[Path, typer.Option(parser=_folder, help="Folder of the report; the page is OUT/index.html.")] = Path("out/report"),
     from_: Annotated[
         list[Path] | None,
         typer.Option("--from", metavar="DIR", help="A `reproduce --out` folder to read (repeatable); without it the papers are reproduced into OUT."),
