@@ -490,6 +490,31 @@ fn l3fwd_routes(c: &Cfg, nics: usize) -> Vec<(u32, u8, u16)> {
     routes
 }
 
+/// The first NIC whose measured window saw thousands of frames arrive and
+/// handed not one of them to the host (no descriptor given, so no DMA): a
+/// blocked datapath. (A slow core still takes frames until its ring is full,
+/// and its drops are then for want of descriptors.) Per NIC: (accelerated,
+/// arrived, descriptors given, Rx-buffer drops); the answer: (NIC, arrived, dropped).
+fn blocked(nics: impl Iterator<Item = (bool, u64, u64, u64)>) -> Option<(usize, u64, u64)> {
+    const ENOUGH: u64 = 1000;
+    nics.enumerate()
+        .find(|(_, (accel, arrived, given, _))| !accel && *arrived >= ENOUGH && *given == 0)
+        .map(|(i, (_, arrived, _, dropped))| (i, arrived, dropped))
+}
+
+#[cfg(test)]
+mod progress_tests {
+    #[test]
+    fn a_window_of_arrivals_with_nothing_handed_to_the_host_is_blocked() {
+        let ok = (false, 15_000, 14_000, 0);
+        let stuck = (false, 15_185, 0, 15_185);
+        assert_eq!(super::blocked([ok, stuck].into_iter()), Some((1, 15_185, 15_185)));
+        assert_eq!(super::blocked([ok].into_iter()), None);
+        assert_eq!(super::blocked([(false, 999, 0, 999)].into_iter()), None, "too few frames to tell");
+        assert_eq!(super::blocked([(true, 15_000, 0, 0)].into_iter()), None, "accelNFV never hands frames to the host");
+    }
+}
+
 impl World {
     pub fn build(c: &Cfg) -> Result<World, String> {
         Self::build_with(c, &mut |_| true)
@@ -981,24 +1006,17 @@ impl World {
         Ok(self.report())
     }
 
-    /// A measured window in which thousands of frames arrived and the NIC
-    /// handed not one of them to the host (no descriptor given, so no DMA)
-    /// is a blocked datapath, a deadlock of the configuration: an error,
-    /// not a throughput of zero. (A slow core still takes frames until its
-    /// ring is full, and its drops are then for want of descriptors.)
+    /// A blocked datapath (see [`blocked`]) is an error, not a throughput of zero.
     fn check_progress(&self) -> Result<(), String> {
-        const ENOUGH: u64 = 1000;
-        for (i, n) in self.nics.iter().enumerate() {
-            if n.accel.is_none() && n.c.arrived >= ENOUGH && n.c.rx_desc_given == 0 {
-                return Err(format!(
-                    "no progress: NIC {i} received {} frames in the measured window and passed none to the host \
-                     ({} dropped in its Rx buffer); its datapath is blocked (a deadlock of this configuration), \
-                     so there is no throughput to report",
-                    n.c.arrived, n.c.drop_rx_buffer
-                ));
-            }
+        let counts = self.nics.iter().map(|n| (n.accel.is_some(), n.c.arrived, n.c.rx_desc_given, n.c.drop_rx_buffer));
+        match blocked(counts) {
+            Some((i, arrived, dropped)) => Err(format!(
+                "no progress: NIC {i} received {arrived} frames in the measured window and passed none to the host \
+                 ({dropped} dropped in its Rx buffer); its datapath is blocked (a deadlock of this configuration), \
+                 so there is no throughput to report"
+            )),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn on_sample(&mut self, now: Time) {

@@ -519,8 +519,13 @@ impl World {
     }
 }
 
-/// Queue an RxPump for NIC `n` at `at`, unless one comes no later.
+/// Queue an RxPump for NIC `n` at `at`, unless one comes no later. A time
+/// already past is now: the queue runs it now, and the pending pump must be
+/// remembered at that time, or its event would never clear it and every later
+/// pump would wait for it (a frame whose credits came back "before now", as
+/// a large frame's do, stalled the Rx path for good).
 fn pump_at(q: &mut EventQueue<Ev>, n: usize, port: &mut Port, at: Time) {
+    let at = at.max(q.now());
     if port.rx_pump_at.is_none_or(|p| at < p) {
         port.rx_pump_at = Some(at);
         q.push(at, Ev::RxPump { nic: n as u16 });
