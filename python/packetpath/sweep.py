@@ -230,9 +230,7 @@ def _simulate_dask(run: RunFn, values: dict[str, Any], stop: str) -> tuple[dict[
 
     if run is not api.run:  # a test's or a user's run function: no progress hook to stop it
         return _simulate(run, values)
-    start = time.perf_counter()
-    report = api.run(values, progress=check)
-    return report, time.perf_counter() - start
+    return _simulate(lambda v: api.run(v, progress=check), values)
 
 
 def execute(

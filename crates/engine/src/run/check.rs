@@ -405,8 +405,6 @@ pub struct MemoryPart {
 /// records (DPA round trips and completions).
 pub fn memory_estimate(c: &Cfg) -> Vec<MemoryPart> {
     let part = |key, value, what, bytes| MemoryPart { key, value, what, bytes };
-    // Per cached line: tag, rank and sharer bits (~16 B with padding).
-    let tags = |cores: u64| (c.llc.size / 64 + (cores + 1) * c.l2.size / 64) * 16;
     match c.sim.kind {
         "packet" => packet_memory(c),
         "dpa" => {
@@ -417,21 +415,25 @@ pub fn memory_estimate(c: &Cfg) -> Vec<MemoryPart> {
             let per_access =
                 (b.workload == "bandwidth") as u64 * threads.saturating_mul(b.accesses).max(600_000).saturating_mul(8);
             vec![
-                part("llc.size", c.llc.size, "cache tags", tags(1)),
+                part("llc.size", c.llc.size, "cache tags", tag_bytes(c, 1)),
                 part("dpa_bench.packets", b.packets, "per-packet records", per_packet),
                 part("dpa_bench.accesses", b.accesses, "per-access completions", per_access),
             ]
         }
-        _ => vec![part("llc.size", c.llc.size, "cache tags", tags(2))],
+        _ => vec![part("llc.size", c.llc.size, "cache tags", tag_bytes(c, 2))],
     }
+}
+
+/// The cache model's tag arrays for `cores` cores (their L2s and the LLC): per
+/// cached line its tag, rank and sharer bits, ~16 B with padding.
+fn tag_bytes(c: &Cfg, cores: u64) -> u64 {
+    (c.llc.size / 64 + (cores + 1) * c.l2.size / 64) * 16
 }
 
 fn packet_memory(c: &Cfg) -> Vec<MemoryPart> {
     let nics = c.nic.count;
     let cores = nics * c.cpu.cores;
     let tables = flow_tables_per_core(c) * cores * crate::nf::flowtable::FlowTable::host_bytes(c.app.flow_table_size);
-    // Per cached line: tag, rank and sharer bits (~16 B with padding).
-    let lines = c.llc.size / 64 + (cores + 1) * c.l2.size / 64;
     let period = c.sim.sample_period;
     let samples = if period == 0 { 0 } else { (c.sim.warmup + c.sim.duration) / period + 1 };
     let part = |key, value, what, bytes| MemoryPart { key, value, what, bytes };
@@ -440,7 +442,7 @@ fn packet_memory(c: &Cfg) -> Vec<MemoryPart> {
     let routes = if c.app.nf == "l3fwd" { c.app.l3fwd_routes * 512 } else { 0 };
     vec![
         part("app.flow_table_size", c.app.flow_table_size, "flow tables", tables),
-        part("llc.size", c.llc.size, "cache tags", lines * 16),
+        part("llc.size", c.llc.size, "cache tags", tag_bytes(c, cores)),
         part("traffic.flows", c.traffic.flows, "flow records", nics * c.traffic.flows * 16),
         part(
             "sim.sample_period",
