@@ -1,4 +1,4 @@
-//! DRAM: independent channels, each a FIFO server of 64 B bursts at its peak
+//! The calendar model of DRAM: independent channels, each a FIFO server of 64 B bursts at its peak
 //! bandwidth. A request's latency is the idle latency plus its wait behind
 //! earlier requests on the channel, so loaded latency rises steeply as
 //! utilisation nears the peak (an M/D/1-like queue, not a fitted curve).

@@ -1,0 +1,22 @@
+//! DRAM, in one vocabulary for the host and for devices: JEDEC speed bins
+//! ([`timing`]), where an address lies in a channel ([`map`]), and two
+//! models of a channel.
+//!
+//! - [`Dram`] (`calendar`): each channel a calendar of busy intervals at
+//!   its peak bandwidth, optionally banks busy a row cycle and a batched
+//!   write queue. Requests may arrive out of time order; latency rises only
+//!   as a channel nears its peak.
+//! - [`controller::Channel`]: a memory controller as servers have one per
+//!   channel: read and write queues of finite depth, per-bank command
+//!   queues scheduled first-ready first-come-first-served, row buffers
+//!   under a page policy, ranks and bank groups with every JEDEC
+//!   command-to-command constraint, write drains by watermarks and refresh.
+//!   Requests arrive in time order; latency rises with row conflicts, bank
+//!   imbalance, write drains and refresh long before the channel saturates.
+
+mod calendar;
+pub mod controller;
+pub mod map;
+pub mod timing;
+
+pub use calendar::{Dram, WriteQueue};
