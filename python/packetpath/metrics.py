@@ -68,6 +68,16 @@ METRICS: tuple[Metric, ...] = (
     Metric("pcie_bench.latency_ns.p50", "ns", "pcie-bench scenarios: median time from issue to completion of one DMA"),
     Metric("copy_bench.gbytes_s", "GB/s", "copy microbenchmark: bytes copied per second (null otherwise)"),
     Metric("copy_bench.ns_per_line", "ns", "copy microbenchmark: time per 64 B line"),
+    Metric("mem_bench.latency_ns", "ns", "loaded-latency microbenchmark: the probe core's mean load-to-use latency of dependent random loads (MLC's latency; null otherwise)"),
+    Metric("mem_bench.latency_p99_ns", "ns", "loaded-latency microbenchmark: the probe's 99th-percentile load latency"),
+    Metric("mem_bench.gbytes_s", "GB/s", "loaded-latency microbenchmark: lines read and written per second by all cores (the socket's memory bandwidth)"),
+    Metric("mem_bench.injector_latency_ns", "ns", "loaded-latency microbenchmark: the injector cores' mean read latency"),
+    Metric("mem_bench.dram_read_latency_ns", "ns", "loaded-latency microbenchmark: mean read latency inside the memory controllers, queue to last data beat"),
+    Metric("mem_bench.row_hit_rate", "", "loaded-latency microbenchmark: column commands that found their row open and used (PCM's page hits)"),
+    Metric("mem_bench.read_queue_occupancy", "requests", "loaded-latency microbenchmark: mean reads queued per channel (PCM's RPQ occupancy)"),
+    Metric("mem_bench.write_queue_occupancy", "requests", "loaded-latency microbenchmark: mean writes queued per channel (PCM's WPQ occupancy)"),
+    Metric("mem_bench.write_queue_full", "", "loaded-latency microbenchmark: share of cycles a channel's write queue was full"),
+    Metric("mem_bench.bank_imbalance", "", "loaded-latency microbenchmark: column commands of the busiest bank over the mean bank's"),
     Metric("dpa.gops", "Gops", "BF3 compute workload: multiplications per ns over all threads (null otherwise)"),
     Metric("dpa.latency_ns", "ns", "BF3 chase: mean load-to-use latency; latency workload: mean reflector round trip"),
     Metric("dpa.gbytes_s", "GB/s", "BF3 bandwidth workload: useful bytes read or written per second"),
@@ -97,7 +107,7 @@ METRICS: tuple[Metric, ...] = (
 
 
 # Report sections present only in some runs (null otherwise).
-OPTIONAL_SECTIONS = ("corunner", "pcie_bench", "copy_bench", "dpa", "netdimm", "rings")
+OPTIONAL_SECTIONS = ("corunner", "pcie_bench", "copy_bench", "mem_bench", "dpa", "netdimm", "rings")
 
 
 def always(metric: Metric) -> bool:

@@ -169,6 +169,37 @@ pub struct CopyBenchReport {
     pub ns_per_line: f64,
 }
 
+/// Result of the loaded-latency microbenchmark (`sim.kind = mem_bench`),
+/// named as Intel MLC and PCM name them.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct MemBenchReport {
+    /// The probe's mean load-to-use latency, and its median and 99th
+    /// percentile.
+    pub latency_ns: f64,
+    pub latency_p50_ns: f64,
+    pub latency_p99_ns: f64,
+    /// Lines read and written by all cores per second (the socket's total).
+    pub gbytes_s: f64,
+    pub read_gbytes_s: f64,
+    pub write_gbytes_s: f64,
+    /// The injectors' mean read latency (null without injectors).
+    pub injector_latency_ns: f64,
+    /// Mean read latency inside the controllers (queue to last data beat).
+    pub dram_read_latency_ns: f64,
+    /// Core to controller and back, outside the DRAM (from `dram.latency`).
+    pub path_ns: f64,
+    pub row_hit_rate: f64,
+    /// Mean requests waiting per channel, and the share of cycles each
+    /// queue was full (PCM's RPQ/WPQ occupancy and full cycles).
+    pub read_queue_occupancy: f64,
+    pub write_queue_occupancy: f64,
+    pub read_queue_full: f64,
+    pub write_queue_full: f64,
+    /// Column commands of the busiest bank over the mean bank's.
+    pub bank_imbalance: f64,
+    pub refreshes: u64,
+}
+
 /// Result of a BlueField-3 workload (`dpa_bench`); the fields that do not
 /// apply to the workload stay 0.
 #[derive(Serialize, Debug, Clone, Default)]
@@ -303,6 +334,9 @@ pub enum Body {
     CopyBench {
         copy_bench: CopyBenchReport,
     },
+    MemBench {
+        mem_bench: MemBenchReport,
+    },
     Dpa {
         dpa: DpaReport,
     },
@@ -333,6 +367,12 @@ impl Report {
     pub fn copy_bench(&self) -> Option<&CopyBenchReport> {
         match &self.body {
             Body::CopyBench { copy_bench } => Some(copy_bench),
+            _ => None,
+        }
+    }
+    pub fn mem_bench(&self) -> Option<&MemBenchReport> {
+        match &self.body {
+            Body::MemBench { mem_bench } => Some(mem_bench),
             _ => None,
         }
     }

@@ -17,6 +17,7 @@ use serde_json::Value;
 const KIND_KEYS: &[(&str, &str)] = &[
     ("pcie_bench.", "pcie_bench"),
     ("copy_bench.", "copy_bench"),
+    ("mem_bench.", "mem_bench"),
     ("dpa_bench.", "dpa"),
     ("netdimm.nic", "netdimm"),
     ("netdimm.traffic", "netdimm"),

@@ -110,7 +110,7 @@ macro_rules! params {
 // with a source for each.
 params! {
     sim: SimCfg {
-        kind: choice["packet", "pcie_bench", "copy_bench", "dpa", "netdimm"](None, "packet", 0, 0, "what runs: packet traffic through the server, or a microbenchmark or device model (pcie_bench, copy_bench, dpa for dpa_bench, netdimm); a parameter of another kind is an error"),
+        kind: choice["packet", "pcie_bench", "copy_bench", "dpa", "netdimm", "mem_bench"](None, "packet", 0, 0, "what runs: packet traffic through the server, or a microbenchmark or device model (pcie_bench, copy_bench, dpa for dpa_bench, netdimm, mem_bench); a parameter of another kind is an error"),
         seed: int(None, "1", 0, u32::MAX, "seed of every random stream (each component derives its own)"),
         duration: int(Time, "5ms", 1_000, 10e12, "simulated time measured after the warm-up"),
         warmup: int(Time, "2ms", 0, 10e12, "simulated time run before measuring (rings, caches, queues fill)"),
@@ -205,6 +205,12 @@ params! {
         size: int(Bytes, "32KiB", 64, 1e9, "bytes of the source (and destination) buffer"),
         iterations: int(None, "100", 1, 1_000_000, "copies of the whole buffer"),
     }
+    mem_bench: MemBenchCfg {
+        cores: int(None, "0", 0, 255, "sim.kind = mem_bench: injector cores beside the latency probe, each a loop of random 64 B accesses (Intel MLC's loaded-latency test)"),
+        delay: int(None, "0", 0, 1e7, "core cycles an injector waits between accesses (MLC's inject delay)"),
+        read_share: float(None, "1.0", 0, 1, "share of the injectors' accesses that are reads; the rest write whole lines back (1.0 = all reads, 0.75 = 3:1)"),
+        loads: int(None, "5000", 10, 1e8, "the probe's measured dependent loads (after a tenth as many warm-up loads)"),
+    }
     llc: LlcCfg {
         size: int(Bytes, "24.75MiB", 65536, 1e10, "last-level cache capacity (all slices)"),
         ways: int(None, "11", 1, 20, "LLC associativity"),
@@ -238,6 +244,15 @@ params! {
         turnaround: int(Time, "0ns", 0, 1e6, "with dram.write_batch: bus turnaround per drain, read-to-write plus write-to-read (tRTW + tWTR)"),
         banks: int(None, "0", 0, 256, "banks per channel (ranks x banks per rank), each busy a row cycle (dram.t_rc) per access; 0 = banks are not modelled"),
         t_rc: int(Time, "46ns", 1, 1e6, "with dram.banks: the row cycle a bank is busy per access (tRAS + tRP, closed page)"),
+        speed: choice["DDR4-2400", "DDR4-2666", "DDR4-2933", "DDR4-3200"](None, "DDR4-2666", 0, 0, "the DIMMs' JEDEC speed bin: every timing the memory controller obeys (sim.kind = mem_bench)"),
+        ranks: int(None, "2", 1, 4, "ranks per channel (of 16 banks in 4 bank groups, 8 Gb x8 devices) (sim.kind = mem_bench)"),
+        page_policy: choice["open", "closed", "open_adaptive"](None, "open", 0, 0, "when the memory controller closes a row: at a conflict (open), after every access (closed), or after an access no queued request hits (open_adaptive) (sim.kind = mem_bench)"),
+        read_queue: int(None, "32", 1, 1024, "memory controller read queue entries per channel (sim.kind = mem_bench)"),
+        write_queue: int(None, "32", 1, 1024, "memory controller write queue entries per channel (sim.kind = mem_bench)"),
+        bank_queue: int(None, "8", 1, 64, "command queue entries per bank (sim.kind = mem_bench)"),
+        write_high: int(None, "32", 1, 1024, "writes queued that start a write drain (at most dram.write_queue) (sim.kind = mem_bench)"),
+        write_low: int(None, "0", 0, 1024, "writes left queued when a drain stops (below dram.write_high) (sim.kind = mem_bench)"),
+        write_idle: int(None, "8", 0, 1024, "a drain also starts above this many queued writes when no bank has a command queued (sim.kind = mem_bench)"),
     }
     cpu: CpuCfg {
         cores: int(None, "1", 1, 256, "cores per NIC, each polling one Rx queue and owning one Tx queue"),

@@ -5,6 +5,7 @@
 pub mod check;
 pub mod copy_bench;
 pub mod dpa;
+pub mod mem_bench;
 pub mod netdimm;
 pub mod packet;
 pub mod pcie_bench;
@@ -42,6 +43,7 @@ pub fn run_with(cfg: &Cfg, progress: &mut dyn FnMut(f64) -> bool) -> Result<Repo
     match cfg.sim.kind {
         "pcie_bench" => pcie_bench::run_guarded(cfg, &mut g),
         "copy_bench" => copy_bench::run_guarded(cfg, &mut g),
+        "mem_bench" => mem_bench::run_guarded(cfg, &mut g),
         "dpa" => dpa::run_guarded(cfg, &mut g),
         "netdimm" => netdimm::run_guarded(cfg, &mut g),
         _ => packet::World::build_with(cfg, &mut *g.progress)?

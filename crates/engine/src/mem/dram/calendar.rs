@@ -309,8 +309,7 @@ impl Dram {
 
     #[inline]
     fn channel(&self, line: u64) -> usize {
-        // Channels interleave at line granularity through an address hash.
-        ((line ^ (line >> 7) ^ (line >> 13)) % self.cal.len() as u64) as usize
+        super::map::interleave(line, self.cal.len())
     }
 
     /// Occupy the line's bank (if modelled) and then its channel from

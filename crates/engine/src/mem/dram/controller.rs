@@ -23,8 +23,9 @@
 //! A read's latency runs from the cycle its queue took it to its last data
 //! beat (READ + CL + burst), DRAMsim3's `read_latency`.
 
-use super::map::{Loc, Map};
-use super::timing::{Gaps, Timing};
+use super::map::{Geometry, Loc, Map};
+use super::timing::{self, Gaps, Timing};
+use crate::config::DramCfg;
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -82,6 +83,43 @@ impl Config {
             drain_idle: 8,
             refresh: true,
         }
+    }
+
+    /// A host channel as the profile's `dram` section describes it.
+    pub fn host(c: &DramCfg) -> Result<Config, String> {
+        let timing = timing::bin(c.speed).ok_or_else(|| format!("dram.speed = {}: no such speed bin", c.speed))?;
+        if c.write_high > c.write_queue {
+            return Err(format!(
+                "dram.write_high = {}: at most dram.write_queue ({}), the writes a queue can hold",
+                c.write_high, c.write_queue
+            ));
+        }
+        if c.write_low >= c.write_high {
+            return Err(format!("dram.write_low = {}: must be below dram.write_high ({})", c.write_low, c.write_high));
+        }
+        Ok(Config {
+            timing,
+            map: Map::host(Geometry::ddr4_8gb_x8(c.ranks)),
+            page: PagePolicy::from_name(c.page_policy).expect("the table lists the policies"),
+            read_queue: c.read_queue as usize,
+            write_queue: c.write_queue as usize,
+            bank_queue: c.bank_queue as usize,
+            drain_high: c.write_high as usize,
+            drain_low: c.write_low as usize,
+            drain_idle: c.write_idle as usize,
+            refresh: true,
+        })
+    }
+
+    /// The mean latency of a random read to an idle channel (ps): its bank
+    /// precharged (refresh closes every row of a rank each tREFI, and a
+    /// lone probe comes back to one of a channel's 32 banks less often;
+    /// the other policies close rows themselves), so ACT, READ and the
+    /// burst, plus the chance of meeting a refresh (tRFC / tREFI) times the
+    /// half refresh it then waits.
+    pub fn idle_read(&self) -> Time {
+        let t = &self.timing;
+        t.ps(1 + t.rcd + t.cl + t.bl / 2) + t.ps(t.rfc) * t.rfc / (2 * t.refi)
     }
 }
 

@@ -12,6 +12,13 @@
 //! order with that XOR (`xor_banks`); which channel a line goes to is
 //! decided before, by the channel interleave.
 
+/// The channel a line goes to: channels interleave at line granularity
+/// through an address hash.
+#[inline]
+pub fn interleave(line: u64, channels: usize) -> usize {
+    ((line ^ (line >> 7) ^ (line >> 13)) % channels as u64) as usize
+}
+
 /// A channel's shape: ranks of bank groups of banks; rows of `columns`
 /// lines (a 1 KiB device page times 8 x8 devices is 8 KiB: 128 lines).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

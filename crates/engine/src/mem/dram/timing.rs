@@ -9,6 +9,10 @@
 //!   `DDR4_8Gb_x8_2933.ini` (umd-memsys/DRAMsim3 @29817593), which carry
 //!   the same JEDEC values in cycles. Its 2933 clock is 0.68 ns.
 //!
+//! - DDR4-3200: Micron data sheet speed bin -062E (CL 22-22-22), with the
+//!   same nanosecond limits as DDR4-2400 in cycles of 0.625 ns (tCCD_L
+//!   5 ns, tWTR_L 7.5 ns, tRRD_L 4.9 ns).
+//!
 //! A one-cycle rank-to-rank switch (tRTRS) is DRAMsim3's; JEDEC leaves it
 //! to the controller.
 
@@ -50,7 +54,7 @@ pub struct Timing {
 }
 
 /// The speed bins a profile may name (`dram.speed`).
-pub const BINS: &[Timing] = &[DDR4_2400, DDR4_2666, DDR4_2933];
+pub const BINS: &[Timing] = &[DDR4_2400, DDR4_2666, DDR4_2933, DDR4_3200];
 
 pub const DDR4_2400: Timing = Timing {
     name: "DDR4-2400",
@@ -119,6 +123,29 @@ pub const DDR4_2933: Timing = Timing {
     rtrs: 1,
     rfc: 514,
     refi: 11439,
+};
+
+pub const DDR4_3200: Timing = Timing {
+    name: "DDR4-3200",
+    tck_ps: 625,
+    bl: 8,
+    cl: 22,
+    cwl: 16,
+    rcd: 22,
+    rp: 22,
+    ras: 52,
+    ccd_s: 4,
+    ccd_l: 8,
+    rrd_s: 4,
+    rrd_l: 8,
+    faw: 34,
+    wtr_s: 4,
+    wtr_l: 12,
+    wr: 24,
+    rtp: 12,
+    rtrs: 1,
+    rfc: 560,
+    refi: 12480,
 };
 
 /// The bin named `name` (`"DDR4-2666"`).

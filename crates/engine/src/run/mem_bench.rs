@@ -1,0 +1,217 @@
+//! Intel Memory Latency Checker's loaded-latency test as a scenario: one
+//! probe core doing dependent random loads (each waits for the one before),
+//! beside `mem_bench.cores` injector cores each issuing random 64 B
+//! accesses, `mem_bench.delay` core cycles apart, as many in flight as its
+//! line-fill buffers allow (`cpu.mlp`). The buffers are far larger than the
+//! LLC, so every access goes to DRAM: one memory controller per channel
+//! (`mem::dram::controller`), lines interleaved over the channels.
+//!
+//! A request reaches its controller half the core-to-memory path after it
+//! leaves the core and its data comes back the other half after the last
+//! beat; the path is the measured idle latency (`dram.latency`, MLC's) less
+//! the controller's own idle read. A write is a line written back: it
+//! holds its fill buffer until its controller's write queue takes it (the
+//! host network's C2M-Write domain), and no core waits for it after.
+//! Requests reach a controller in time order, at most one per DRAM cycle.
+
+use super::Guard;
+use crate::config::Cfg;
+use crate::mem::dram::controller::{Channel, Config, Done};
+use crate::mem::dram::map::interleave;
+use crate::report::{Body, MemBenchReport, Report, SimInfo};
+use crate::sim::rng;
+use crate::units::{cycles_to_ps, Time};
+use rand::Rng;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// Bytes each core's accesses fall into (MLC allocates hundreds of MB per
+/// thread): far beyond any LLC.
+const BUFFER: u64 = 1 << 30;
+
+struct Core {
+    /// Line-fill buffers free.
+    free: u64,
+    /// When it may issue its next access (`Time::MAX`: the probe, waiting).
+    next: Time,
+}
+
+/// A request in flight: its core, when it left the core, and whether it
+/// is a write.
+#[derive(Clone, Copy)]
+struct Flight {
+    core: u32,
+    issued: Time,
+    write: bool,
+}
+
+/// What a mem_bench scenario must satisfy beyond each parameter's range.
+pub fn check(c: &Cfg) -> Result<(), String> {
+    let cfg = Config::host(&c.dram)?;
+    if c.mem_bench.cores >= c.cpu.max_cores {
+        return Err(format!(
+            "mem_bench.cores = {}: at most cpu.max_cores - 1 = {} (one core is the latency probe)",
+            c.mem_bench.cores,
+            c.cpu.max_cores - 1
+        ));
+    }
+    let peak = cfg.timing.peak_bytes_per_s() / 1e6;
+    if (peak / c.dram.channel_bw as f64 - 1.0).abs() > 0.01 {
+        return Err(format!(
+            "dram.speed = {}: moves {peak:.0} MB/s per channel, but dram.channel_bw = {} MB/s; set dram.speed to the DIMMs' speed bin (DDR5 is not modelled yet)",
+            c.dram.speed, c.dram.channel_bw
+        ));
+    }
+    let idle = cfg.idle_read();
+    if c.dram.latency <= idle {
+        return Err(format!(
+            "dram.latency = {:.1} ns: the idle load-to-use latency must exceed the DRAM's own idle read, {:.1} ns for {}",
+            c.dram.latency as f64 / 1e3,
+            idle as f64 / 1e3,
+            c.dram.speed
+        ));
+    }
+    Ok(())
+}
+
+pub fn run(c: &Cfg) -> Result<Report, String> {
+    super::unguarded(|g| run_guarded(c, g))
+}
+
+/// [`run`], telling `g` of every DRAM cycle simulated.
+pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
+    check(c)?;
+    let cfg = Config::host(&c.dram)?;
+    let half = (c.dram.latency - cfg.idle_read()) / 2;
+    let tck = cfg.timing.tck_ps;
+    let b = &c.mem_bench;
+    let gap = cycles_to_ps(b.delay.max(1), c.cpu.freq);
+    let n = b.cores as usize + 1;
+    let mut rng = rng(c.sim.seed, 0x3e3b, 0);
+    let mut chans: Vec<Channel> = (0..c.dram.channels).map(|_| Channel::new(cfg)).collect();
+    let mut pending: Vec<VecDeque<(Time, u64, u64, bool)>> = vec![VecDeque::new(); chans.len()];
+    // Injectors start at random phases of their gap, as threads do.
+    let mut cores: Vec<Core> = (0..n).map(|_| Core { free: c.cpu.mlp, next: rng.gen_range(0..gap) }).collect();
+    cores[0].next = 0;
+    // The probe (core 0) has one load in flight at a time.
+    cores[0].free = 1;
+    let mut flights: Vec<Flight> = Vec::new();
+    let mut spare: Vec<u64> = Vec::new();
+    // Data (or a write's acceptance) back at its core: (time, request id).
+    let mut back: BinaryHeap<Reverse<(Time, u64)>> = BinaryHeap::new();
+    let mut done: Vec<Done> = Vec::new();
+    let warm = (b.loads / 10).max(1);
+    let total = warm + b.loads;
+    let (mut probe_loads, mut probe_ps) = (0u64, 0u64);
+    let mut probe_lat: Vec<Time> = Vec::with_capacity(b.loads as usize);
+    let (mut start, mut read_lines, mut write_lines) = (0 as Time, 0u64, 0u64);
+    let (mut inj_reads, mut inj_ps) = (0u64, 0u64);
+    let mut cycle = 0u64;
+    while probe_loads < total {
+        g.tick(|| probe_loads as f64 / total as f64)?;
+        let now = cycle * tck;
+        let measuring = probe_loads >= warm;
+        // Data back at the cores.
+        while let Some(&Reverse((at, id))) = back.peek() {
+            if at > now {
+                break;
+            }
+            back.pop();
+            let f = flights[id as usize];
+            spare.push(id);
+            let core = &mut cores[f.core as usize];
+            core.free += 1;
+            if f.write {
+                continue;
+            }
+            if f.core == 0 {
+                probe_loads += 1;
+                if probe_loads == warm {
+                    start = at;
+                    (read_lines, write_lines, inj_reads, inj_ps) = (0, 0, 0, 0);
+                    for ch in chans.iter_mut() {
+                        ch.stats = crate::mem::dram::controller::Stats {
+                            per_bank: vec![0; ch.stats.per_bank.len()],
+                            ..Default::default()
+                        };
+                    }
+                } else if measuring {
+                    probe_ps += at - f.issued;
+                    probe_lat.push(at - f.issued);
+                }
+                core.next = at;
+            } else {
+                inj_reads += 1;
+                inj_ps += at - f.issued;
+            }
+            read_lines += 1;
+        }
+        // Cores issue.
+        for (i, core) in cores.iter_mut().enumerate() {
+            while core.free > 0 && core.next <= now {
+                let write = i > 0 && rng.gen::<f64>() >= b.read_share;
+                let line = (i as u64 * BUFFER + rng.gen_range(0..BUFFER / 64) * 64) >> 6;
+                let id = spare.pop().unwrap_or(flights.len() as u64);
+                let f = Flight { core: i as u32, issued: now, write };
+                if id as usize == flights.len() {
+                    flights.push(f);
+                } else {
+                    flights[id as usize] = f;
+                }
+                pending[interleave(line, chans.len())].push_back((now + half, id, line << 6, write));
+                core.free -= 1;
+                core.next = if i == 0 { Time::MAX } else { core.next.max(now.saturating_sub(tck)) + gap };
+            }
+        }
+        // Controllers take what has reached them and run a cycle.
+        for (ch, q) in chans.iter_mut().zip(pending.iter_mut()) {
+            if let Some(&(at, id, addr, write)) = q.front() {
+                if at <= now && ch.offer(id, addr, write) {
+                    q.pop_front();
+                    if write {
+                        write_lines += 1;
+                        back.push(Reverse((now + half, id)));
+                    }
+                }
+            }
+            ch.run_to(cycle + 1, &mut done);
+            for d in done.drain(..) {
+                back.push(Reverse((d.at + half, d.id)));
+            }
+        }
+        cycle += 1;
+    }
+    let end = cycle * tck;
+    let window = (end - start).max(1) as f64;
+    let stats: Vec<_> = chans.iter().map(|ch| &ch.stats).collect();
+    let sum = |f: &dyn Fn(&crate::mem::dram::controller::Stats) -> u64| stats.iter().map(|s| f(s)).sum::<u64>();
+    let cycles = sum(&|s| s.cycles).max(1) as f64;
+    let columns = sum(&|s| s.columns());
+    let per_bank: Vec<u64> = stats.iter().flat_map(|s| s.per_bank.iter().copied()).collect();
+    let mean_bank = columns as f64 / per_bank.len() as f64;
+    probe_lat.sort_unstable();
+    let p = |q: f64| probe_lat.get(((probe_lat.len() as f64 * q) as usize).min(probe_lat.len().saturating_sub(1))).map_or(f64::NAN, |&l| l as f64 / 1e3);
+    Ok(Report {
+        body: Body::MemBench {
+            mem_bench: MemBenchReport {
+                latency_ns: probe_ps as f64 / b.loads as f64 / 1e3,
+                latency_p50_ns: p(0.5),
+                latency_p99_ns: p(0.99),
+                gbytes_s: (read_lines + write_lines) as f64 * 64.0 / window * 1e3,
+                read_gbytes_s: read_lines as f64 * 64.0 / window * 1e3,
+                write_gbytes_s: write_lines as f64 * 64.0 / window * 1e3,
+                injector_latency_ns: if inj_reads == 0 { f64::NAN } else { inj_ps as f64 / inj_reads as f64 / 1e3 },
+                dram_read_latency_ns: sum(&|s| s.read_latency_ps) as f64 / sum(&|s| s.reads).max(1) as f64 / 1e3,
+                path_ns: 2.0 * half as f64 / 1e3,
+                row_hit_rate: sum(&|s| s.row_hits) as f64 / columns.max(1) as f64,
+                read_queue_occupancy: sum(&|s| s.read_queue_occupancy) as f64 / cycles,
+                write_queue_occupancy: sum(&|s| s.write_queue_occupancy) as f64 / cycles,
+                read_queue_full: sum(&|s| s.read_queue_full) as f64 / cycles,
+                write_queue_full: sum(&|s| s.write_queue_full) as f64 / cycles,
+                bank_imbalance: per_bank.iter().copied().max().unwrap_or(0) as f64 / mean_bank.max(1e-9),
+                refreshes: sum(&|s| s.refreshes),
+            },
+        },
+        sim: SimInfo::new(c.sim.seed, cycle, 0, end),
+    })
+}
