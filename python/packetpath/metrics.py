@@ -63,6 +63,8 @@ METRICS: tuple[Metric, ...] = (
     Metric("core_util", "", "share of the packet cores' time spent working rather than idle"),
     Metric("corunner.mean_latency_ns", "ns", "co-runner's mean memory access latency (null without a co-runner)"),
     Metric("corunner.gbytes_s", "GB/s", "co-runner's streaming bandwidth"),
+    Metric("antagonist.gbytes_s", "GB/s", "antagonist cores' memory bandwidth in all (absent without antagonists)"),
+    Metric("antagonist.mean_latency_ns", "ns", "antagonist cores' mean memory access latency"),
     Metric("pcie_bench.gbps", "Gbps", "pcie-bench scenarios: payload bandwidth of back-to-back DMA (null otherwise)"),
     Metric("pcie_bench.transfers_per_s", "1/s", "pcie-bench scenarios: DMA transfers per second"),
     Metric("pcie_bench.latency_ns.p50", "ns", "pcie-bench scenarios: median time from issue to completion of one DMA"),
@@ -107,7 +109,7 @@ METRICS: tuple[Metric, ...] = (
 
 
 # Report sections present only in some runs (null otherwise).
-OPTIONAL_SECTIONS = ("corunner", "pcie_bench", "copy_bench", "mem_bench", "dpa", "netdimm", "rings")
+OPTIONAL_SECTIONS = ("corunner", "antagonist", "pcie_bench", "copy_bench", "mem_bench", "dpa", "netdimm", "rings")
 
 
 def always(metric: Metric) -> bool:

@@ -147,6 +147,15 @@ pub struct CorunnerReport {
     pub gbytes_s: f64,
 }
 
+/// The antagonist cores beside a packet run: their bandwidth in all and
+/// their mean memory access latency.
+#[derive(Serialize, Debug, Clone)]
+pub struct AntagonistReport {
+    pub cores: u64,
+    pub gbytes_s: f64,
+    pub mean_latency_ns: f64,
+}
+
 /// Result of a pcie-bench style microbenchmark.
 #[derive(Serialize, Debug, Clone, Default)]
 pub struct PcieBenchReport {
@@ -427,6 +436,8 @@ pub struct PacketReport {
     pub core_util: f64,
     pub per_nic: Vec<PacketMetrics>,
     pub corunner: Option<CorunnerReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub antagonist: Option<AntagonistReport>,
     pub pcie_flow: PcieFlowReport,
     /// What bounds this run: the busiest resource and the runner-up.
     pub bottleneck: Bottleneck,

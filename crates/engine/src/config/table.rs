@@ -306,6 +306,13 @@ params! {
         buffer: int(Bytes, "64MiB", 64, 1e11, "buffer the co-runner streams through"),
         cat_mask: int(None, "0", 0, 4294967295u32, "co-runner CAT way mask; 0 = all ways"),
     }
+    antagonist: AntagonistCfg {
+        cores: int(None, "0", 0, 255, "co-located memory-bound cores beside the packet cores (the host network study's antagonists), each a loop over a buffer of its own on the same LLC, controllers and channels"),
+        pattern: choice["seq", "random"](None, "seq", 0, 0, "the lines an antagonist touches: in order or uniformly at random"),
+        op: choice["read", "write"](None, "read", 0, 0, "loads, or stores of whole lines (read for ownership, then written back when evicted)"),
+        delay: int(None, "0", 0, 1e6, "core cycles an antagonist waits per line touched (its intensity; 0 = as fast as its misses allow)"),
+        buffer: int(Bytes, "64MiB", 64, 1e11, "buffer each antagonist loops over"),
+    }
     dpa_bench: DpaBenchCfg {
         workload: choice["compute", "chase", "bandwidth", "latency", "net", "recency", "clocksync"](None, "compute", 0, 0, "sim.kind = dpa: the BlueField-3 workload host, Arm or DPA threads run (DPA paper)"),
         proc: choice["host", "arm", "dpa"](None, "dpa", 0, 0, "processor whose threads run the workload"),

@@ -93,19 +93,16 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
         ));
     }
     let nics = c.nic.count;
-    let cores = c.cpu.cores * nics + c.corunner.enabled as u64;
+    let cores = c.cpu.cores * nics + c.corunner.enabled as u64 + c.antagonist.cores;
     if cores > c.cpu.max_cores {
+        let corunner = if c.corunner.enabled { " + 1 co-runner" } else { "" };
+        let antagonists = match c.antagonist.cores {
+            0 => String::new(),
+            a => format!(" + {a} antagonist(s)"),
+        };
         return Err(format!(
-            "cpu.cores = {}: {} NIC(s) x {} cores{} = {cores} exceeds cpu.max_cores = {}",
-            c.cpu.cores,
-            nics,
-            c.cpu.cores,
-            if c.corunner.enabled {
-                " + 1 co-runner"
-            } else {
-                ""
-            },
-            c.cpu.max_cores
+            "cpu.cores = {}: {} NIC(s) x {} cores{corunner}{antagonists} = {cores} exceeds cpu.max_cores = {}",
+            c.cpu.cores, nics, c.cpu.cores, c.cpu.max_cores
         ));
     }
     for (key, list) in [("nic.remote_socket", &c.nic.remote_socket), ("nic.ddio", &c.nic.ddio)] {
@@ -232,7 +229,8 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
         let (b, k) = crate::nf::flowtable::FlowTable::footprint(c.app.flow_table_size);
         flow_tables_per_core(c) * c.nic.count * c.cpu.cores * (b + k)
     };
-    let host = pools + tables + c.app.wp_size + c.corunner.buffer + (64 << 20);
+    let antagonists = c.antagonist.cores * c.antagonist.buffer;
+    let host = pools + tables + c.app.wp_size + c.corunner.buffer + antagonists + (64 << 20);
     if host > 60 << 30 {
         // name the largest part: that is what to change
         let parts = [
@@ -240,6 +238,7 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
             ("app.flow_table_size", c.app.flow_table_size, "flow tables", tables),
             ("app.wp_size", c.app.wp_size, "the WorkPackage array", c.app.wp_size),
             ("corunner.buffer", c.corunner.buffer, "the co-runner's buffer", c.corunner.buffer),
+            ("antagonist.buffer", c.antagonist.buffer, "the antagonists' buffers", antagonists),
         ];
         let (key, value, what, bytes) = parts.iter().max_by_key(|p| p.3).expect("parts");
         return Err(format!(

@@ -19,7 +19,7 @@ use crate::config::Cfg;
 use crate::mem::dram::controller::{Channel, Config, Done};
 use crate::mem::dram::map::interleave;
 use crate::report::{Body, MemBenchReport, Report, SimInfo};
-use crate::sim::rng;
+use crate::sim::{rng, stream};
 use crate::units::{cycles_to_ps, Time};
 use rand::Rng;
 use std::cmp::Reverse;
@@ -87,7 +87,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
     let b = &c.mem_bench;
     let gap = cycles_to_ps(b.delay.max(1), c.cpu.freq);
     let n = b.cores as usize + 1;
-    let mut rng = rng(c.sim.seed, 0x3e3b, 0);
+    let mut rng = rng(c.sim.seed, stream::MEM_BENCH, 0);
     let mut chans: Vec<Channel> = (0..c.dram.channels).map(|_| Channel::new(cfg)).collect();
     let mut pending: Vec<VecDeque<(Time, u64, u64, bool)>> = vec![VecDeque::new(); chans.len()];
     // Injectors start at random phases of their gap, as threads do.

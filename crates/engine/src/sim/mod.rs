@@ -22,6 +22,8 @@ pub mod stream {
     pub const NF: u64 = 4;
     pub const ROUTES: u64 = 5;
     pub const PAGES: u64 = 6;
+    pub const ANTAGONIST: u64 = 7;
+    pub const MEM_BENCH: u64 = 8;
 }
 
 pub fn rng(seed: u64, stream: u64, index: u64) -> Rng {

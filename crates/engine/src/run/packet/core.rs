@@ -251,22 +251,15 @@ impl World {
     /// its own core and CAT mask; what it sees is the memory system's load.
     pub(super) fn on_corunner(&mut self, now: Time) {
         let Some(cr) = &mut self.corunner else { return };
-        let mut stall = Stall::default();
-        let mut lat_sum = 0;
-        for _ in 0..16 {
-            let lat = self
-                .mem
-                .core_access(cr.core, cr.base + cr.pos * 64, false, now);
-            lat_sum += lat;
-            stall.add(lat);
-            cr.pos = (cr.pos + 1) % cr.lines;
-        }
-        if self.measuring {
-            cr.done_lines += 16;
-            cr.lat_sum += lat_sum;
-        }
-        let cost = stall.total(self.cfg.cpu.mlp) + cycles_to_ps(16, self.cfg.cpu.freq);
+        let cost = cr.step(&mut self.mem, now, self.cfg.cpu.mlp, self.cfg.cpu.freq, self.measuring);
         self.q.push(now + cost, Ev::Corunner);
+    }
+
+    /// Antagonist `i` takes its next step of memory accesses.
+    pub(super) fn on_antagonist(&mut self, i: usize, now: Time) {
+        let a = &mut self.antagonists[i];
+        let cost = a.step(&mut self.mem, now, self.cfg.cpu.mlp, self.cfg.cpu.freq, self.measuring);
+        self.q.push(now + cost, Ev::Antagonist { i: i as u16 });
     }
 }
 

@@ -15,6 +15,7 @@ mod rx;
 mod shring;
 mod tx;
 
+use crate::cpu::memloop::MemLoop;
 use crate::cpu::mempool::Mempool;
 use crate::cpu::Core;
 use crate::mem::{AddressMap, DmaMode, MemStats, Memory};
@@ -108,6 +109,7 @@ pub enum Ev {
         core: u16,
     },
     Corunner,
+    Antagonist { i: u16 },
     /// dshRing samples and decides.
     Dshring,
     /// Record a timeline sample (`sim.sample_period`).
@@ -364,15 +366,6 @@ impl NicState {
     }
 }
 
-pub(crate) struct Corunner {
-    pub core: usize,
-    pub base: u64,
-    pub lines: u64,
-    pub pos: u64,
-    pub done_lines: u64,
-    pub lat_sum: u64,
-}
-
 pub struct World {
     pub(crate) q: EventQueue<Ev>,
     pub(crate) mem: Memory,
@@ -385,7 +378,8 @@ pub struct World {
     pub(crate) k: Layout,
     /// The scenario, typed; the hot path reads its plain parameters here.
     pub(crate) cfg: Cfg,
-    pub(crate) corunner: Option<Corunner>,
+    pub(crate) corunner: Option<MemLoop>,
+    pub(crate) antagonists: Vec<MemLoop>,
     /// End of the run: `sim.warmup + sim.duration`.
     pub(crate) end: Time,
     pub(crate) measuring: bool,
@@ -540,6 +534,8 @@ impl World {
             let m = c.corunner.cat_mask;
             masks.push(if m == 0 { all } else { m });
         }
+        let antagonist_core = masks.len();
+        masks.extend(std::iter::repeat(all).take(c.antagonist.cores as usize));
         let mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, masks);
         let mut map = AddressMap::new();
         let pcfg = PcieConfig::from_section(&c.pcie)?;
@@ -858,14 +854,17 @@ impl World {
                 }
             }
         }
-        let corunner = c.corunner.enabled.then(|| Corunner {
-            core: corunner_core,
-            base: map.alloc(c.corunner.buffer, 4096),
-            lines: c.corunner.buffer / 64,
-            pos: 0,
-            done_lines: 0,
-            lat_sum: 0,
+        let corunner = c.corunner.enabled.then(|| {
+            MemLoop::new(corunner_core, map.alloc(c.corunner.buffer, 4096), c.corunner.buffer, false, false, 0, rng(seed, stream::ANTAGONIST, u64::MAX))
         });
+        let a = &c.antagonist;
+        let antagonists = (0..a.cores as usize)
+            .map(|i| {
+                let base = map.alloc(a.buffer, 4096);
+                let r = rng(seed, stream::ANTAGONIST, i as u64);
+                MemLoop::new(antagonist_core + i, base, a.buffer, a.pattern == "random", a.op == "write", a.delay, r)
+            })
+            .collect();
         let line_rate = c.nic.line_rate;
         let k = Layout {
             rx_desc,
@@ -899,6 +898,7 @@ impl World {
             k,
             cfg: c.clone(),
             corunner,
+            antagonists,
             end: warmup + c.sim.duration,
             measuring: false,
             mem_base: MemStats::default(),
@@ -922,6 +922,9 @@ impl World {
         }
         if w.corunner.is_some() {
             w.q.push(0, Ev::Corunner);
+        }
+        for i in 0..w.antagonists.len() {
+            w.q.push(0, Ev::Antagonist { i: i as u16 });
         }
         if let Some(d) = &w.dshring {
             w.q.push(d.period, Ev::Dshring);
@@ -991,6 +994,7 @@ impl World {
                 Ev::TxCqe { nic, q, upto } => self.on_tx_cqe(nic as usize, q as usize, upto, now),
                 Ev::CorePoll { core } => self.on_core_poll(core as usize, now),
                 Ev::Corunner => self.on_corunner(now),
+                Ev::Antagonist { i } => self.on_antagonist(i as usize, now),
                 Ev::Dshring => self.on_dshring(now),
                 Ev::Sample => self.on_sample(now),
                 Ev::WarmupEnd => self.on_warmup_end(now),
@@ -1080,9 +1084,8 @@ impl World {
                 c.sample(now, false);
             }
         }
-        if let Some(cr) = &mut self.corunner {
-            cr.done_lines = 0;
-            cr.lat_sum = 0;
+        for l in self.corunner.iter_mut().chain(self.antagonists.iter_mut()) {
+            l.reset();
         }
     }
 

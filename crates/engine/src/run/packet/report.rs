@@ -4,7 +4,7 @@
 use super::{bottleneck, World};
 use crate::mem::MemStats;
 use crate::report::{
-    hit_rate, ratio, Body, Bottleneck, Bw, CorunnerReport, Dir, LatencyBreakdown, NicCounters, PacketReport,
+    hit_rate, ratio, AntagonistReport, Body, Bottleneck, Bw, CorunnerReport, Dir, LatencyBreakdown, NicCounters, PacketReport,
     PcieFlowReport, Report, RingsReport, SimInfo,
 };
 use crate::units::Time;
@@ -73,13 +73,19 @@ impl World {
         let core_util = busy as f64 / (dur * self.cores.len() as f64);
         let bottleneck = self.bottleneck(&total, &m, secs, &flow, &peak, core_util);
         let busy_cycles = busy as f64 * self.cfg.cpu.freq as f64 / 1e6;
-        let corunner = self.corunner.as_ref().map(|cr| CorunnerReport {
-            mean_latency_ns: if cr.done_lines == 0 {
-                0.0
-            } else {
-                cr.lat_sum as f64 / cr.done_lines as f64 / 1000.0
-            },
-            gbytes_s: cr.done_lines as f64 * 64.0 / secs / 1e9,
+        let corunner = self.corunner.as_ref().map(|cr| {
+            let (mean_latency_ns, gbytes_s) = cr.figures(secs);
+            CorunnerReport { mean_latency_ns, gbytes_s }
+        });
+        let antagonist = (!self.antagonists.is_empty()).then(|| {
+            let figures: Vec<(f64, f64)> = self.antagonists.iter().map(|a| a.figures(secs)).collect();
+            let lines: u64 = self.antagonists.iter().map(|a| a.done_lines).sum();
+            let lat: u64 = self.antagonists.iter().map(|a| a.lat_sum).sum();
+            AntagonistReport {
+                cores: figures.len() as u64,
+                gbytes_s: figures.iter().map(|f| f.1).sum(),
+                mean_latency_ns: if lines == 0 { 0.0 } else { lat as f64 / lines as f64 / 1e3 },
+            }
         });
         let mut sim = SimInfo::new(
             self.cfg.sim.seed,
@@ -108,6 +114,7 @@ impl World {
             core_util,
             per_nic,
             corunner,
+            antagonist,
             pcie_flow: flow,
             bottleneck,
             latency_breakdown_ns: LatencyBreakdown::new(&total.stage_ps, hist.len()),

@@ -1,0 +1,47 @@
+"""Antagonists: memory-bound cores beside the packet cores, on the same LLC,
+controllers and channels (the host network study's co-located applications)."""
+
+from __future__ import annotations
+
+import pytest
+
+import packetpath
+from packetpath import ConfigError
+
+SHORT = {"sim.duration": "200us", "sim.warmup": "100us"}
+
+
+def run(**antagonist):
+    sets = dict(SHORT, **{f"antagonist.{k}": v for k, v in antagonist.items()})
+    return packetpath.run("l2fwd", set=sets)
+
+
+def test_no_antagonist_no_section():
+    assert "antagonist" not in run()
+
+
+def test_antagonists_load_memory_and_see_its_latency():
+    two, six = run(cores=2, pattern="random"), run(cores=6, pattern="random")
+    for r, n in ((two, 2), (six, 6)):
+        assert r["antagonist"]["cores"] == n
+    # More cores, more bandwidth, and each access waits longer on a busier channel.
+    assert six["antagonist"]["gbytes_s"] > 2 * two["antagonist"]["gbytes_s"]
+    assert six["antagonist"]["mean_latency_ns"] > two["antagonist"]["mean_latency_ns"]
+    assert six["mem_bw_gbytes_s"]["read"] > two["mem_bw_gbytes_s"]["read"]
+
+
+def test_a_sequential_loop_outruns_a_random_one():
+    seq, rnd = run(cores=1, pattern="seq"), run(cores=1, pattern="random")
+    # the L2 streamer covers a sequential loop's misses
+    assert seq["antagonist"]["mean_latency_ns"] < rnd["antagonist"]["mean_latency_ns"]
+    assert seq["antagonist"]["gbytes_s"] > rnd["antagonist"]["gbytes_s"]
+
+
+def test_delay_lowers_the_intensity():
+    fast, slow = run(cores=2, pattern="random"), run(cores=2, pattern="random", delay=200)
+    assert slow["antagonist"]["gbytes_s"] < fast["antagonist"]["gbytes_s"] / 2
+
+
+def test_antagonists_count_against_the_socket_cores():
+    with pytest.raises(ConfigError, match=r"\+ 20 antagonist\(s\) = 21 exceeds cpu.max_cores = 18"):
+        run(cores=20)
