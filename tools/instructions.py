@@ -75,7 +75,7 @@ PRIMITIVES = [
     ("crates/engine/src/mem/cache.rs", "insert_at", "Cache::insert_at", "inserts with a victim choice"),
     ("crates/engine/src/mem/cache.rs", "remove", "Cache::remove", "removals"),
     ("crates/engine/src/mem/cache.rs", "sets_of_run", "Cache::sets_of_run", "set-index runs of a DMA"),
-    ("crates/engine/src/mem/dram.rs", "book", "Calendar::book", "DRAM calendar bookings"),
+    ("crates/engine/src/mem/dram/calendar.rs", "book", "Calendar::book", "DRAM calendar bookings"),
     ("crates/engine/src/mem/prefetch.rs", "access", "Streamer::access", "streamer lookups"),
     ("crates/engine/src/sim/mod.rs", "push", "EventQueue<E>::push", "event pushes"),
     ("crates/engine/src/sim/mod.rs", "pop", "EventQueue<E>::pop", "event pops"),
@@ -140,7 +140,26 @@ def operations(repo: Path) -> None:
     print(f"  together: {inside / packets:,.0f} instructions per packet")
 
 
+# mem_bench on the DDIO testbed's DRAM (6 x DDR4-2666, 10 fill buffers a core).
+MEM_BENCH = {"sim": {"kind": "mem_bench"}, "cpu": {"mlp": 10, "freq": "2.3GHz", "max_cores": 18},
+             "dram": {"channels": 6, "latency": "90ns", "speed": "DDR4-2666"}}
+
+
+def mem_bench_cost(engine: str, cores: int, delay: int) -> tuple[float, float]:
+    """Instructions per DRAM request and per DRAM clock cycle of a mem_bench run (the
+    difference of a long and a short run, so start-up cancels)."""
+    runs = [callgrind(engine, MEM_BENCH | {"mem_bench": {"cores": cores, "delay": delay, "loads": n}}) for n in (1000, 4000)]
+    (i0, r0), (i1, r1) = runs
+    requests = r1["mem_bench"]["requests"] - r0["mem_bench"]["requests"]
+    cycles = r1["sim"]["events"] - r0["sim"]["events"]
+    return (i1 - i0) / requests, (i1 - i0) / cycles
+
+
 def main(engine: str) -> None:
+    for cores, delay in [(17, 0), (17, 200)]:
+        per_request, per_cycle = mem_bench_cost(engine, cores, delay)
+        print(f"mem_bench, {cores} injectors, delay {delay}: {per_request:,.0f} instructions per DRAM request, "
+              f"{per_cycle:,.0f} per DRAM cycle")
     for size, cores in [(1500, 2), (64, 1)]:
         print(f"l2fwd {size} B, {cores} core{'s' * (cores > 1)}, per packet: {per_packet(engine, size, cores):,.0f}")
     for label, paper, run in FIG7:

@@ -191,6 +191,8 @@ pub struct MemBenchReport {
     pub gbytes_s: f64,
     pub read_gbytes_s: f64,
     pub write_gbytes_s: f64,
+    /// Lines read and written in the measured window.
+    pub requests: u64,
     /// The injectors' mean read latency (null without injectors).
     pub injector_latency_ns: f64,
     /// Mean read latency inside the controllers (queue to last data beat).

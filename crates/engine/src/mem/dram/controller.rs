@@ -222,8 +222,9 @@ pub struct Channel {
     reads: VecDeque<Req>,
     writes: VecDeque<Req>,
     bank_q: Vec<VecDeque<Req>>,
-    /// Requests in bank queues.
+    /// Requests in bank queues, and which queues hold any (bit b: bank b).
     in_banks: usize,
+    queued: u64,
     banks: Vec<Bank>,
     ranks: Vec<Rank>,
     /// Writes the current drain still moves to the bank queues (0: not
@@ -241,6 +242,7 @@ impl Channel {
     pub fn new(cfg: Config) -> Channel {
         let geo = cfg.map.geo;
         let n = geo.banks();
+        assert!(n <= 64, "a channel of at most 64 banks (a bank mask is a u64)");
         let t = cfg.timing;
         let ranks = (0..geo.ranks)
             .map(|r| Rank {
@@ -257,6 +259,7 @@ impl Channel {
             writes: VecDeque::with_capacity(cfg.write_queue),
             bank_q: (0..n).map(|_| VecDeque::with_capacity(cfg.bank_queue)).collect(),
             in_banks: 0,
+            queued: 0,
             banks: vec![Bank::default(); n],
             ranks,
             drain_left: 0,
@@ -328,26 +331,88 @@ impl Channel {
     }
 
     /// Run to `cycle` (exclusive of its work), pushing the reads whose data
-    /// returned by then onto `out`.
+    /// returned by then onto `out`. Cycles in which nothing can happen (no
+    /// command ready, no request to move, no data due) are skipped in one
+    /// step, their counters added as if ticked: requests arrive only
+    /// between calls, so nothing else can change in them.
     pub fn run_to(&mut self, cycle: u64, out: &mut Vec<Done>) {
         while self.now < cycle {
-            if !self.busy() {
-                // Nothing to do before the next refresh (or the target).
-                let due = self.ranks.iter().map(|r| r.refresh_due).min().unwrap_or(u64::MAX);
-                let skip = due.min(cycle).max(self.now);
-                self.stats.cycles += skip - self.now;
-                self.now = skip;
-                if self.now >= cycle {
-                    break;
+            if !self.tick(out) {
+                let wake = self.wake().min(cycle);
+                if wake > self.now {
+                    self.idle(wake - self.now);
                 }
             }
-            self.tick(out);
         }
     }
 
-    /// One DRAM clock cycle.
-    fn tick(&mut self, out: &mut Vec<Done>) {
+    /// The cycle anything can next happen at: the first data due back, a
+    /// refresh falling due or its next step, a queued request's command
+    /// becoming ready (the present cycle if one is ready now).
+    pub fn wake(&self) -> u64 {
+        if self.movable() {
+            return self.now;
+        }
+        let blocked = self.refreshing();
+        let mut w = self.returns.front().map_or(u64::MAX, |r| r.0);
+        let per = self.cfg.map.geo.banks_per_rank();
+        for (r, rk) in self.ranks.iter().enumerate() {
+            if rk.refresh_due > self.now {
+                w = w.min(rk.refresh_due);
+                continue;
+            }
+            // Due: its next PRE, or the REF once every bank may take it.
+            let banks = &self.banks[r * per..(r + 1) * per];
+            w = w.min(match banks.iter().filter(|b| b.open.is_some()).map(|b| b.next[Cmd::Pre as usize]).min() {
+                Some(pre) => pre,
+                None => banks.iter().map(|b| b.next[Cmd::Act as usize]).max().unwrap_or(0),
+            });
+        }
+        let mut q = self.queued & !blocked;
+        while q != 0 {
+            let b = q.trailing_zeros() as usize;
+            q &= q - 1;
+            let (bank, q) = (&self.banks[b], &self.bank_q[b]);
+            let Some(row) = bank.open else {
+                // Closed: every request needs an ACT.
+                let rk = &self.ranks[b / per];
+                let mut at = bank.next[Cmd::Act as usize];
+                if rk.act_count >= 4 {
+                    at = at.max(rk.acts[rk.act_i] + self.cfg.timing.faw);
+                }
+                w = w.min(at);
+                continue;
+            };
+            // Open: the requests hitting the row need a column command; the
+            // oldest, if it conflicts, may need a PRE.
+            let mut hit = false;
+            for r in q.iter().filter(|r| r.loc.row == row) {
+                hit = true;
+                w = w.min(bank.next[if r.write { Cmd::Write } else { Cmd::Read } as usize]);
+            }
+            if q[0].loc.row != row && (!hit || bank.hits >= ROW_HIT_CAP) {
+                w = w.min(bank.next[Cmd::Pre as usize]);
+            }
+        }
+        w.max(self.now)
+    }
+
+    /// `n` cycles in which nothing happens.
+    fn idle(&mut self, n: u64) {
+        let s = &mut self.stats;
+        s.cycles += n;
+        s.read_queue_occupancy += n * self.reads.len() as u64;
+        s.write_queue_occupancy += n * self.writes.len() as u64;
+        s.read_queue_full += n * (self.reads.len() >= self.cfg.read_queue) as u64;
+        s.write_queue_full += n * (self.writes.len() >= self.cfg.write_queue) as u64;
+        self.now += n;
+    }
+
+    /// One DRAM clock cycle; returns whether anything happened in it (data
+    /// returned, a command issued or a request moved to its bank).
+    fn tick(&mut self, out: &mut Vec<Done>) -> bool {
         let t = self.cfg.timing;
+        let mut acted = false;
         while let Some(&(done, id, arrival)) = self.returns.front() {
             if done > self.now {
                 break;
@@ -356,6 +421,7 @@ impl Channel {
             let latency = t.ps(done - arrival);
             self.stats.read_latency_ps += latency;
             out.push(Done { id, at: t.ps(done), latency });
+            acted = true;
         }
         let s = &mut self.stats;
         s.cycles += 1;
@@ -363,11 +429,10 @@ impl Channel {
         s.write_queue_occupancy += self.writes.len() as u64;
         s.read_queue_full += (self.reads.len() >= self.cfg.read_queue) as u64;
         s.write_queue_full += (self.writes.len() >= self.cfg.write_queue) as u64;
-        if !self.refresh() {
-            self.issue();
-        }
-        self.schedule();
+        acted |= self.refresh() || self.issue();
+        acted |= self.schedule();
         self.now += 1;
+        acted
     }
 
     /// A rank whose refresh is due: precharge its open banks, then refresh
@@ -401,8 +466,32 @@ impl Channel {
         false
     }
 
-    /// Move one request from the read or write queue into its bank queue.
-    fn schedule(&mut self) {
+    /// The banks of ranks due for refresh (bit b: bank b).
+    #[inline]
+    fn refreshing(&self) -> u64 {
+        let per = self.cfg.map.geo.banks_per_rank();
+        let rank_mask = if per >= 64 { u64::MAX } else { (1u64 << per) - 1 };
+        let mut m = 0;
+        for (r, rk) in self.ranks.iter().enumerate() {
+            if rk.refresh_due <= self.now {
+                m |= rank_mask << (r * per);
+            }
+        }
+        m
+    }
+
+    /// Whether [`schedule`](Self::schedule) would move a request now.
+    fn movable(&self) -> bool {
+        let c = &self.cfg;
+        let n = self.writes.len();
+        let draining = self.drain_left > 0 || n >= c.drain_high || (self.in_banks == 0 && n > c.drain_idle);
+        let q = if draining { &self.writes } else { &self.reads };
+        q.iter().any(|r| self.bank_q[r.bank].len() < c.bank_queue)
+    }
+
+    /// Move one request from the read or write queue into its bank queue;
+    /// returns whether one moved.
+    fn schedule(&mut self) -> bool {
         let c = &self.cfg;
         if self.drain_left == 0 {
             let n = self.writes.len();
@@ -414,12 +503,14 @@ impl Channel {
         let q = if draining { &mut self.writes } else { &mut self.reads };
         let cap = c.bank_queue;
         let Some(i) = q.iter().position(|r| self.bank_q[r.bank].len() < cap) else {
-            return;
+            return false;
         };
         let req = q.remove(i).unwrap();
         self.drain_left -= draining as usize;
+        self.queued |= 1 << req.bank;
         self.bank_q[req.bank].push_back(req);
         self.in_banks += 1;
+        true
     }
 
     /// The command a request needs next at its bank.
@@ -449,18 +540,17 @@ impl Channel {
         cmd != Cmd::Act || rk.act_count < 4 || rk.acts[rk.act_i] + self.cfg.timing.faw <= self.now
     }
 
-    /// Issue the first ready command, visiting bank queues round robin.
-    fn issue(&mut self) {
-        if self.in_banks == 0 {
-            return;
-        }
-        let n = self.bank_q.len();
-        for k in 0..n {
-            let b = (self.rr + k) % n;
-            // A rank due for refresh takes no command but the refresh's.
-            if self.ranks[b / self.cfg.map.geo.banks_per_rank()].refresh_due <= self.now {
-                continue;
-            }
+    /// Issue the first ready command, visiting bank queues round robin
+    /// from the one after the last to issue; returns whether one issued.
+    fn issue(&mut self) -> bool {
+        let n = self.bank_q.len() as u32;
+        // The non-empty queues of ranks not due for refresh (those take no
+        // command but the refresh's), rotated so that bit 0 is queue `rr`.
+        let mut q = (self.queued & !self.refreshing()).rotate_right(self.rr as u32);
+        while q != 0 {
+            let k = q.trailing_zeros();
+            q &= q - 1;
+            let b = ((self.rr as u32 + k) % 64) as usize;
             let Some((i, cmd, rank, row)) = self.first_ready(b) else {
                 continue;
             };
@@ -469,28 +559,26 @@ impl Channel {
                 Cmd::Pre => self.do_pre(b),
                 Cmd::Read | Cmd::Write => {
                     let req = self.bank_q[b].remove(i).unwrap();
+                    if self.bank_q[b].is_empty() {
+                        self.queued &= !(1 << b);
+                    }
                     self.in_banks -= 1;
                     self.do_column(req);
                 }
             }
-            self.rr = (b + 1) % n;
-            return;
+            self.rr = (b + 1) % n as usize;
+            return true;
         }
+        false
     }
 
     /// The first request of bank `b`'s queue whose next command may issue
     /// now: its index, the command, its rank and row.
     #[inline]
     fn first_ready(&self, b: usize) -> Option<(usize, Cmd, usize, u64)> {
-        let q = &self.bank_q[b];
-        let bank = &self.banks[b];
-        for (i, r) in q.iter().enumerate() {
+        for (i, r) in self.bank_q[b].iter().enumerate() {
             let cmd = self.needs(r);
-            // Only the oldest request closes a row, and not while a queued
-            // one still hits it, unless the row has served four since its ACT.
-            if cmd == Cmd::Pre
-                && (i > 0 || (bank.hits < ROW_HIT_CAP && q.iter().any(|o| Some(o.loc.row) == bank.open)))
-            {
+            if cmd == Cmd::Pre && !self.may_close(b, i) {
                 continue;
             }
             if self.ready(cmd, b, r.loc.rank as usize) {
@@ -498,6 +586,15 @@ impl Channel {
             }
         }
         None
+    }
+
+    /// Whether request `i` of bank `b`'s queue may close the open row: only
+    /// the oldest may, and not while a queued request still hits the row,
+    /// unless the row has served four since its ACT.
+    #[inline]
+    fn may_close(&self, b: usize, i: usize) -> bool {
+        let bank = &self.banks[b];
+        i == 0 && (bank.hits >= ROW_HIT_CAP || !self.bank_q[b].iter().any(|o| Some(o.loc.row) == bank.open))
     }
 
     fn do_act(&mut self, b: usize, row: u64, rank: usize) {
@@ -582,5 +679,115 @@ impl Channel {
             bank.next[Cmd::Act as usize] = bank.next[Cmd::Act as usize].max(pre + self.cfg.timing.rp);
             self.stats.pres += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::dram::map::Geometry;
+    use crate::mem::dram::timing::DDR4_2666;
+    use crate::sim::rng;
+    use rand::Rng;
+
+    fn channel() -> Channel {
+        Channel::new(Config::dramsim3(DDR4_2666, Map::dramsim3(Geometry::ddr4_8gb_x8(2))))
+    }
+
+    /// (cycle, address, write) of a bursty random trace with row locality.
+    fn trace(n: usize, seed: u64) -> Vec<(u64, u64, bool)> {
+        let mut r = rng(seed, 0, 0);
+        let mut t = 0;
+        (0..n)
+            .map(|_| {
+                t += if r.gen_bool(0.1) { r.gen_range(0..400) } else { r.gen_range(0..6) };
+                let row_local = r.gen_bool(0.5);
+                let a = if row_local { r.gen_range(0..1u64 << 16) } else { r.gen_range(0..1u64 << 32) } & !63;
+                (t, a, r.gen_bool(0.3))
+            })
+            .collect()
+    }
+
+    /// Drive a trace; `step` = run one cycle at a time (no skipping).
+    fn drive(tr: &[(u64, u64, bool)], step: bool) -> (Vec<Done>, Stats) {
+        let mut ch = channel();
+        let mut out = vec![];
+        let mut next = 0;
+        // (writes below the drain threshold may stay queued: run past the
+        // last arrival long enough for every read)
+        let end = tr.last().map_or(0, |r| r.0) + 200_000;
+        while next < tr.len() || ch.cycle() < end {
+            if next < tr.len() && tr[next].0 <= ch.cycle() {
+                let (_, a, w) = tr[next];
+                if ch.offer(next as u64, a, w) {
+                    next += 1;
+                    continue;
+                }
+            }
+            let to = if step || next >= tr.len() { ch.cycle() + 1 } else { tr[next].0.max(ch.cycle() + 1) };
+            ch.run_to(to, &mut out);
+        }
+        (out, ch.stats.clone())
+    }
+
+    #[test]
+    fn skipping_idle_cycles_changes_nothing() {
+        for seed in 0..4 {
+            let tr = trace(4000, seed);
+            let (a, sa) = drive(&tr, true);
+            let (b, sb) = drive(&tr, false);
+            assert_eq!(a, b, "seed {seed}");
+            assert_eq!(
+                (sa.cycles, sa.read_queue_occupancy, sa.write_queue_occupancy, sa.row_hits, sa.acts, sa.refreshes),
+                (sb.cycles, sb.read_queue_occupancy, sb.write_queue_occupancy, sb.row_hits, sb.acts, sb.refreshes)
+            );
+        }
+    }
+
+    #[test]
+    fn idle_reads_cost_the_jedec_sum() {
+        // A closed bank: ACT, READ (tRCD), data after CL + burst, plus the
+        // cycle a request takes to reach its bank queue.
+        let mut ch = channel();
+        let mut out = vec![];
+        assert!(ch.offer(1, 0, false));
+        ch.run_to(200, &mut out);
+        let t = DDR4_2666;
+        assert_eq!(out[0].latency, t.ps(1 + t.rcd + t.cl + t.bl / 2));
+        // The same row again: a row hit.
+        assert!(ch.offer(2, 64, false));
+        ch.run_to(400, &mut out);
+        assert_eq!(out[1].latency, t.ps(1 + t.cl + t.bl / 2));
+        // Another row of that bank: precharge first.
+        assert!(ch.offer(3, 1 << 18, false));
+        ch.run_to(600, &mut out);
+        assert_eq!(out[2].latency, t.ps(1 + t.rp + t.rcd + t.cl + t.bl / 2));
+    }
+
+    #[test]
+    fn a_full_queue_refuses_and_a_read_finds_a_queued_write() {
+        let mut ch = channel();
+        for i in 0..32 {
+            assert!(ch.offer(i, i * 4096, true));
+        }
+        assert!(!ch.offer(99, 1 << 20, true), "the write queue holds 32");
+        assert!(ch.offer(100, 5 * 4096, false));
+        let mut out = vec![];
+        ch.run_to(2, &mut out);
+        assert_eq!(out, vec![Done { id: 100, at: DDR4_2666.ps(1), latency: DDR4_2666.ps(1) }]);
+        assert_eq!(ch.stats.forwarded, 1);
+    }
+
+    #[test]
+    fn refresh_blocks_a_rank_for_trfc() {
+        let mut ch = channel();
+        let mut out = vec![];
+        let t = DDR4_2666;
+        // Rank 0 falls due at tREFI / 2; a read just after waits for it.
+        ch.run_to(t.refi / 2 + 1, &mut out);
+        assert!(ch.offer(1, 0, false));
+        ch.run_to(t.refi, &mut out);
+        assert_eq!(ch.stats.refreshes, 1);
+        assert!(out[0].latency > t.ps(t.rfc - 2), "{}", out[0].latency);
     }
 }
