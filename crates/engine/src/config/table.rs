@@ -430,12 +430,7 @@ params! {
         load: float(None, "0", 0, 0.95, "share of the line rate offered as Poisson message arrivals, queueing at cores, NICs and port; 0 = one at a time"),
     }
     ddr: DdrCfg {
-        t_rcd: int(Time, "13.32ns", 0, 1e6, "DDR ACTIVATE to READ/WRITE"),
-        t_cl: int(Time, "13.32ns", 0, 1e6, "DDR READ to data (CAS latency)"),
-        t_cwl: int(Time, "10ns", 0, 1e6, "DDR WRITE to data (CAS write latency)"),
-        t_rp: int(Time, "13.32ns", 0, 1e6, "DDR PRECHARGE to ACTIVATE"),
-        t_ras: int(Time, "32ns", 0, 1e6, "DDR ACTIVATE to PRECHARGE"),
-        t_burst: int(Time, "3.33ns", 1, 1e6, "one 64 B burst (BL8) on the data bus"),
+        speed: choice["DDR4-2400", "DDR4-2666", "DDR4-2933", "DDR4-3200"](None, "DDR4-2400", 0, 0, "the JEDEC speed bin of the NetDIMM's local DRAM (tRCD, CL, CWL, tRP, tRAS and the burst, as the host's dram.speed)"),
     }
     inic: InicCfg {
         fabric_latency: int(Time, "20ns", 0, 1e7, "one-way latency between a core and an on-die NIC over the on-chip interconnect"),

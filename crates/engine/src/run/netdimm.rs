@@ -181,14 +181,7 @@ pub struct Sim {
 }
 
 fn ddr(c: &Cfg) -> DdrTiming {
-    DdrTiming {
-        t_rcd: c.ddr.t_rcd,
-        t_cl: c.ddr.t_cl,
-        t_cwl: c.ddr.t_cwl,
-        t_rp: c.ddr.t_rp,
-        t_ras: c.ddr.t_ras,
-        t_burst: c.ddr.t_burst,
-    }
+    crate::mem::dram::timing::bin(c.ddr.speed).expect("the table lists the bins").in_ps()
 }
 
 pub fn netdimm_config(c: &Cfg) -> NetDimmConfig {

@@ -10,24 +10,8 @@
 //! Left out: refresh, tFAW/tRRD activation limits, read/write turnaround
 //! beyond CWL vs CL, and command-bus conflicts inside the DIMM.
 
+pub use crate::mem::dram::timing::DdrTiming;
 use crate::units::Time;
-
-/// DDR timing in picoseconds (a datasheet's speed bin, converted once).
-#[derive(Clone, Copy, Debug)]
-pub struct DdrTiming {
-    /// ACTIVATE to READ/WRITE.
-    pub t_rcd: Time,
-    /// READ to first data (CAS latency).
-    pub t_cl: Time,
-    /// WRITE to first data (CAS write latency).
-    pub t_cwl: Time,
-    /// PRECHARGE to ACTIVATE.
-    pub t_rp: Time,
-    /// ACTIVATE to PRECHARGE (a full row restore).
-    pub t_ras: Time,
-    /// One 64 B burst on the data bus (BL8).
-    pub t_burst: Time,
-}
 
 /// Where an address lies inside the DIMM.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,14 +158,7 @@ pub(crate) mod tests {
     use crate::units::NS;
 
     pub(crate) fn ddr4_2400() -> DdrTiming {
-        DdrTiming {
-            t_rcd: 13_320,
-            t_cl: 13_320,
-            t_cwl: 10_000,
-            t_rp: 13_320,
-            t_ras: 32_000,
-            t_burst: 3_333,
-        }
+        crate::mem::dram::timing::DDR4_2400.in_ps()
     }
 
     pub(crate) fn fig9() -> Geometry {

@@ -86,17 +86,12 @@ mod tests {
     #[test]
     fn hand_computed_clone_latencies() {
         let (t, g) = (ddr4_2400(), fig9());
-        // 4 KiB: FPM 2 x 32 + 13.32 ns; PSM 13.32 + 64 x 3.333 + 13.32 ns;
-        // GCM 13.32 + 13.32 + 128 x 3.333 + 10 + 13.32 ns.
-        assert_eq!(duration(&t, &g, Mode::Fpm, 4096), 77_320);
-        assert_eq!(
-            duration(&t, &g, Mode::Psm, 4096),
-            13_320 + 64 * 3_333 + 13_320
-        );
-        assert_eq!(
-            duration(&t, &g, Mode::Gcm, 4096),
-            13_320 + 13_320 + 128 * 3_333 + 10_000 + 13_320
-        );
+        // 4 KiB: FPM 2 tRAS + tRP; PSM tRCD + 64 bursts + tRP; GCM tRCD +
+        // tRCD + 128 bursts + CWL + tRP (DDR4-2400: 13.33, 32.49, 3.33, 10 ns).
+        assert_eq!((t.t_rcd, t.t_ras, t.t_burst, t.t_cwl, t.t_rp), (13_328, 32_487, 3_332, 9_996, 13_328));
+        assert_eq!(duration(&t, &g, Mode::Fpm, 4096), 2 * 32_487 + 13_328);
+        assert_eq!(duration(&t, &g, Mode::Psm, 4096), 13_328 + 64 * 3_332 + 13_328);
+        assert_eq!(duration(&t, &g, Mode::Gcm, 4096), 13_328 + 13_328 + 128 * 3_332 + 9_996 + 13_328);
         // FPM is the fastest and its cost does not grow within a row.
         assert_eq!(
             duration(&t, &g, Mode::Fpm, 64),

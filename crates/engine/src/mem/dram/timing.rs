@@ -153,6 +153,23 @@ pub fn bin(name: &str) -> Option<Timing> {
     BINS.iter().copied().find(|b| b.name == name)
 }
 
+/// The timings a model in picoseconds reads (NetDIMM's local DRAM).
+#[derive(Clone, Copy, Debug)]
+pub struct DdrTiming {
+    /// ACTIVATE to READ/WRITE.
+    pub t_rcd: Time,
+    /// READ to first data (CAS latency).
+    pub t_cl: Time,
+    /// WRITE to first data (CAS write latency).
+    pub t_cwl: Time,
+    /// PRECHARGE to ACTIVATE.
+    pub t_rp: Time,
+    /// ACTIVATE to PRECHARGE (a full row restore).
+    pub t_ras: Time,
+    /// One 64 B burst on the data bus (BL8).
+    pub t_burst: Time,
+}
+
 /// The gaps between commands, in cycles, as the timings imply them
 /// (JEDEC JESD79-4 §4; the same arithmetic as DRAMsim3's `timing.cc`).
 #[derive(Clone, Copy, Debug)]
@@ -198,6 +215,18 @@ impl Timing {
             rd_pre: self.rtp,
             wr_pre: wl + burst + self.wr,
             rc: self.ras + self.rp,
+        }
+    }
+
+    /// The bin's timings in picoseconds.
+    pub fn in_ps(&self) -> DdrTiming {
+        DdrTiming {
+            t_rcd: self.ps(self.rcd),
+            t_cl: self.ps(self.cl),
+            t_cwl: self.ps(self.cwl),
+            t_rp: self.ps(self.rp),
+            t_ras: self.ps(self.ras),
+            t_burst: self.ps(self.bl / 2),
         }
     }
 
