@@ -402,7 +402,7 @@ def sweep_cmd(
 
     df = run_sweep(scenario_, grid or [], set=set_, seed=seed, random=random, store=store, scheduler=scheduler, jobs=jobs, flush_s=flush_every)
     swept = df.attrs.get("swept", [])
-    shown = df[["run_id", *swept, *(m for m in SUMMARY_METRICS)]]
+    shown = df[["run_id", *swept, *_summary_metrics(df)]]
     if json_:
         typer.echo(shown.to_json(orient="records", indent=2))
     else:
@@ -411,6 +411,16 @@ def sweep_cmd(
 
 
 SUMMARY_METRICS = ("throughput_gbps", "drop_rate", "latency_ns.p99", "pcie_write_hit_rate", "pcie_read_hit_rate")
+
+
+def _summary_metrics(df) -> list[str]:
+    """What a sweep's table shows: a packet run's headline metrics, or the first five of
+    the run kind's own (`mem_bench.latency_ns`, ...)."""
+    kind = df["sim.kind"].iloc[0] if "sim.kind" in df.columns and len(df) else "packet"
+    if kind == "packet":
+        return list(SUMMARY_METRICS)
+    prefix = "dpa." if kind == "dpa" else f"{kind}."
+    return [m.path for m in metrics.METRICS if m.path.startswith(prefix) and m.path in df.columns][:5]
 
 
 @_command("tune")

@@ -209,7 +209,7 @@ params! {
         cores: int(None, "0", 0, 255, "sim.kind = mem_bench: injector cores beside the latency probe, each a loop of random 64 B accesses (Intel MLC's loaded-latency test)"),
         delay: int(None, "0", 0, 1e7, "core cycles an injector waits between accesses (MLC's inject delay)"),
         read_share: float(None, "1.0", 0, 1, "share of the injectors' accesses that are reads; the rest write whole lines back (1.0 = all reads, 0.75 = 3:1)"),
-        loads: int(None, "5000", 10, 1e8, "the probe's measured dependent loads (after a tenth as many warm-up loads)"),
+        loads: int(None, "5000", 10, 1e6, "the probe's measured dependent loads (after a tenth as many warm-up loads)"),
     }
     llc: LlcCfg {
         size: int(Bytes, "24.75MiB", 65536, 1e10, "last-level cache capacity (all slices)"),

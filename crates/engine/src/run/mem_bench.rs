@@ -10,8 +10,11 @@
 //! leaves the core and its data comes back the other half after the last
 //! beat; the path is the measured idle latency (`dram.latency`, MLC's) less
 //! the controller's own idle read. A write is a line written back: it
-//! holds its fill buffer until its controller's write queue takes it (the
-//! host network's C2M-Write domain), and no core waits for it after.
+//! holds its fill buffer until its controller's write queue takes it and
+//! the word is back, and no core waits for it after. (The host network
+//! study's C2M-Write domain ends earlier, at the CHA, ~10 ns; the CHA's
+//! buffers are not modelled, so the fill buffer stands in for the
+//! back-pressure they pass on from a full write queue.)
 //! Requests reach a controller in time order, at most one per DRAM cycle.
 
 use super::Guard;
@@ -55,12 +58,18 @@ pub fn check(c: &Cfg) -> Result<(), String> {
             c.cpu.max_cores - 1
         ));
     }
-    let peak = cfg.timing.peak_bytes_per_s() / 1e6;
-    if (peak / c.dram.channel_bw as f64 - 1.0).abs() > 0.01 {
-        return Err(format!(
-            "dram.speed = {}: moves {peak:.0} MB/s per channel, but dram.channel_bw = {} MB/s; set dram.speed to the DIMMs' speed bin (DDR5 is not modelled yet)",
-            c.dram.speed, c.dram.channel_bw
-        ));
+    let agrees = |t: &crate::mem::dram::timing::Timing| (t.peak_bytes_per_s() / 1e6 / c.dram.channel_bw as f64 - 1.0).abs() <= 0.01;
+    if !agrees(&cfg.timing) {
+        let bw = c.dram.channel_bw;
+        return Err(match crate::mem::dram::timing::BINS.iter().find(|t| agrees(t)) {
+            Some(t) => format!(
+                "dram.speed = {}: moves {} MB/s per channel, but dram.channel_bw = {bw} MB/s is {}'s; set both to the DIMMs' speed",
+                c.dram.speed, cfg.timing.mts * 8, t.name
+            ),
+            None => format!(
+                "dram.channel_bw = {bw} MB/s: no DDR4 speed bin moves that (mem_bench models DDR4-2400 to DDR4-3200; DDR5 is not modelled yet)"
+            ),
+        });
     }
     let idle = cfg.idle_read();
     if c.dram.latency <= idle {

@@ -7,8 +7,8 @@
 //! - each cycle one request moves from a queue into its bank's command
 //!   queue: reads, unless the controller is draining writes, which it
 //!   starts when the write queue reaches its high watermark (or holds more
-//!   than `drain_idle` writes while no read waits) and stops at its low
-//!   watermark;
+//!   than `drain_idle` writes while no command is queued) and stops at its
+//!   low watermark, but not again before a read waiting since has moved;
 //! - each cycle at most one command issues: the bank queues are visited
 //!   round robin and the first request, in arrival order, whose next
 //!   command (ACT, READ/WRITE, or PRE for a row conflict) is ready goes,
@@ -90,12 +90,18 @@ impl Config {
         let timing = timing::bin(c.speed).ok_or_else(|| format!("dram.speed = {}: no such speed bin", c.speed))?;
         if c.write_high > c.write_queue {
             return Err(format!(
-                "dram.write_high = {}: at most dram.write_queue ({}), the writes a queue can hold",
+                "dram.write_high = {}: at most dram.write_queue = {}, the writes the queue holds (a drain would never start); lower dram.write_high with dram.write_queue",
                 c.write_high, c.write_queue
             ));
         }
         if c.write_low >= c.write_high {
-            return Err(format!("dram.write_low = {}: must be below dram.write_high ({})", c.write_low, c.write_high));
+            return Err(format!("dram.write_low = {}: must be below dram.write_high = {}", c.write_low, c.write_high));
+        }
+        if c.write_idle >= c.write_queue {
+            return Err(format!(
+                "dram.write_idle = {}: must be below dram.write_queue = {} (an idle drain above it could never start)",
+                c.write_idle, c.write_queue
+            ));
         }
         Ok(Config {
             timing,
@@ -230,6 +236,8 @@ pub struct Channel {
     /// Writes the current drain still moves to the bank queues (0: not
     /// draining).
     drain_left: usize,
+    /// A drain ended with reads waiting: one moves before the next drain.
+    read_owed: bool,
     /// The bank queue the next command search starts at.
     rr: usize,
     /// Reads issued, in issue order (so in completion order): cycle their
@@ -263,6 +271,7 @@ impl Channel {
             banks: vec![Bank::default(); n],
             ranks,
             drain_left: 0,
+            read_owed: false,
             rr: 0,
             returns: VecDeque::new(),
             stats: Stats { per_bank: vec![0; n], ..Stats::default() },
@@ -480,24 +489,32 @@ impl Channel {
         m
     }
 
-    /// Whether [`schedule`](Self::schedule) would move a request now.
-    fn movable(&self) -> bool {
+    /// Whether a drain starts (or goes on) at this cycle's move. A drain
+    /// does not start while a read owed a move since the last one can move:
+    /// reads are not starved by a write queue that refills as it drains.
+    fn drains(&self) -> bool {
         let c = &self.cfg;
         let n = self.writes.len();
-        let draining = self.drain_left > 0 || n >= c.drain_high || (self.in_banks == 0 && n > c.drain_idle);
-        let q = if draining { &self.writes } else { &self.reads };
-        q.iter().any(|r| self.bank_q[r.bank].len() < c.bank_queue)
+        if self.drain_left > 0 {
+            return true;
+        }
+        let due = n >= c.drain_high || (self.in_banks == 0 && n > c.drain_idle);
+        due && !(self.read_owed && self.reads.iter().any(|r| self.bank_q[r.bank].len() < c.bank_queue))
+    }
+
+    /// Whether [`schedule`](Self::schedule) would move a request now.
+    fn movable(&self) -> bool {
+        let q = if self.drains() { &self.writes } else { &self.reads };
+        q.iter().any(|r| self.bank_q[r.bank].len() < self.cfg.bank_queue)
     }
 
     /// Move one request from the read or write queue into its bank queue;
     /// returns whether one moved.
     fn schedule(&mut self) -> bool {
         let c = &self.cfg;
-        if self.drain_left == 0 {
+        if self.drain_left == 0 && self.drains() {
             let n = self.writes.len();
-            if n >= c.drain_high || (self.in_banks == 0 && n > c.drain_idle) {
-                self.drain_left = n - c.drain_low.min(n);
-            }
+            self.drain_left = n - c.drain_low.min(n);
         }
         let draining = self.drain_left > 0;
         let q = if draining { &mut self.writes } else { &mut self.reads };
@@ -506,7 +523,14 @@ impl Channel {
             return false;
         };
         let req = q.remove(i).unwrap();
-        self.drain_left -= draining as usize;
+        if draining {
+            self.drain_left -= 1;
+            // The drain's last write: the oldest waiting read moves before
+            // the next drain.
+            self.read_owed = self.drain_left == 0 && !self.reads.is_empty();
+        } else {
+            self.read_owed = false;
+        }
         self.queued |= 1 << req.bank;
         self.bank_q[req.bank].push_back(req);
         self.in_banks += 1;

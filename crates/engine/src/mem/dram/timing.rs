@@ -22,6 +22,8 @@ use crate::units::Time;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timing {
     pub name: &'static str,
+    /// Nominal data rate (MT/s): the bin's name.
+    pub mts: u64,
     /// Clock period in ps; data moves on both edges.
     pub tck_ps: Time,
     /// Burst length (beats); a burst holds the data bus `bl / 2` cycles.
@@ -58,6 +60,7 @@ pub const BINS: &[Timing] = &[DDR4_2400, DDR4_2666, DDR4_2933, DDR4_3200];
 
 pub const DDR4_2400: Timing = Timing {
     name: "DDR4-2400",
+    mts: 2400,
     tck_ps: 833,
     bl: 8,
     cl: 16,
@@ -81,6 +84,7 @@ pub const DDR4_2400: Timing = Timing {
 
 pub const DDR4_2666: Timing = Timing {
     name: "DDR4-2666",
+    mts: 2666,
     tck_ps: 750,
     bl: 8,
     cl: 19,
@@ -104,6 +108,7 @@ pub const DDR4_2666: Timing = Timing {
 
 pub const DDR4_2933: Timing = Timing {
     name: "DDR4-2933",
+    mts: 2933,
     tck_ps: 680,
     bl: 8,
     cl: 21,
@@ -127,6 +132,7 @@ pub const DDR4_2933: Timing = Timing {
 
 pub const DDR4_3200: Timing = Timing {
     name: "DDR4-3200",
+    mts: 3200,
     tck_ps: 625,
     bl: 8,
     cl: 22,
