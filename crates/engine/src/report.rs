@@ -147,6 +147,20 @@ pub struct CorunnerReport {
     pub gbytes_s: f64,
 }
 
+/// Mean latencies of the host network study's domains (Vuppalapati et al.,
+/// SIGCOMM'24), in ns; null without a request of the kind.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct DomainLatency {
+    /// A core's LLC miss served by DRAM, until its data is back (every
+    /// core's: packet cores, co-runner, antagonists).
+    pub c2m_read: Option<f64>,
+    /// A DMA write at the root port, until the LLC (DDIO) or memory has
+    /// taken its last line: what holds an IIO write-buffer entry.
+    pub p2m_write: Option<f64>,
+    /// A DMA read at the root port, until its last line is there.
+    pub p2m_read: Option<f64>,
+}
+
 /// The antagonist cores beside a packet run: their bandwidth in all and
 /// their mean memory access latency.
 #[derive(Serialize, Debug, Clone)]
@@ -432,6 +446,8 @@ pub struct PacketReport {
     /// DRAM for the merge (RFO misses), per received packet.
     pub dma_rfo_reads_per_packet: f64,
     pub mem_bw_gbytes_s: Bw,
+    /// Mean latency in each of the host network's domains.
+    pub domain_latency_ns: DomainLatency,
     /// Core cycles (work + memory stalls) per received packet.
     pub cycles_per_packet: f64,
     /// Share of the packet cores' time spent working (not idle polling).

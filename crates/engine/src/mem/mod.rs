@@ -70,6 +70,16 @@ pub struct MemStats {
     pub dma_rfo_reads: u64,
     pub dram_read_bytes: u64,
     pub dram_write_bytes: u64,
+    /// The host network study's domains (Vuppalapati et al., SIGCOMM'24):
+    /// summed latencies of cores' DRAM reads (C2M-Read: the miss until its
+    /// data is back), of DMA writes (P2M-Write: at the root port until the
+    /// LLC or memory has taken the last line) and of DMA reads (P2M-Read:
+    /// until the last line is at the root port), and the DMA requests.
+    pub c2m_read_ps: u64,
+    pub p2m_write_ps: u64,
+    pub p2m_writes: u64,
+    pub p2m_read_ps: u64,
+    pub p2m_reads: u64,
 }
 
 impl MemStats {
@@ -88,6 +98,11 @@ impl MemStats {
             dma_rfo_reads: self.dma_rfo_reads - base.dma_rfo_reads,
             dram_read_bytes: self.dram_read_bytes - base.dram_read_bytes,
             dram_write_bytes: self.dram_write_bytes - base.dram_write_bytes,
+            c2m_read_ps: self.c2m_read_ps - base.c2m_read_ps,
+            p2m_write_ps: self.p2m_write_ps - base.p2m_write_ps,
+            p2m_writes: self.p2m_writes - base.p2m_writes,
+            p2m_read_ps: self.p2m_read_ps - base.p2m_read_ps,
+            p2m_reads: self.p2m_reads - base.p2m_reads,
         }
     }
 }
@@ -343,13 +358,19 @@ impl Memory {
                 self.stats.core_llc_hits += 1;
                 self.snoop_lat
             }
-            _ => {
-                self.stats.core_llc_misses += 1;
-                self.core_misses[core] += 1;
-                self.stats.dram_read_bytes += LINE;
-                self.llc_lat + self.dram.read(line, now)
-            }
+            _ => self.core_dram_read(core, line, now),
         }
+    }
+
+    /// A core's LLC miss served by DRAM; returns its load-to-use latency.
+    #[inline(always)]
+    fn core_dram_read(&mut self, core: usize, line: u64, now: Time) -> Time {
+        self.stats.core_llc_misses += 1;
+        self.core_misses[core] += 1;
+        self.stats.dram_read_bytes += LINE;
+        let lat = self.llc_lat + self.dram.read(line, now);
+        self.stats.c2m_read_ps += lat;
+        lat
     }
 
     pub fn ddio_enabled(&self) -> bool {
@@ -484,10 +505,7 @@ impl Memory {
             self.llc.add_sharer(ls, core);
             lat = if snoop { self.snoop_lat } else { self.llc_lat };
         } else {
-            self.stats.core_llc_misses += 1;
-            self.core_misses[core] += 1;
-            self.stats.dram_read_bytes += LINE;
-            lat = self.llc_lat + self.dram.read(line, now);
+            lat = self.core_dram_read(core, line, now);
             let set = found.expect_err("a miss");
             let (ls, victim) = self.llc.insert_at(set, line, self.core_mask[core], false);
             if let Some(v) = victim {
@@ -571,6 +589,8 @@ impl Memory {
                 self.dma_write_unsampled(first, n, skipped, now);
             }
         }
+        self.stats.p2m_write_ps += commit;
+        self.stats.p2m_writes += 1;
         commit
     }
 
@@ -696,6 +716,8 @@ impl Memory {
                 lat = lat.max(self.dma_read_unsampled(first, n, skipped, extra, now));
             }
         }
+        self.stats.p2m_read_ps += lat;
+        self.stats.p2m_reads += 1;
         lat
     }
 

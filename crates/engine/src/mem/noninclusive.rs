@@ -31,7 +31,7 @@
 //!   is served by the LLC, by snooping an L2 that holds the line, or by
 //!   DRAM.
 
-use super::cache::{Victim, LINE};
+use super::cache::Victim;
 use super::Memory;
 use crate::units::Time;
 
@@ -75,10 +75,7 @@ impl Memory {
             self.llc.clear(ls);
             self.llc_lat
         } else {
-            self.stats.core_llc_misses += 1;
-            self.core_misses[core] += 1;
-            self.stats.dram_read_bytes += LINE;
-            self.llc_lat + self.dram.read(line, now)
+            self.core_dram_read(core, line, now)
         };
         self.sf_track(set, tracked, line, core, dirty, now);
         let all = self.l2[core].all_ways();

@@ -236,14 +236,17 @@ impl Memory {
     /// its set there).
     #[inline(never)]
     fn prefetch_miss(&mut self, core: usize, line: u64, l2_set: usize, now: Time) {
-        let s = (self.stats.core_l2_hits, self.stats.core_llc_hits, self.stats.core_llc_misses);
+        // (a prefetch is not a demand access: the core counters stay)
+        let st = &self.stats;
+        let s = (st.core_l2_hits, st.core_llc_hits, st.core_llc_misses, st.c2m_read_ps);
         let misses = self.core_misses[core];
         let lat = if self.sf.is_some() {
             self.l2_miss_ni(core, line, l2_set, false, now)
         } else {
             self.core_access_modelled(core, line, false, now)
         };
-        (self.stats.core_l2_hits, self.stats.core_llc_hits, self.stats.core_llc_misses) = s;
+        let st = &mut self.stats;
+        (st.core_l2_hits, st.core_llc_hits, st.core_llc_misses, st.c2m_read_ps) = s;
         self.core_misses[core] = misses;
         self.stats.l2_prefetches += 1;
         let p = self.prefetch.as_mut().expect("prefetchers on");

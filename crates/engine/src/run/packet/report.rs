@@ -4,7 +4,7 @@
 use super::{bottleneck, World};
 use crate::mem::MemStats;
 use crate::report::{
-    hit_rate, ratio, AntagonistReport, Body, Bottleneck, Bw, CorunnerReport, Dir, LatencyBreakdown, NicCounters, PacketReport,
+    hit_rate, ratio, AntagonistReport, Body, DomainLatency, Bottleneck, Bw, CorunnerReport, Dir, LatencyBreakdown, NicCounters, PacketReport,
     PcieFlowReport, Report, RingsReport, SimInfo,
 };
 use crate::units::Time;
@@ -105,6 +105,14 @@ impl World {
             mem_bw_gbytes_s: Bw {
                 read: m.dram_read_bytes as f64 / secs / 1e9,
                 write: m.dram_write_bytes as f64 / secs / 1e9,
+            },
+            domain_latency_ns: {
+                let mean = |ps: u64, n: u64| (n > 0).then(|| ps as f64 / n as f64 / 1e3);
+                DomainLatency {
+                    c2m_read: mean(m.c2m_read_ps, m.core_llc_misses),
+                    p2m_write: mean(m.p2m_write_ps, m.p2m_writes),
+                    p2m_read: mean(m.p2m_read_ps, m.p2m_reads),
+                }
             },
             cycles_per_packet: if total.rx_pkts == 0 {
                 0.0
