@@ -45,3 +45,14 @@ def test_delay_lowers_the_intensity():
 def test_antagonists_count_against_the_socket_cores():
     with pytest.raises(ConfigError, match=r"\+ 20 antagonist\(s\) = 21 exceeds cpu.max_cores = 18"):
         run(cores=20)
+
+
+def test_domain_latencies_are_reported_and_move_with_load():
+    """C2M-Read is at least the idle DRAM latency and rises under antagonists; P2M-Write is
+    longer when DMA writes go to memory (DDIO off) than into the LLC."""
+    base = run()["domain_latency_ns"]
+    loaded = run(cores=8, pattern="random")["domain_latency_ns"]
+    no_ddio = packetpath.run("l2fwd", set=dict(SHORT, **{"llc.ddio_ways": 0}))["domain_latency_ns"]
+    assert base["c2m_read"] >= 90
+    assert loaded["c2m_read"] > base["c2m_read"]
+    assert no_ddio["p2m_write"] > base["p2m_write"]
