@@ -34,7 +34,13 @@ pub fn flatten(v: &Value, prefix: &str, out: &mut Vec<(String, Value)>) {
     }
 }
 
+/// Parameters that were replaced: (old key's prefix, what replaced it).
+const REPLACED: &[(&str, &str)] = &[("ddr.t_", "ddr.speed, the NetDIMM DRAM's speed bin, which sets its timings")];
+
 fn did_you_mean(key: &str) -> String {
+    if let Some((_, by)) = REPLACED.iter().find(|(old, _)| key.starts_with(old)) {
+        return format!("; replaced by {by}");
+    }
     let best = PARAMS
         .iter()
         .map(|p| (strsim::jaro_winkler(key, p.key), p.key))
@@ -254,6 +260,11 @@ pub fn parse(scenario: &Value) -> Result<(Values, Vec<&'static str>), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_replaced_parameter_names_its_replacement() {
+        assert_eq!(did_you_mean("ddr.t_cl"), "; replaced by ddr.speed, the NetDIMM DRAM's speed bin, which sets its timings");
+    }
 
     #[test]
     fn every_param_has_doc_and_valid_default() {
