@@ -48,8 +48,9 @@ struct Flight {
     write: bool,
 }
 
-/// What a mem_bench scenario must satisfy beyond each parameter's range.
-pub fn check(c: &Cfg) -> Result<(), String> {
+/// What a mem_bench scenario must satisfy beyond each parameter's range;
+/// the channels' controller, checked.
+pub fn check(c: &Cfg) -> Result<Config, String> {
     let cfg = Config::host(&c.dram)?;
     if c.mem_bench.cores >= c.cpu.max_cores {
         return Err(format!(
@@ -80,7 +81,7 @@ pub fn check(c: &Cfg) -> Result<(), String> {
             c.dram.speed
         ));
     }
-    Ok(())
+    Ok(cfg)
 }
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
@@ -95,8 +96,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
 /// The run; `every_cycle` steps through every DRAM cycle instead of
 /// skipping to the next one anything happens in (the same answer, slower).
 fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String> {
-    check(c)?;
-    let cfg = Config::host(&c.dram)?;
+    let cfg = check(c)?;
     let half = (c.dram.latency - cfg.idle_read()) / 2;
     let tck = cfg.timing.tck_ps;
     let b = &c.mem_bench;
@@ -148,10 +148,7 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
                     for ch in chans.iter_mut() {
                         // (idle up to now: the window starts with this cycle)
                         ch.run_to(cycle, &mut done);
-                        ch.stats = crate::mem::dram::controller::Stats {
-                            per_bank: vec![0; ch.stats.per_bank.len()],
-                            ..Default::default()
-                        };
+                        ch.reset_stats();
                     }
                 } else if measuring {
                     probe_ps += at - f.issued;

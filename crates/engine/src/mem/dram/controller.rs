@@ -408,13 +408,23 @@ impl Channel {
 
     /// `n` cycles in which nothing happens.
     fn idle(&mut self, n: u64) {
+        self.count(n);
+        self.now += n;
+    }
+
+    /// Count `n` cycles in the queue counters, at the queues' present fill.
+    fn count(&mut self, n: u64) {
         let s = &mut self.stats;
         s.cycles += n;
         s.read_queue_occupancy += n * self.reads.len() as u64;
         s.write_queue_occupancy += n * self.writes.len() as u64;
         s.read_queue_full += n * (self.reads.len() >= self.cfg.read_queue) as u64;
         s.write_queue_full += n * (self.writes.len() >= self.cfg.write_queue) as u64;
-        self.now += n;
+    }
+
+    /// Start the counters afresh (a measured window's start).
+    pub fn reset_stats(&mut self) {
+        self.stats = Stats { per_bank: vec![0; self.banks.len()], ..Stats::default() };
     }
 
     /// One DRAM clock cycle; returns whether anything happened in it (data
@@ -432,12 +442,7 @@ impl Channel {
             out.push(Done { id, at: t.ps(done), latency });
             acted = true;
         }
-        let s = &mut self.stats;
-        s.cycles += 1;
-        s.read_queue_occupancy += self.reads.len() as u64;
-        s.write_queue_occupancy += self.writes.len() as u64;
-        s.read_queue_full += (self.reads.len() >= self.cfg.read_queue) as u64;
-        s.write_queue_full += (self.writes.len() >= self.cfg.write_queue) as u64;
+        self.count(1);
         acted |= self.refresh() || self.issue();
         acted |= self.schedule();
         self.now += 1;
@@ -664,7 +669,7 @@ impl Channel {
         let (rd, wr) = if r.write {
             ([g.wr_rd_l, g.wr_rd_s, g.wr_rd_r], [g.wr_wr_l, g.wr_wr_s, g.wr_wr_r])
         } else {
-            ([g.rd_rd_l, g.rd_rd_s, g.rd_rd_r], [g.rd_wr, g.rd_wr, g.rd_wr_r])
+            ([g.rd_rd_l, g.rd_rd_s, g.rd_rd_r], [g.rd_wr; 3])
         };
         for (o, bank) in self.banks.iter_mut().enumerate() {
             let k = if o / per_rank != rank {

@@ -186,9 +186,9 @@ pub struct Gaps {
     pub rd_rd_l: u64,
     /// READ to READ in another rank: the burst plus the bus switch.
     pub rd_rd_r: u64,
-    /// READ to WRITE (any bank of the rank; another rank adds nothing more).
+    /// READ to WRITE, any bank of any rank (DRAMsim3's other-rank formula,
+    /// read_delay + burst + tRTRS - write_delay, comes to the same).
     pub rd_wr: u64,
-    pub rd_wr_r: u64,
     pub wr_wr_s: u64,
     pub wr_wr_l: u64,
     pub wr_wr_r: u64,
@@ -211,7 +211,6 @@ impl Timing {
             rd_rd_l: burst.max(self.ccd_l),
             rd_rd_r: burst + self.rtrs,
             rd_wr: rl + burst + self.rtrs - wl,
-            rd_wr_r: rl + burst + self.rtrs - wl,
             wr_wr_s: burst.max(self.ccd_s),
             wr_wr_l: burst.max(self.ccd_l),
             wr_wr_r: burst,
