@@ -2,6 +2,7 @@
 //! counters (names follow Intel PCM and DPDK), computed over the measured
 //! window only.
 
+use crate::mem::dram::host::Counters;
 use crate::units::Time;
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -213,16 +214,8 @@ pub struct MemBenchReport {
     pub dram_read_latency_ns: f64,
     /// Core to controller and back, outside the DRAM (from `dram.latency`).
     pub path_ns: f64,
-    pub row_hit_rate: f64,
-    /// Mean requests waiting per channel, and the share of cycles each
-    /// queue was full (PCM's RPQ/WPQ occupancy and full cycles).
-    pub read_queue_occupancy: f64,
-    pub write_queue_occupancy: f64,
-    pub read_queue_full: f64,
-    pub write_queue_full: f64,
-    /// Column commands of the busiest bank over the mean bank's.
-    pub bank_imbalance: f64,
-    pub refreshes: u64,
+    #[serde(flatten)]
+    pub dram: Counters,
 }
 
 /// Result of a BlueField-3 workload (`dpa_bench`); the fields that do not

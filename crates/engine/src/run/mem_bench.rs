@@ -19,14 +19,14 @@
 
 use super::Guard;
 use crate::config::Cfg;
-use crate::mem::dram::controller::{Channel, Config, Done};
-use crate::mem::dram::map::interleave;
+use crate::mem::dram::controller::Config;
+use crate::mem::dram::host::{Controllers, Event};
 use crate::report::{Body, MemBenchReport, Report, SimInfo};
 use crate::sim::{rng, stream};
 use crate::units::{cycles_to_ps, Time};
 use rand::Rng;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// Bytes each core's accesses fall into (MLC allocates hundreds of MB per
 /// thread): far beyond any LLC.
@@ -98,13 +98,12 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
 fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String> {
     let cfg = check(c)?;
     let half = (c.dram.latency - cfg.idle_read()) / 2;
-    let tck = cfg.timing.tck_ps;
     let b = &c.mem_bench;
     let gap = cycles_to_ps(b.delay.max(1), c.cpu.freq);
     let n = b.cores as usize + 1;
     let mut rng = rng(c.sim.seed, stream::MEM_BENCH, 0);
-    let mut chans: Vec<Channel> = (0..c.dram.channels).map(|_| Channel::new(cfg)).collect();
-    let mut pending: Vec<VecDeque<(Time, u64, u64, bool)>> = vec![VecDeque::new(); chans.len()];
+    let mut mem = Controllers::new(cfg, c.dram.channels as usize);
+    let tck = mem.tck();
     // Injectors start at random phases of their gap, as threads do.
     let mut cores: Vec<Core> = (0..n).map(|_| Core { free: c.cpu.mlp, next: rng.gen_range(0..gap) }).collect();
     cores[0].next = 0;
@@ -114,7 +113,6 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
     let mut spare: Vec<u64> = Vec::new();
     // Data (or a write's acceptance) back at its core: (time, request id).
     let mut back: BinaryHeap<Reverse<(Time, u64)>> = BinaryHeap::new();
-    let mut done: Vec<Done> = Vec::new();
     let warm = (b.loads / 10).max(1);
     let total = warm + b.loads;
     let (mut probe_loads, mut probe_ps) = (0u64, 0u64);
@@ -145,11 +143,8 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
                 if probe_loads == warm {
                     start = at;
                     (read_lines, write_lines, inj_reads, inj_ps) = (0, 0, 0, 0);
-                    for ch in chans.iter_mut() {
-                        // (idle up to now: the window starts with this cycle)
-                        ch.run_to(cycle, &mut done);
-                        ch.reset_stats();
-                    }
+                    // (idle up to now: the window starts with this cycle)
+                    mem.reset_stats(cycle);
                 } else if measuring {
                     probe_ps += at - f.issued;
                     probe_lat.push(at - f.issued);
@@ -178,46 +173,28 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
                 } else {
                     flights[id as usize] = f;
                 }
-                pending[interleave(line, chans.len())].push_back((now + half, id, line << 6, write));
+                mem.send(now + half, id, line << 6, write);
                 core.free -= 1;
                 core.next = if i == 0 { Time::MAX } else { core.next.max(now.saturating_sub(tck)) + gap };
             }
         }
-        // Controllers catch up (nothing happened in them since: the loop
-        // stops at each one's wake), take what has reached them (a refused
-        // request retries next cycle) and run a cycle.
-        let mut refused = false;
-        for (ch, q) in chans.iter_mut().zip(pending.iter_mut()) {
-            ch.run_to(cycle, &mut done);
-            debug_assert!(done.is_empty(), "a controller returned data between its wakes");
-            if let Some(&(at, id, addr, write)) = q.front() {
-                if at <= now {
-                    if ch.offer(id, addr, write) {
-                        q.pop_front();
-                        if write {
-                            write_lines += 1;
-                            back.push(Reverse((now + half, id)));
-                        }
-                    } else {
-                        refused = true;
-                    }
-                }
+        // The controllers run this cycle; a write is done, for its core,
+        // when its controller's queue takes it.
+        let refused = mem.step(cycle, |e| match e {
+            Event::Admitted { id, write: true } => {
+                write_lines += 1;
+                back.push(Reverse((now + half, id)));
             }
-            ch.run_to(cycle + 1, &mut done);
-            for d in done.drain(..) {
-                back.push(Reverse((d.at + half, d.id)));
-            }
-        }
+            Event::Admitted { .. } => {}
+            Event::Returned { id, at } => back.push(Reverse((at + half, id))),
+        });
         // On to the next cycle anything can happen in: a controller's wake,
         // a request reaching its controller (or retrying), data back at a
         // core, a core free to issue.
         let at_cycle = |t: Time| t.div_ceil(tck);
-        let mut soonest = chans.iter().map(|ch| ch.wake()).min().unwrap_or(u64::MAX);
+        let mut soonest = mem.wake();
         if refused || every_cycle {
             soonest = cycle + 1;
-        }
-        for q in &pending {
-            soonest = soonest.min(q.front().map_or(u64::MAX, |p| at_cycle(p.0)));
         }
         soonest = soonest.min(back.peek().map_or(u64::MAX, |b| at_cycle(b.0 .0)));
         for core in cores.iter().filter(|c| c.free > 0) {
@@ -226,12 +203,6 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
         cycle = soonest.max(cycle + 1);
     }
     let window = (end - start).max(1) as f64;
-    let stats: Vec<_> = chans.iter().map(|ch| &ch.stats).collect();
-    let sum = |f: &dyn Fn(&crate::mem::dram::controller::Stats) -> u64| stats.iter().map(|s| f(s)).sum::<u64>();
-    let cycles = sum(&|s| s.cycles).max(1) as f64;
-    let columns = sum(&|s| s.columns());
-    let per_bank: Vec<u64> = stats.iter().flat_map(|s| s.per_bank.iter().copied()).collect();
-    let mean_bank = columns as f64 / per_bank.len() as f64;
     probe_lat.sort_unstable();
     let p = |q: f64| probe_lat.get(((probe_lat.len() as f64 * q) as usize).min(probe_lat.len().saturating_sub(1))).map_or(f64::NAN, |&l| l as f64 / 1e3);
     Ok(Report {
@@ -245,15 +216,9 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
                 write_gbytes_s: write_lines as f64 * 64.0 / window * 1e3,
                 requests: read_lines + write_lines,
                 injector_latency_ns: if inj_reads == 0 { f64::NAN } else { inj_ps as f64 / inj_reads as f64 / 1e3 },
-                dram_read_latency_ns: sum(&|s| s.read_latency_ps) as f64 / sum(&|s| s.reads).max(1) as f64 / 1e3,
+                dram_read_latency_ns: mem.read_latency_ps() / 1e3,
                 path_ns: 2.0 * half as f64 / 1e3,
-                row_hit_rate: sum(&|s| s.row_hits) as f64 / columns.max(1) as f64,
-                read_queue_occupancy: sum(&|s| s.read_queue_occupancy) as f64 / cycles,
-                write_queue_occupancy: sum(&|s| s.write_queue_occupancy) as f64 / cycles,
-                read_queue_full: sum(&|s| s.read_queue_full) as f64 / cycles,
-                write_queue_full: sum(&|s| s.write_queue_full) as f64 / cycles,
-                bank_imbalance: per_bank.iter().copied().max().unwrap_or(0) as f64 / mean_bank.max(1e-9),
-                refreshes: sum(&|s| s.refreshes),
+                dram: mem.counters(),
             },
         },
         sim: SimInfo::new(c.sim.seed, end / tck, 0, end),

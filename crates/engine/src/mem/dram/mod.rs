@@ -16,6 +16,7 @@
 
 mod calendar;
 pub mod controller;
+pub mod host;
 pub mod map;
 pub mod timing;
 

@@ -1,0 +1,137 @@
+//! The host's memory controllers, one per channel, lines interleaved over
+//! the channels: what cores and devices reach through the mesh. A request
+//! is sent with the time it reaches its controller; each controller takes
+//! its arrivals in time order, at most one per DRAM cycle, and a request
+//! its queue refuses waits at the head and retries the next cycle (the
+//! back-pressure a full read or write queue puts on the CHA).
+
+use super::controller::{Channel, Config, Done, Stats};
+use super::map::interleave;
+use crate::units::Time;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// A request on its way: when it reaches the controller, its id, address
+/// and whether it is a write.
+type Arrival = (Time, u64, u64, bool);
+
+pub struct Controllers {
+    chans: Vec<Channel>,
+    arriving: Vec<VecDeque<Arrival>>,
+    done: Vec<Done>,
+    tck: Time,
+}
+
+/// What a controller did with a request in a cycle.
+pub enum Event {
+    /// Its queue took it.
+    Admitted { id: u64, write: bool },
+    /// A read's last data beat arrived at `at`.
+    Returned { id: u64, at: Time },
+}
+
+/// The channels' counters summed, as PCM's `imc` events give them.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct Counters {
+    /// Column commands that found their row open and used (page hits).
+    pub row_hit_rate: f64,
+    /// Mean requests waiting per channel, and the share of cycles each
+    /// queue was full (PCM's RPQ/WPQ occupancy and full cycles).
+    pub read_queue_occupancy: f64,
+    pub write_queue_occupancy: f64,
+    pub read_queue_full: f64,
+    pub write_queue_full: f64,
+    /// Column commands of the busiest bank over the mean bank's.
+    pub bank_imbalance: f64,
+    pub refreshes: u64,
+}
+
+impl Controllers {
+    pub fn new(cfg: Config, channels: usize) -> Controllers {
+        Controllers {
+            chans: (0..channels).map(|_| Channel::new(cfg)).collect(),
+            arriving: vec![VecDeque::new(); channels],
+            done: Vec::new(),
+            tck: cfg.timing.tck_ps,
+        }
+    }
+
+    /// The DRAM clock period (ps).
+    pub fn tck(&self) -> Time {
+        self.tck
+    }
+
+    /// A request that reaches its controller at `at` (after any sent before).
+    pub fn send(&mut self, at: Time, id: u64, addr: u64, write: bool) {
+        self.arriving[interleave(addr >> 6, self.chans.len())].push_back((at, id, addr, write));
+    }
+
+    /// Run DRAM cycle `cycle` in every controller: each catches up to it
+    /// (nothing happened in it since its wake), takes the arrival due, if
+    /// its queue has room, and runs the cycle, telling `event` what it did.
+    /// Returns whether a queue refused a request.
+    pub fn step(&mut self, cycle: u64, mut event: impl FnMut(Event)) -> bool {
+        let now = cycle * self.tck;
+        let mut refused = false;
+        for (ch, q) in self.chans.iter_mut().zip(self.arriving.iter_mut()) {
+            ch.run_to(cycle, &mut self.done);
+            debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");
+            if let Some(&(at, id, addr, write)) = q.front() {
+                if at <= now {
+                    if ch.offer(id, addr, write) {
+                        q.pop_front();
+                        event(Event::Admitted { id, write });
+                    } else {
+                        refused = true;
+                    }
+                }
+            }
+            ch.run_to(cycle + 1, &mut self.done);
+            for d in self.done.drain(..) {
+                event(Event::Returned { id: d.id, at: d.at });
+            }
+        }
+        refused
+    }
+
+    /// The first cycle anything can happen at in a controller or reach one.
+    pub fn wake(&self) -> u64 {
+        let first = self.arriving.iter().filter_map(|q| q.front()).map(|a| a.0.div_ceil(self.tck)).min();
+        self.chans.iter().map(|ch| ch.wake()).chain(first).min().unwrap_or(u64::MAX)
+    }
+
+    /// Start every controller's counters afresh at `cycle` (a measured
+    /// window's start; the idle time up to it is not counted).
+    pub fn reset_stats(&mut self, cycle: u64) {
+        for ch in self.chans.iter_mut() {
+            ch.run_to(cycle, &mut self.done);
+            ch.reset_stats();
+        }
+        debug_assert!(self.done.is_empty());
+    }
+
+    fn sum(&self, f: impl Fn(&Stats) -> u64) -> u64 {
+        self.chans.iter().map(|ch| f(&ch.stats)).sum()
+    }
+
+    /// Mean read latency inside the controllers, queue to last data beat (ps).
+    pub fn read_latency_ps(&self) -> f64 {
+        self.sum(|s| s.read_latency_ps) as f64 / self.sum(|s| s.reads).max(1) as f64
+    }
+
+    pub fn counters(&self) -> Counters {
+        let cycles = self.sum(|s| s.cycles).max(1) as f64;
+        let columns = self.sum(|s| s.columns());
+        let per_bank: Vec<u64> = self.chans.iter().flat_map(|ch| ch.stats.per_bank.iter().copied()).collect();
+        let mean_bank = columns as f64 / per_bank.len() as f64;
+        Counters {
+            row_hit_rate: self.sum(|s| s.row_hits) as f64 / columns.max(1) as f64,
+            read_queue_occupancy: self.sum(|s| s.read_queue_occupancy) as f64 / cycles,
+            write_queue_occupancy: self.sum(|s| s.write_queue_occupancy) as f64 / cycles,
+            read_queue_full: self.sum(|s| s.read_queue_full) as f64 / cycles,
+            write_queue_full: self.sum(|s| s.write_queue_full) as f64 / cycles,
+            bank_imbalance: per_bank.iter().copied().max().unwrap_or(0) as f64 / mean_bank.max(1e-9),
+            refreshes: self.sum(|s| s.refreshes),
+        }
+    }
+}
