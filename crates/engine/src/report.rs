@@ -218,6 +218,35 @@ pub struct MemBenchReport {
     pub dram: Counters,
 }
 
+/// Result of a host network run (`sim.kind = hostnet`), named as the host
+/// network study names its domains (Vuppalapati et al., SIGCOMM'24, §4).
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct HostnetReport {
+    /// The C2M loops' throughput: lines loaded (or stored) per second.
+    pub c2m_gbytes_s: f64,
+    /// Memory traffic of the C2M cores: reads, and write-backs.
+    pub c2m_read_gbytes_s: f64,
+    pub c2m_write_gbytes_s: f64,
+    /// The device's DMA throughput.
+    pub p2m_gbytes_s: f64,
+    /// All lines read and written per second.
+    pub memory_gbytes_s: f64,
+    /// C2M-Read domain latency: a load's fill buffer to its data back.
+    pub c2m_read_latency_ns: f64,
+    /// C2M-Write domain latency: a write-back's fill buffer to the CHA.
+    pub c2m_write_latency_ns: f64,
+    /// P2M domain latency: an IIO entry to write-queue admission
+    /// (P2M-Write) or to the data back (P2M-Read).
+    pub p2m_latency_ns: f64,
+    /// Mean fill buffers taken per C2M core, and IIO entries taken.
+    pub lfb_occupancy: f64,
+    pub iio_occupancy: f64,
+    /// Mean read latency inside the controllers (queue to last data beat).
+    pub dram_read_latency_ns: f64,
+    #[serde(flatten)]
+    pub dram: Counters,
+}
+
 /// Result of a BlueField-3 workload (`dpa_bench`); the fields that do not
 /// apply to the workload stay 0.
 #[derive(Serialize, Debug, Clone, Default)]
@@ -354,6 +383,9 @@ pub enum Body {
     },
     MemBench {
         mem_bench: MemBenchReport,
+    },
+    Hostnet {
+        hostnet: HostnetReport,
     },
     Dpa {
         dpa: DpaReport,

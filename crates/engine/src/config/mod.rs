@@ -12,23 +12,29 @@ pub use table::*;
 
 use serde_json::Value;
 
+/// The run kinds with the memory controller (a kind list is words apart).
+const CONTROLLER: &str = "mem_bench hostnet";
+
 /// Parameters only one run kind reads (key or `section.` prefix, kind):
 /// giving one for another kind is a mistake, not a no-op.
 const KIND_KEYS: &[(&str, &str)] = &[
     ("pcie_bench.", "pcie_bench"),
     ("copy_bench.", "copy_bench"),
     ("mem_bench.", "mem_bench"),
+    ("hostnet.", "hostnet"),
+    ("iio.", "hostnet"),
+    ("cha.", "hostnet"),
     ("antagonist.", "packet"),
-    // (the memory controller runs only under mem_bench so far; dram.speed
-    // stays free: profiles name their DIMMs for every kind)
-    ("dram.ranks", "mem_bench"),
-    ("dram.page_policy", "mem_bench"),
-    ("dram.read_queue", "mem_bench"),
-    ("dram.write_queue", "mem_bench"),
-    ("dram.bank_queue", "mem_bench"),
-    ("dram.write_high", "mem_bench"),
-    ("dram.write_low", "mem_bench"),
-    ("dram.write_idle", "mem_bench"),
+    // (the memory controller runs only under mem_bench and hostnet so far;
+    // dram.speed stays free: profiles name their DIMMs for every kind)
+    ("dram.ranks", CONTROLLER),
+    ("dram.page_policy", CONTROLLER),
+    ("dram.read_queue", CONTROLLER),
+    ("dram.write_queue", CONTROLLER),
+    ("dram.bank_queue", CONTROLLER),
+    ("dram.write_high", CONTROLLER),
+    ("dram.write_low", CONTROLLER),
+    ("dram.write_idle", CONTROLLER),
     ("dpa_bench.", "dpa"),
     ("netdimm.nic", "netdimm"),
     ("netdimm.traffic", "netdimm"),
@@ -40,7 +46,7 @@ const KIND_KEYS: &[(&str, &str)] = &[
     ("netdimm.nf", "netdimm"),
 ];
 
-/// The run kind that alone reads `key`, if one does.
+/// The run kinds (words apart) that alone read `key`, if any do.
 pub fn kind_of(key: &str) -> Option<&'static str> {
     KIND_KEYS
         .iter()
@@ -55,11 +61,13 @@ pub fn typed(scenario: &Value) -> Result<(Values, Cfg), String> {
     let cfg = Cfg::from_values(&values);
     for key in given {
         match kind_of(key) {
-            Some(kind) if kind != cfg.sim.kind => {
+            Some(kinds) if !kinds.split(' ').any(|k| k == cfg.sim.kind) => {
+                let kind = kinds.replace(' ', " or ");
                 return Err(format!(
-                    "{key}: a parameter of sim.kind = {kind}, but sim.kind = {}; set sim.kind = {kind} or drop {key}",
-                    cfg.sim.kind
-                ))
+                    "{key}: a parameter of sim.kind = {kind}, but sim.kind = {}; set sim.kind = {} or drop {key}",
+                    cfg.sim.kind,
+                    kinds.split(' ').next().unwrap_or(kinds)
+                ));
             }
             _ => {}
         }

@@ -110,7 +110,7 @@ macro_rules! params {
 // with a source for each.
 params! {
     sim: SimCfg {
-        kind: choice["packet", "pcie_bench", "copy_bench", "dpa", "netdimm", "mem_bench"](None, "packet", 0, 0, "what runs: packet traffic through the server, or a microbenchmark or device model (pcie_bench, copy_bench, dpa for dpa_bench, netdimm, mem_bench); a parameter of another kind is an error"),
+        kind: choice["packet", "pcie_bench", "copy_bench", "dpa", "netdimm", "mem_bench", "hostnet"](None, "packet", 0, 0, "what runs: packet traffic through the server, or a microbenchmark or device model (pcie_bench, copy_bench, dpa for dpa_bench, netdimm, mem_bench, hostnet for cores and a DMA device contending for memory); a parameter of another kind is an error"),
         seed: int(None, "1", 0, u32::MAX, "seed of every random stream (each component derives its own)"),
         duration: int(Time, "5ms", 1_000, 10e12, "simulated time measured after the warm-up"),
         warmup: int(Time, "2ms", 0, 10e12, "simulated time run before measuring (rings, caches, queues fill)"),
@@ -210,6 +210,21 @@ params! {
         delay: int(None, "0", 0, 1e7, "core cycles an injector waits between accesses (MLC's inject delay)"),
         read_share: float(None, "1.0", 0, 1, "share of the injectors' accesses that are reads; the rest write whole lines back (1.0 = all reads, 0.75 = 3:1)"),
         loads: int(None, "5000", 10, 1e6, "the probe's measured dependent loads (after a tenth as many warm-up loads)"),
+    }
+    hostnet: HostnetCfg {
+        c2m_cores: int(None, "1", 0, 63, "sim.kind = hostnet: cores running the C2M loop over their own 1 GiB buffers, line after line, as many loads in flight as their fill buffers allow (cpu.mlp)"),
+        c2m: choice["read", "read_write"](None, "read", 0, 0, "the C2M loop: sequential 64 B loads (C2M-Read), or sequential 64 B stores, each line read for ownership and written back when the LLC evicts it (C2M-ReadWrite)"),
+        p2m: choice["none", "write", "read"](None, "write", 0, 0, "the P2M device's sequential DMA: memory writes (storage reads: P2M-Write), memory reads (storage writes: P2M-Read) or none"),
+        p2m_rate: int(ByteRate, "14GB/s", 1, 1e7, "bytes per second the P2M device moves when memory keeps up (the SSDs' own bandwidth)"),
+    }
+    iio: IioCfg {
+        write_buffer: int(None, "92", 1, 4096, "sim.kind = hostnet: IIO write buffer entries, lines (the P2M-Write domain's credits): a DMA write holds one until its controller's write queue takes it"),
+        write_latency: int(Time, "300ns", 1, 1e7, "unloaded P2M-Write domain latency: IIO buffer entry to write-queue admission"),
+        read_buffer: int(None, "164", 1, 4096, "IIO read entries, lines (the P2M-Read domain's credits): a DMA read holds one until its data is back at the IIO"),
+    }
+    cha: ChaCfg {
+        write_latency: int(Time, "10ns", 0, 1e7, "sim.kind = hostnet: unloaded C2M-Write domain latency, a written-back line's fill buffer to the CHA"),
+        write_buffer: int(None, "32", 1, 4096, "written-back lines the CHA holds per channel for the write queue; a core's write-back waits in its fill buffer while they are all taken"),
     }
     llc: LlcCfg {
         size: int(Bytes, "24.75MiB", 65536, 1e10, "last-level cache capacity (all slices)"),

@@ -18,6 +18,9 @@ fn pow2(key: &str, v: u64) -> Result<(), String> {
 
 /// Checks that involve more than one parameter.
 pub fn cross_check(c: &Cfg) -> Result<(), String> {
+    if c.sim.kind == "hostnet" {
+        super::hostnet::check(c)?;
+    }
     if c.sim.kind == "mem_bench" {
         super::mem_bench::check(c)?;
     }

@@ -51,7 +51,6 @@ struct Flight {
 /// What a mem_bench scenario must satisfy beyond each parameter's range;
 /// the channels' controller, checked.
 pub fn check(c: &Cfg) -> Result<Config, String> {
-    let cfg = Config::host(&c.dram)?;
     if c.mem_bench.cores >= c.cpu.max_cores {
         return Err(format!(
             "mem_bench.cores = {}: at most cpu.max_cores - 1 = {} (one core is the latency probe)",
@@ -59,6 +58,13 @@ pub fn check(c: &Cfg) -> Result<Config, String> {
             c.cpu.max_cores - 1
         ));
     }
+    controller(c)
+}
+
+/// The channels' memory controller from the `dram` section, checked
+/// against the channel bandwidth and idle latency it must agree with.
+pub fn controller(c: &Cfg) -> Result<Config, String> {
+    let cfg = Config::host(&c.dram)?;
     let agrees = |t: &crate::mem::dram::timing::Timing| (t.peak_bytes_per_s() / 1e6 / c.dram.channel_bw as f64 - 1.0).abs() <= 0.01;
     if !agrees(&cfg.timing) {
         let bw = c.dram.channel_bw;

@@ -5,6 +5,7 @@
 pub mod check;
 pub mod copy_bench;
 pub mod dpa;
+pub mod hostnet;
 pub mod mem_bench;
 pub mod netdimm;
 pub mod packet;
@@ -44,6 +45,7 @@ pub fn run_with(cfg: &Cfg, progress: &mut dyn FnMut(f64) -> bool) -> Result<Repo
         "pcie_bench" => pcie_bench::run_guarded(cfg, &mut g),
         "copy_bench" => copy_bench::run_guarded(cfg, &mut g),
         "mem_bench" => mem_bench::run_guarded(cfg, &mut g),
+        "hostnet" => hostnet::run_guarded(cfg, &mut g),
         "dpa" => dpa::run_guarded(cfg, &mut g),
         "netdimm" => netdimm::run_guarded(cfg, &mut g),
         _ => packet::World::build_with(cfg, &mut *g.progress)?

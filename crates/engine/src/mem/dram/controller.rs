@@ -191,6 +191,8 @@ pub struct Stats {
     pub writes: u64,
     /// Column commands to a row already used since its ACT.
     pub row_hits: u64,
+    /// Reads that needed their row opened (an ACT for a read).
+    pub read_row_misses: u64,
     pub acts: u64,
     pub pres: u64,
     pub refreshes: u64,
@@ -688,6 +690,8 @@ impl Channel {
         bank.next[Cmd::Pre as usize] = bank.next[Cmd::Pre as usize].max(now + to_pre);
         if bank.hits > 0 {
             self.stats.row_hits += 1;
+        } else if !r.write {
+            self.stats.read_row_misses += 1;
         }
         bank.hits += 1;
         self.stats.per_bank[r.bank] += 1;

@@ -2,8 +2,10 @@
 //! the channels: what cores and devices reach through the mesh. A request
 //! is sent with the time it reaches its controller; each controller takes
 //! its arrivals in time order, at most one per DRAM cycle, and a request
-//! its queue refuses waits at the head and retries the next cycle (the
-//! back-pressure a full read or write queue puts on the CHA).
+//! its queue refuses waits and retries the next cycle (the back-pressure a
+//! full read or write queue puts on the CHA). Reads and writes wait apart,
+//! so that reads pass writes held by a full write queue, as the CHA
+//! processes them concurrently (Vuppalapati et al., SIGCOMM'24, §5.2).
 
 use super::controller::{Channel, Config, Done, Stats};
 use super::map::interleave;
@@ -17,7 +19,8 @@ type Arrival = (Time, u64, u64, bool);
 
 pub struct Controllers {
     chans: Vec<Channel>,
-    arriving: Vec<VecDeque<Arrival>>,
+    /// Per channel: reads, and writes, on their way or waiting.
+    arriving: Vec<[VecDeque<Arrival>; 2]>,
     done: Vec<Done>,
     tck: Time,
 }
@@ -35,6 +38,9 @@ pub enum Event {
 pub struct Counters {
     /// Column commands that found their row open and used (page hits).
     pub row_hit_rate: f64,
+    /// Reads that needed their row opened, per read served from DRAM (the
+    /// host network study's row miss ratio: ACTs for reads per line read).
+    pub read_row_miss_ratio: f64,
     /// Mean requests waiting per channel, and the share of cycles each
     /// queue was full (PCM's RPQ/WPQ occupancy and full cycles).
     pub read_queue_occupancy: f64,
@@ -50,7 +56,7 @@ impl Controllers {
     pub fn new(cfg: Config, channels: usize) -> Controllers {
         Controllers {
             chans: (0..channels).map(|_| Channel::new(cfg)).collect(),
-            arriving: vec![VecDeque::new(); channels],
+            arriving: vec![[VecDeque::new(), VecDeque::new()]; channels],
             done: Vec::new(),
             tck: cfg.timing.tck_ps,
         }
@@ -61,31 +67,47 @@ impl Controllers {
         self.tck
     }
 
-    /// A request that reaches its controller at `at` (after any sent before).
+    /// The channel `addr` lies in.
+    pub fn channel(&self, addr: u64) -> usize {
+        interleave(addr >> 6, self.chans.len())
+    }
+
+    /// A request that reaches its controller at `at` (after any read, or
+    /// write, sent before).
     pub fn send(&mut self, at: Time, id: u64, addr: u64, write: bool) {
-        self.arriving[interleave(addr >> 6, self.chans.len())].push_back((at, id, addr, write));
+        let ch = self.channel(addr);
+        self.arriving[ch][write as usize].push_back((at, id, addr, write));
+    }
+
+    /// Writes on their way to, or waiting at, `channel`'s controller.
+    pub fn writes_waiting(&self, channel: usize) -> usize {
+        self.arriving[channel][1].len()
     }
 
     /// Run DRAM cycle `cycle` in every controller: each catches up to it
     /// (nothing happened in it since its wake), takes the arrival due, if
     /// its queue has room, and runs the cycle, telling `event` what it did.
-    /// Returns whether a queue refused a request.
+    /// Returns whether a request due is still waiting (refused, or behind
+    /// the one taken).
     pub fn step(&mut self, cycle: u64, mut event: impl FnMut(Event)) -> bool {
         let now = cycle * self.tck;
         let mut refused = false;
         for (ch, q) in self.chans.iter_mut().zip(self.arriving.iter_mut()) {
             ch.run_to(cycle, &mut self.done);
             debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");
-            if let Some(&(at, id, addr, write)) = q.front() {
-                if at <= now {
-                    if ch.offer(id, addr, write) {
-                        q.pop_front();
-                        event(Event::Admitted { id, write });
-                    } else {
-                        refused = true;
-                    }
-                }
+            // The older arrival due that its queue can take.
+            let due = |q: &[VecDeque<Arrival>; 2], k: usize| q[k].front().filter(|a| a.0 <= now).map(|a| a.0);
+            let mut order = [0, 1];
+            if due(q, 1) < due(q, 0) && due(q, 1).is_some() || due(q, 0).is_none() {
+                order = [1, 0];
             }
+            if let Some(k) = order.into_iter().find(|&k| due(q, k).is_some() && ch.can_take(k == 1)) {
+                let (_, id, addr, write) = q[k].pop_front().unwrap();
+                ch.offer(id, addr, write);
+                event(Event::Admitted { id, write });
+            }
+            // (one still due waits for the next cycle)
+            refused |= due(q, 0).is_some() || due(q, 1).is_some();
             ch.run_to(cycle + 1, &mut self.done);
             for d in self.done.drain(..) {
                 event(Event::Returned { id: d.id, at: d.at });
@@ -96,7 +118,7 @@ impl Controllers {
 
     /// The first cycle anything can happen at in a controller or reach one.
     pub fn wake(&self) -> u64 {
-        let first = self.arriving.iter().filter_map(|q| q.front()).map(|a| a.0.div_ceil(self.tck)).min();
+        let first = self.arriving.iter().flatten().filter_map(|q| q.front()).map(|a| a.0.div_ceil(self.tck)).min();
         self.chans.iter().map(|ch| ch.wake()).chain(first).min().unwrap_or(u64::MAX)
     }
 
@@ -126,6 +148,7 @@ impl Controllers {
         let mean_bank = columns as f64 / per_bank.len() as f64;
         Counters {
             row_hit_rate: self.sum(|s| s.row_hits) as f64 / columns.max(1) as f64,
+            read_row_miss_ratio: self.sum(|s| s.read_row_misses) as f64 / self.sum(|s| s.reads - s.forwarded).max(1) as f64,
             read_queue_occupancy: self.sum(|s| s.read_queue_occupancy) as f64 / cycles,
             write_queue_occupancy: self.sum(|s| s.write_queue_occupancy) as f64 / cycles,
             read_queue_full: self.sum(|s| s.read_queue_full) as f64 / cycles,

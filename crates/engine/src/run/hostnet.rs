@@ -1,0 +1,306 @@
+//! The host network under contention (Vuppalapati et al., "Understanding
+//! the Host Network", SIGCOMM'24): cores streaming through memory (C2M)
+//! beside a device streaming DMA (P2M), sharing the memory controllers
+//! (`mem::dram::host`), each traffic bounded by its domain's credits (§4):
+//!
+//! - C2M-Read: a core's loads in flight are bounded by its line-fill
+//!   buffers (`cpu.mlp`); a load reaches its controller half the idle path
+//!   (`dram.latency` less the DRAM's idle read) after it leaves, and its
+//!   data is back the other half after the last beat.
+//! - C2M-Write (the C2M-ReadWrite loop): each line stored is first read for
+//!   ownership, and the LLC, full of the loop's dirty lines, writes one
+//!   back for it: the line an LLC share earlier. The write-back holds a
+//!   fill buffer until the CHA takes it (`cha.write_latency` unloaded); the
+//!   CHA holds `cha.write_buffer` of them per channel for the write queue,
+//!   and a write-back finding them all taken waits in its fill buffer.
+//! - P2M-Write: each DMA line holds an IIO write-buffer entry
+//!   (`iio.write_buffer`) from allocation until its controller's write
+//!   queue takes it, `iio.write_latency` later when the queue has room.
+//! - P2M-Read: each line holds an IIO read entry (`iio.read_buffer`) until
+//!   its data is back at the IIO: out by the P2M-Write path, back by the
+//!   C2M path (the study could not measure this domain's latency).
+//!
+//! The device offers `hostnet.p2m_rate`. DDIO is off, as in the study's
+//! microbenchmarks (§2.2), and the prefetchers too. Every latency is a mean
+//! per request; the study's, by Little's law from occupancies, agree with
+//! them in steady state.
+
+use super::Guard;
+use crate::config::Cfg;
+use crate::mem::dram::controller::Config;
+use crate::mem::dram::host::{Controllers, Event};
+use crate::report::{Body, HostnetReport, Report, SimInfo};
+use crate::units::Time;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// Bytes of each core's buffer (the study's STREAM loops use 1 GiB).
+const BUFFER: u64 = 1 << 30;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Op {
+    /// A C2M load (or read for ownership).
+    Load,
+    /// A C2M write-back.
+    WriteBack,
+    DmaWrite,
+    DmaRead,
+}
+
+/// A request in flight: who sent it (a core, or the device: `u32::MAX`),
+/// when, where to and whether it has reached its controller.
+#[derive(Clone, Copy)]
+struct Flight {
+    core: u32,
+    op: Op,
+    issued: Time,
+    addr: u64,
+    at_controller: bool,
+}
+
+struct Core {
+    /// Fill buffers free.
+    free: u64,
+    /// Lines of its buffer read so far.
+    lines: u64,
+    /// Lines the LLC evicted for it, waiting for a fill buffer.
+    write_backs: VecDeque<u64>,
+}
+
+/// Sums over the measured window.
+#[derive(Default)]
+struct Tally {
+    c2m_reads: u64,
+    c2m_read_ps: u64,
+    c2m_writes: u64,
+    /// Write-backs the CHA took, and their time from the fill buffer.
+    c2m_write_backs: u64,
+    c2m_write_ps: u64,
+    p2m_lines: u64,
+    p2m_ps: u64,
+    /// Occupancy integrals (entries x ps).
+    lfb: u128,
+    iio: u128,
+}
+
+/// What a hostnet scenario must satisfy beyond each parameter's range; the
+/// channels' controller, checked.
+pub fn check(c: &Cfg) -> Result<Config, String> {
+    let cfg = super::mem_bench::controller(c)?;
+    if c.hostnet.c2m_cores >= c.cpu.max_cores {
+        return Err(format!(
+            "hostnet.c2m_cores = {}: at most cpu.max_cores - 1 = {} (a core drives the P2M device)",
+            c.hostnet.c2m_cores,
+            c.cpu.max_cores - 1
+        ));
+    }
+    if c.llc.ddio_ways > 0 {
+        return Err(format!(
+            "llc.ddio_ways = {}: hostnet models DDIO off, as the study's microbenchmarks run (§2.2); set llc.ddio_ways = 0",
+            c.llc.ddio_ways
+        ));
+    }
+    Ok(cfg)
+}
+
+pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
+    let cfg = check(c)?;
+    let h = &c.hostnet;
+    let half = (c.dram.latency - cfg.idle_read()) / 2;
+    let mut mem = Controllers::new(cfg, c.dram.channels as usize);
+    let tck = mem.tck();
+    let n = h.c2m_cores as usize;
+    // An LLC share of lines behind the line read: the one written back.
+    let lag = (c.llc.size / 64 / n.max(1) as u64).min(BUFFER / 64 - 1);
+    let device = u32::MAX;
+    let dev_base = n as u64 * BUFFER;
+    let mut cores: Vec<Core> = (0..n).map(|_| Core { free: c.cpu.mlp, lines: 0, write_backs: VecDeque::new() }).collect();
+    // The device: its next line, when it may issue it, its IIO entries free.
+    let (p2m_write, p2m_read) = (h.p2m == "write", h.p2m == "read");
+    let gap = (64_000_000 / h.p2m_rate.max(1)).max(1);
+    let (mut dev_line, mut dev_next) = (0u64, 0 as Time);
+    let credits = if p2m_read { c.iio.read_buffer } else { c.iio.write_buffer };
+    let mut dev_free = credits;
+    // Written-back lines at (or waiting to enter) each channel's CHA.
+    let mut cha_held = vec![0usize; c.dram.channels as usize];
+    let mut cha_door: Vec<VecDeque<u64>> = vec![VecDeque::new(); c.dram.channels as usize];
+    let mut flights: Vec<Flight> = Vec::new();
+    let mut spare: Vec<u64> = Vec::new();
+    // Requests reaching their next stop: (time, id).
+    let mut due: BinaryHeap<Reverse<(Time, u64)>> = BinaryHeap::new();
+    let mut events: Vec<Event> = Vec::new();
+    let (warm, end) = (c.sim.warmup, c.sim.warmup + c.sim.duration);
+    let mut t = Tally::default();
+    let mut measuring = false;
+    let mut cycle = 0u64;
+    let new_flight = |flights: &mut Vec<Flight>, spare: &mut Vec<u64>, f: Flight| -> u64 {
+        let id = spare.pop().unwrap_or(flights.len() as u64);
+        if id as usize == flights.len() {
+            flights.push(f);
+        } else {
+            flights[id as usize] = f;
+        }
+        id
+    };
+    loop {
+        let now = cycle * tck;
+        if now >= end {
+            break;
+        }
+        g.tick(|| now as f64 / end as f64)?;
+        if !measuring && now >= warm {
+            measuring = true;
+            t = Tally::default();
+            mem.reset_stats(cycle);
+        }
+        // Requests reaching a controller, a CHA or their sender.
+        while let Some(&Reverse((at, id))) = due.peek() {
+            if at > now {
+                break;
+            }
+            due.pop();
+            let f = &mut flights[id as usize];
+            if !f.at_controller {
+                f.at_controller = true;
+                if f.op == Op::WriteBack {
+                    // At the CHA's door.
+                    let ch = mem.channel(f.addr);
+                    cha_door[ch].push_back(id);
+                } else {
+                    mem.send(at, id, f.addr, f.op == Op::DmaWrite);
+                }
+                continue;
+            }
+            // Data back at the core or the IIO.
+            let latency = at - f.issued;
+            if f.core == device {
+                dev_free += 1;
+                if measuring {
+                    t.p2m_lines += 1;
+                    t.p2m_ps += latency;
+                }
+            } else {
+                let core = &mut cores[f.core as usize];
+                core.free += 1;
+                if measuring {
+                    t.c2m_reads += 1;
+                    t.c2m_read_ps += latency;
+                }
+                if h.c2m == "read_write" {
+                    // (the line an LLC share back, in this pass or the last)
+                    let line = (core.lines + BUFFER / 64 - lag) % (BUFFER / 64);
+                    core.write_backs.push_back(f.core as u64 * BUFFER + line * 64);
+                }
+            }
+            spare.push(id);
+        }
+        // The CHAs take the write-backs at their doors while they hold fewer
+        // than their buffer: the fill buffer is free.
+        for (ch, door) in cha_door.iter_mut().enumerate() {
+            while cha_held[ch] < c.cha.write_buffer as usize {
+                let Some(id) = door.pop_front() else { break };
+                cha_held[ch] += 1;
+                let f = flights[id as usize];
+                cores[f.core as usize].free += 1;
+                if measuring {
+                    t.c2m_write_backs += 1;
+                    t.c2m_write_ps += now - f.issued;
+                }
+                mem.send(now, id, f.addr, true);
+            }
+        }
+        // Cores issue: write-backs first, then the next line.
+        for (i, core) in cores.iter_mut().enumerate() {
+            while core.free > 0 {
+                core.free -= 1;
+                let (op, addr, arrive) = match core.write_backs.pop_front() {
+                    Some(addr) => (Op::WriteBack, addr, now + c.cha.write_latency),
+                    None => {
+                        let addr = i as u64 * BUFFER + core.lines % (BUFFER / 64) * 64;
+                        core.lines += 1;
+                        (Op::Load, addr, now + half)
+                    }
+                };
+                let id = new_flight(&mut flights, &mut spare, Flight { core: i as u32, op, issued: now, addr, at_controller: false });
+                due.push(Reverse((arrive, id)));
+            }
+        }
+        // The device issues at its rate while it has IIO entries.
+        if p2m_write || p2m_read {
+            while dev_free > 0 && dev_next <= now {
+                dev_free -= 1;
+                let addr = dev_base + dev_line % (BUFFER / 64) * 64;
+                dev_line += 1;
+                let op = if p2m_write { Op::DmaWrite } else { Op::DmaRead };
+                let id = new_flight(&mut flights, &mut spare, Flight { core: device, op, issued: now, addr, at_controller: false });
+                due.push(Reverse((now + c.iio.write_latency, id)));
+                dev_next = dev_next.max(now.saturating_sub(gap)) + gap;
+            }
+        }
+        // The controllers run this cycle.
+        let refused = mem.step(cycle, |e| events.push(e));
+        for e in events.drain(..) {
+            match e {
+                Event::Returned { id, at } => due.push(Reverse((at + half, id))),
+                Event::Admitted { id, write: true } => {
+                    let f = flights[id as usize];
+                    if f.core == device {
+                        // The IIO entry is free once the write queue has it.
+                        dev_free += 1;
+                        if measuring {
+                            t.p2m_lines += 1;
+                            t.p2m_ps += now - f.issued;
+                        }
+                    } else {
+                        cha_held[mem.channel(f.addr)] -= 1;
+                        if measuring {
+                            t.c2m_writes += 1;
+                        }
+                    }
+                    spare.push(id);
+                }
+                Event::Admitted { .. } => {}
+            }
+        }
+        // On to the next cycle anything can happen in.
+        let at_cycle = |t: Time| t.div_ceil(tck);
+        let mut next = mem.wake();
+        if refused || cha_door.iter().zip(&cha_held).any(|(d, &h)| !d.is_empty() && h < c.cha.write_buffer as usize) {
+            next = cycle + 1;
+        }
+        next = next.min(due.peek().map_or(u64::MAX, |d| at_cycle(d.0 .0)));
+        if (p2m_write || p2m_read) && dev_free > 0 {
+            next = next.min(at_cycle(dev_next));
+        }
+        next = next.max(cycle + 1).min(at_cycle(end)).max(cycle + 1);
+        if measuring {
+            let dt = ((next - cycle) * tck) as u128;
+            let lfb: u64 = cores.iter().map(|c| c.free).sum();
+            t.lfb += (n as u64 * c.cpu.mlp - lfb) as u128 * dt;
+            t.iio += (credits - dev_free) as u128 * dt;
+        }
+        cycle = next;
+    }
+    let window = c.sim.duration as f64;
+    let gbs = |lines: u64| lines as f64 * 64.0 / window * 1e3;
+    let mean = |ps: u64, k: u64| if k == 0 { f64::NAN } else { ps as f64 / k as f64 / 1e3 };
+    Ok(Report {
+        body: Body::Hostnet {
+            hostnet: HostnetReport {
+                c2m_gbytes_s: gbs(t.c2m_reads),
+                c2m_read_gbytes_s: gbs(t.c2m_reads),
+                c2m_write_gbytes_s: gbs(t.c2m_writes),
+                p2m_gbytes_s: gbs(t.p2m_lines),
+                memory_gbytes_s: gbs(t.c2m_reads + t.c2m_writes + t.p2m_lines),
+                c2m_read_latency_ns: mean(t.c2m_read_ps, t.c2m_reads),
+                c2m_write_latency_ns: mean(t.c2m_write_ps, t.c2m_write_backs),
+                p2m_latency_ns: mean(t.p2m_ps, t.p2m_lines),
+                lfb_occupancy: t.lfb as f64 / window / n.max(1) as f64,
+                iio_occupancy: t.iio as f64 / window,
+                dram_read_latency_ns: mem.read_latency_ps() / 1e3,
+                dram: mem.counters(),
+            },
+        },
+        sim: SimInfo::new(c.sim.seed, cycle, 0, end),
+    })
+}
