@@ -37,6 +37,21 @@ use std::collections::{BinaryHeap, VecDeque};
 /// Bytes of each core's buffer (the study's STREAM loops use 1 GiB).
 const BUFFER: u64 = 1 << 30;
 
+/// Physical memory the buffers' pages are spread over.
+const PHYSICAL: u64 = 64 << 30;
+
+/// The physical address of byte `offset` of buffer `buffer`: its 4 KiB
+/// pages lie where the OS put them, frames scattered over memory (a
+/// stateless hash standing for the page table; a frame shared by two
+/// pages changes nothing a controller sees).
+fn physical(buffer: u64, offset: u64) -> u64 {
+    let mut x = (buffer << 40 | offset >> 12).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    (x % (PHYSICAL >> 12)) << 12 | offset & 0xFFF
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Op {
     /// A C2M load (or read for ownership).
@@ -113,7 +128,6 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
     // An LLC share of lines behind the line read: the one written back.
     let lag = (c.llc.size / 64 / n.max(1) as u64).min(BUFFER / 64 - 1);
     let device = u32::MAX;
-    let dev_base = n as u64 * BUFFER;
     let mut cores: Vec<Core> = (0..n).map(|_| Core { free: c.cpu.mlp, lines: 0, write_backs: VecDeque::new() }).collect();
     // The device: its next line, when it may issue it, its IIO entries free.
     let (p2m_write, p2m_read) = (h.p2m == "write", h.p2m == "read");
@@ -189,7 +203,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
                 if h.c2m == "read_write" {
                     // (the line an LLC share back, in this pass or the last)
                     let line = (core.lines + BUFFER / 64 - lag) % (BUFFER / 64);
-                    core.write_backs.push_back(f.core as u64 * BUFFER + line * 64);
+                    core.write_backs.push_back(physical(f.core as u64, line * 64));
                 }
             }
             spare.push(id);
@@ -216,7 +230,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
                 let (op, addr, arrive) = match core.write_backs.pop_front() {
                     Some(addr) => (Op::WriteBack, addr, now + c.cha.write_latency),
                     None => {
-                        let addr = i as u64 * BUFFER + core.lines % (BUFFER / 64) * 64;
+                        let addr = physical(i as u64, core.lines % (BUFFER / 64) * 64);
                         core.lines += 1;
                         (Op::Load, addr, now + half)
                     }
@@ -229,7 +243,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
         if p2m_write || p2m_read {
             while dev_free > 0 && dev_next <= now {
                 dev_free -= 1;
-                let addr = dev_base + dev_line % (BUFFER / 64) * 64;
+                let addr = physical(n as u64, dev_line % (BUFFER / 64) * 64);
                 dev_line += 1;
                 let op = if p2m_write { Op::DmaWrite } else { Op::DmaRead };
                 let id = new_flight(&mut flights, &mut spare, Flight { core: device, op, issued: now, addr, at_controller: false });
