@@ -64,6 +64,11 @@ pub struct Config {
     pub drain_low: usize,
     pub drain_idle: usize,
     pub refresh: bool,
+    /// A request keeps its read or write queue entry until its column
+    /// command, as Intel's RPQ and WPQ hold it (the IIO's credit waits on
+    /// that), rather than until its bank's command queue takes it, as
+    /// DRAMsim3's transaction queue does.
+    pub hold: bool,
 }
 
 impl Config {
@@ -82,6 +87,7 @@ impl Config {
             drain_low: 0,
             drain_idle: 8,
             refresh: true,
+            hold: false,
         }
     }
 
@@ -114,6 +120,7 @@ impl Config {
             drain_low: c.write_low as usize,
             drain_idle: c.write_idle as usize,
             refresh: true,
+            hold: true,
         })
     }
 
@@ -193,6 +200,10 @@ pub struct Stats {
     pub row_hits: u64,
     /// Reads that needed their row opened (an ACT for a read).
     pub read_row_misses: u64,
+    /// Precharges closing a row for another (not for refresh or by policy).
+    pub conflict_pres: u64,
+    /// Write drains started (each ends in a write-to-read switch).
+    pub drains: u64,
     pub acts: u64,
     pub pres: u64,
     pub refreshes: u64,
@@ -232,6 +243,8 @@ pub struct Channel {
     bank_q: Vec<VecDeque<Req>>,
     /// Requests in bank queues, and which queues hold any (bit b: bank b).
     in_banks: usize,
+    /// Of them, writes (the rest are reads).
+    banked_writes: usize,
     queued: u64,
     banks: Vec<Bank>,
     ranks: Vec<Rank>,
@@ -269,6 +282,7 @@ impl Channel {
             writes: VecDeque::with_capacity(cfg.write_queue),
             bank_q: (0..n).map(|_| VecDeque::with_capacity(cfg.bank_queue)).collect(),
             in_banks: 0,
+            banked_writes: 0,
             queued: 0,
             banks: vec![Bank::default(); n],
             ranks,
@@ -302,10 +316,20 @@ impl Channel {
     /// Whether the controller can take a read (or a write) now.
     pub fn can_take(&self, write: bool) -> bool {
         if write {
-            self.writes.len() < self.cfg.write_queue
+            self.pending(true) < self.cfg.write_queue
         } else {
-            self.reads.len() < self.cfg.read_queue
+            self.pending(false) < self.cfg.read_queue
         }
+    }
+
+    /// Reads (or writes) holding a queue entry.
+    fn pending(&self, write: bool) -> usize {
+        let (queued, banked) = if write {
+            (self.writes.len(), self.banked_writes)
+        } else {
+            (self.reads.len(), self.in_banks - self.banked_writes)
+        };
+        queued + if self.cfg.hold { banked } else { 0 }
     }
 
     /// Offer a request at the current cycle; false when its queue is full
@@ -416,12 +440,13 @@ impl Channel {
 
     /// Count `n` cycles in the queue counters, at the queues' present fill.
     fn count(&mut self, n: u64) {
+        let (reads, writes) = (self.pending(false), self.pending(true));
         let s = &mut self.stats;
         s.cycles += n;
-        s.read_queue_occupancy += n * self.reads.len() as u64;
-        s.write_queue_occupancy += n * self.writes.len() as u64;
-        s.read_queue_full += n * (self.reads.len() >= self.cfg.read_queue) as u64;
-        s.write_queue_full += n * (self.writes.len() >= self.cfg.write_queue) as u64;
+        s.read_queue_occupancy += n * reads as u64;
+        s.write_queue_occupancy += n * writes as u64;
+        s.read_queue_full += n * (reads >= self.cfg.read_queue) as u64;
+        s.write_queue_full += n * (writes >= self.cfg.write_queue) as u64;
     }
 
     /// Start the counters afresh (a measured window's start).
@@ -501,11 +526,12 @@ impl Channel {
     /// reads are not starved by a write queue that refills as it drains.
     fn drains(&self) -> bool {
         let c = &self.cfg;
-        let n = self.writes.len();
+        let n = self.pending(true);
         if self.drain_left > 0 {
             return true;
         }
-        let due = n >= c.drain_high || (self.in_banks == 0 && n > c.drain_idle);
+        // (with every pending write already at its bank, nothing to drain)
+        let due = !self.writes.is_empty() && (n >= c.drain_high || (self.in_banks == 0 && n > c.drain_idle));
         due && !(self.read_owed && self.reads.iter().any(|r| self.bank_q[r.bank].len() < c.bank_queue))
     }
 
@@ -522,6 +548,7 @@ impl Channel {
         if self.drain_left == 0 && self.drains() {
             let n = self.writes.len();
             self.drain_left = n - c.drain_low.min(n);
+            self.stats.drains += (self.drain_left > 0) as u64;
         }
         let draining = self.drain_left > 0;
         let q = if draining { &mut self.writes } else { &mut self.reads };
@@ -539,8 +566,9 @@ impl Channel {
             self.read_owed = false;
         }
         self.queued |= 1 << req.bank;
-        self.bank_q[req.bank].push_back(req);
         self.in_banks += 1;
+        self.banked_writes += req.write as usize;
+        self.bank_q[req.bank].push_back(req);
         true
     }
 
@@ -587,13 +615,17 @@ impl Channel {
             };
             match cmd {
                 Cmd::Act => self.do_act(b, row, rank),
-                Cmd::Pre => self.do_pre(b),
+                Cmd::Pre => {
+                    self.stats.conflict_pres += 1;
+                    self.do_pre(b)
+                }
                 Cmd::Read | Cmd::Write => {
                     let req = self.bank_q[b].remove(i).unwrap();
                     if self.bank_q[b].is_empty() {
                         self.queued &= !(1 << b);
                     }
                     self.in_banks -= 1;
+                    self.banked_writes -= req.write as usize;
                     self.do_column(req);
                 }
             }

@@ -50,6 +50,16 @@ pub struct Counters {
     /// Column commands of the busiest bank over the mean bank's.
     pub bank_imbalance: f64,
     pub refreshes: u64,
+    /// Event counts as the uncore's IMC counters give them: lines read and
+    /// written at the DRAM (CAS_COUNT.RD/WR), activates (ACT_COUNT), of
+    /// them for reads, precharges for a row conflict (PRE_COUNT.PAGE_MISS)
+    /// and write-to-read switches (WMM_TO_RMM).
+    pub cas_reads: u64,
+    pub cas_writes: u64,
+    pub activates: u64,
+    pub read_activates: u64,
+    pub conflict_precharges: u64,
+    pub write_to_read_switches: u64,
 }
 
 impl Controllers {
@@ -155,6 +165,12 @@ impl Controllers {
             write_queue_full: self.sum(|s| s.write_queue_full) as f64 / cycles,
             bank_imbalance: per_bank.iter().copied().max().unwrap_or(0) as f64 / mean_bank.max(1e-9),
             refreshes: self.sum(|s| s.refreshes),
+            cas_reads: self.sum(|s| s.reads - s.forwarded),
+            cas_writes: self.sum(|s| s.writes),
+            activates: self.sum(|s| s.acts),
+            read_activates: self.sum(|s| s.read_row_misses),
+            conflict_precharges: self.sum(|s| s.conflict_pres),
+            write_to_read_switches: self.sum(|s| s.drains),
         }
     }
 }
