@@ -83,6 +83,17 @@ METRICS: tuple[Metric, ...] = (
     Metric("mem_bench.write_queue_occupancy", "requests", "loaded-latency microbenchmark: mean writes queued per channel (PCM's WPQ occupancy)"),
     Metric("mem_bench.write_queue_full", "", "loaded-latency microbenchmark: share of cycles a channel's write queue was full"),
     Metric("mem_bench.bank_imbalance", "", "loaded-latency microbenchmark: column commands of the busiest bank over the mean bank's"),
+    Metric("hostnet.c2m_gbytes_s", "GB/s", "host network runs: the C2M loops' throughput, lines loaded or stored per second (null otherwise)"),
+    Metric("hostnet.p2m_gbytes_s", "GB/s", "host network runs: the P2M device's DMA throughput"),
+    Metric("hostnet.memory_gbytes_s", "GB/s", "host network runs: all lines read and written at the memory controllers per second"),
+    Metric("hostnet.c2m_read_latency_ns", "ns", "host network runs: C2M-Read domain latency, a load's fill buffer to its data back (the study's LFB latency)"),
+    Metric("hostnet.c2m_write_latency_ns", "ns", "host network runs: C2M-Write domain latency, a write-back's fill buffer to the CHA"),
+    Metric("hostnet.p2m_latency_ns", "ns", "host network runs: P2M domain latency, an IIO entry to write-queue admission (P2M-Write) or to the data back (P2M-Read)"),
+    Metric("hostnet.lfb_occupancy", "lines", "host network runs: mean fill buffers in use per C2M core"),
+    Metric("hostnet.iio_occupancy", "lines", "host network runs: mean IIO buffer entries in use (the P2M domain's credits)"),
+    Metric("hostnet.read_row_miss_ratio", "", "host network runs: reads that needed their row opened, per read (ACTs for reads per line read)"),
+    Metric("hostnet.read_queue_occupancy", "requests", "host network runs: mean reads pending per channel (PCM's RPQ occupancy)"),
+    Metric("hostnet.write_queue_full", "", "host network runs: share of cycles a channel's write queue was full"),
     Metric("dpa.gops", "Gops", "BF3 compute workload: multiplications per ns over all threads (null otherwise)"),
     Metric("dpa.latency_ns", "ns", "BF3 chase: mean load-to-use latency; latency workload: mean reflector round trip"),
     Metric("dpa.gbytes_s", "GB/s", "BF3 bandwidth workload: useful bytes read or written per second"),
@@ -112,7 +123,7 @@ METRICS: tuple[Metric, ...] = (
 
 
 # Report sections present only in some runs (null otherwise).
-OPTIONAL_SECTIONS = ("corunner", "antagonist", "pcie_bench", "copy_bench", "mem_bench", "dpa", "netdimm", "rings")
+OPTIONAL_SECTIONS = ("corunner", "antagonist", "pcie_bench", "copy_bench", "mem_bench", "hostnet", "dpa", "netdimm", "rings")
 
 
 def always(metric: Metric) -> bool:

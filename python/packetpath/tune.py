@@ -84,7 +84,7 @@ def _number(report: dict[str, Any], path: str, worst: float = math.inf) -> float
     return worst if v is None else float(v)
 
 
-RUN_KINDS = ("copy_bench", "pcie_bench", "mem_bench", "dpa", "netdimm")
+RUN_KINDS = ("copy_bench", "pcie_bench", "mem_bench", "hostnet", "dpa", "netdimm")
 """The run kinds whose metrics sit under their own name; every other metric is a packet run's."""
 
 

@@ -123,7 +123,7 @@ def claims(r: Runs) -> list[Claim]:
     out.append(judged(P, "Fig 3 (Q1)", "quadrant 1: P2M throughput unaffected (1-6 C2M cores)", "p2m degradation",
                       "1.00 (Fig 3: at most 1.004)", unaffected(1, CORES), "every point below 1.03", max(unaffected(1, CORES).values()) < 1.03))
     one = h("q1/1")
-    out.append(judged(P, "§2.2", "quadrant 1: C2M degrades with memory bandwidth far from saturated (1 C2M core)",
+    out.append(judged(P, "Sec. 2.2", "quadrant 1: C2M degrades with memory bandwidth far from saturated (1 C2M core)",
                       "c2m degradation; memory GB/s", "> 1.1 below 60 % of 46.9 GB/s",
                       {"degradation": round(deg[1, 1, "c2m"], 3), "memory_gbytes_s": round(one["memory_gbytes_s"], 2)},
                       "degradation above 1.1, memory below 60 % of peak",
@@ -151,7 +151,7 @@ def claims(r: Runs) -> list[Claim]:
                       "P2M > C2M at 4-6 cores (Fig 3: 1.46-1.86 vs 1.30-1.39)",
                       {n: (round(deg[3, n, "p2m"], 3), round(deg[3, n, "c2m"], 3)) for n in (4, 5, 6)},
                       "P2M above C2M at each of 4-6 cores", all(deg[3, n, "p2m"] > deg[3, n, "c2m"] for n in (4, 5, 6))))
-    out.append(judged(P, "§5.2", "quadrant 3, 3 to 4 C2M cores: C2M's degradation falls while P2M's rises sharply",
+    out.append(judged(P, "Sec. 5.2", "quadrant 3, 3 to 4 C2M cores: C2M's degradation falls while P2M's rises sharply",
                       "c2m, p2m degradation", "C2M down, P2M up by > 0.2 (Fig 3: 1.52 -> 1.30, 1.06 -> 1.46)",
                       {"c2m": (round(deg[3, 3, "c2m"], 3), round(deg[3, 4, "c2m"], 3)), "p2m": (round(deg[3, 3, "p2m"], 3), round(deg[3, 4, "p2m"], 3))},
                       "C2M's falls and P2M's rises by more than 0.2",
@@ -164,16 +164,15 @@ def claims(r: Runs) -> list[Claim]:
                      (q3["c2m_read_gbytes_s"] + q3["c2m_write_gbytes_s"]) / q3["memory_gbytes_s"]))
     out.append(throughput(P, "Fig 3 (Q1)", "quadrant 1, 6 C2M cores: C2M reads 23.0 GB/s beside P2M (figure)",
                           "hostnet.c2m_gbytes_s", 22.97, h("q1/6")["c2m_gbytes_s"]))
-    out.append(throughput(P, "§2", "a sequential read microbenchmark reaches more than 90 % of the 46.9 GB/s peak",
+    out.append(throughput(P, "Sec. 2", "a sequential read microbenchmark reaches more than 90 % of the 46.9 GB/s peak",
                           "hostnet.memory_gbytes_s", 0.9 * PEAK_GBS, h("c2m/read/6")["memory_gbytes_s"], bound="at least"))
 
     # --- §4: domains ---
-    out.append(judged(P, "§4", "P2M-Write alone at ~14 GB/s uses ~65 of its 92 IIO credits", "hostnet.iio_occupancy", 65,
+    out.append(judged(P, "Sec. 4", "P2M-Write alone at ~14 GB/s uses ~65 of its 92 IIO credits", "hostnet.iio_occupancy", 65,
                       round(h("p2m/write")["iio_occupancy"], 1), "within 10 %", abs(h("p2m/write")["iio_occupancy"] / 65 - 1) <= 0.1
-                      ).as_anchor("arithmetic on profile inputs: iio.write_latency x hostnet.p2m_rate / 64 B (both from §4 and §5.1)"))
-    out.append(judged(P, "§4", "C2M-Read domain latency unloaded ~70 ns (1 core)", "hostnet.c2m_read_latency_ns", 70,
-                      round(h("c2m/read/1")["c2m_read_latency_ns"], 1), "within 2x", True
-                      ).as_anchor("dram.latency of hostnet-cascadelake is set from this value"))
+                      ).as_anchor("arithmetic on profile inputs: iio.write_latency x hostnet.p2m_rate / 64 B (both from Sec. 4 and Sec. 5.1)"))
+    out.append(judged(P, "Sec. 4", "C2M-Read domain latency unloaded ~70 ns (1 core)", "hostnet.c2m_read_latency_ns", 70,
+                      round(h("c2m/read/1")["c2m_read_latency_ns"], 1), "within 2x", True))
     lfb_rise = lambda c2m: 100 * (h(f"c2m/{c2m}/6")["c2m_read_latency_ns"] / h(f"c2m/{c2m}/1")["c2m_read_latency_ns"] - 1)  # noqa: E731
     out.append(relative_change(P, "Fig 6a", "C2M-Read alone: LFB latency rises 45 % from 1 to 6 cores (figure: 71 -> 103 ns)",
                                "hostnet.c2m_read_latency_ns", 100 * (FIG6A_LFB[1] / FIG6A_LFB[0] - 1), lfb_rise("read")))
@@ -222,14 +221,14 @@ def claims(r: Runs) -> list[Claim]:
     out.append(judged(P, "Fig 8f", "quadrant 3, 4 or more C2M cores: the IIO's 92 write credits are exhausted", "hostnet.iio_occupancy",
                       "~92", {n: round(h(f"q3/{n}")["iio_occupancy"], 1) for n in (4, 5, 6)}, "every point at 0.95 x 92 or above",
                       all(h(f"q3/{n}")["iio_occupancy"] >= 0.95 * 92 for n in (4, 5, 6))))
-    out.append(judged(P, "§5.2", "quadrant 3: the C2M-Write domain latency stays flat while P2M-Write's inflates (3-6 cores)",
+    out.append(judged(P, "Sec. 5.2", "quadrant 3: the C2M-Write domain latency stays flat while P2M-Write's inflates (3-6 cores)",
                       "hostnet.c2m_write_latency_ns, p2m_latency_ns", "C2M-Write ~10 ns; P2M-Write up",
                       {n: (round(h(f"q3/{n}")["c2m_write_latency_ns"], 1), round(h(f"q3/{n}")["p2m_latency_ns"], 1)) for n in (3, 4, 5, 6)},
                       "C2M-Write below 20 ns and P2M-Write 1.2x its unloaded latency at 6 cores",
                       all(h(f"q3/{n}")["c2m_write_latency_ns"] < 20 for n in (3, 4, 5, 6))
                       and h("q3/6")["p2m_latency_ns"] > 1.2 * h("p2m/write")["p2m_latency_ns"]))
     rises = {"c2m": lat("q3/6") - lat("q3/5"), "p2m": h("q3/6")["p2m_latency_ns"] - h("q3/5")["p2m_latency_ns"]}
-    out.append(judged(P, "§5.2", "quadrant 3, 5 to 6 C2M cores: both domain latencies rise by ~50 ns", "latency rise (ns)", 50,
+    out.append(judged(P, "Sec. 5.2", "quadrant 3, 5 to 6 C2M cores: both domain latencies rise by ~50 ns", "latency rise (ns)", 50,
                       {k: round(v, 1) for k, v in rises.items()}, "each within [25, 75] ns", all(25 <= v <= 75 for v in rises.values())))
 
     # --- Appendix A: P2M-Read's spare credits ---

@@ -215,16 +215,16 @@ params! {
         c2m_cores: int(None, "1", 0, 63, "sim.kind = hostnet: cores running the C2M loop over their own 1 GiB buffers, line after line, as many loads in flight as their fill buffers allow (cpu.mlp)"),
         c2m: choice["read", "read_write"](None, "read", 0, 0, "the C2M loop: sequential 64 B loads (C2M-Read), or sequential 64 B stores, each line read for ownership and written back when the LLC evicts it (C2M-ReadWrite)"),
         p2m: choice["none", "write", "read"](None, "write", 0, 0, "the P2M device's sequential DMA: memory writes (storage reads: P2M-Write), memory reads (storage writes: P2M-Read) or none"),
-        p2m_rate: int(ByteRate, "14GB/s", 1, 1e7, "bytes per second the P2M device moves when memory keeps up (the SSDs' own bandwidth)"),
+        p2m_rate: int(ByteRate, "14GB/s", 1, 1e7, "bytes per second the P2M device moves when memory keeps up (default: the host network study's Optane SSDs alone, ~14 GB/s, SIGCOMM'24 Sec. 5.1)"),
     }
     iio: IioCfg {
-        write_buffer: int(None, "92", 1, 4096, "sim.kind = hostnet: IIO write buffer entries, lines (the P2M-Write domain's credits): a DMA write holds one until its controller's write queue takes it"),
-        write_latency: int(Time, "300ns", 1, 1e7, "unloaded P2M-Write domain latency: IIO buffer entry to write-queue admission"),
-        read_buffer: int(None, "164", 1, 4096, "IIO read entries, lines (the P2M-Read domain's credits): a DMA read holds one until its data is back at the IIO"),
+        write_buffer: int(None, "92", 1, 4096, "sim.kind = hostnet: IIO write buffer entries, lines (the P2M-Write domain's credits): a DMA write holds one until its controller's write queue takes it (default: ~92 measured on Cascade Lake, SIGCOMM'24 Sec. 4)"),
+        write_latency: int(Time, "300ns", 1, 1e7, "unloaded P2M-Write domain latency: IIO buffer entry to write-queue admission (default: ~300 ns measured on Cascade Lake, SIGCOMM'24 Sec. 4)"),
+        read_buffer: int(None, "164", 1, 4096, "IIO read entries, lines (the P2M-Read domain's credits): a DMA read holds one until its data is back at the IIO (default: the ~164 in flight measured on Cascade Lake, a lower bound, SIGCOMM'24 Sec. 4)"),
     }
     cha: ChaCfg {
-        write_latency: int(Time, "10ns", 0, 1e7, "sim.kind = hostnet: unloaded C2M-Write domain latency, a written-back line's fill buffer to the CHA"),
-        write_buffer: int(None, "32", 1, 4096, "written-back lines the CHA holds per channel for the write queue; a core's write-back waits in its fill buffer while they are all taken"),
+        write_latency: int(Time, "10ns", 0, 1e7, "sim.kind = hostnet: unloaded C2M-Write domain latency, a written-back line's fill buffer to the CHA (default: ~10 ns measured on Cascade Lake, SIGCOMM'24 Sec. 4)"),
+        write_buffer: int(None, "32", 1, 4096, "written-back lines the CHA holds per channel for the write queue; a core's write-back waits in its fill buffer while they are all taken (default: an assumption, unpublished; the write queue's depth)"),
     }
     llc: LlcCfg {
         size: int(Bytes, "24.75MiB", 65536, 1e10, "last-level cache capacity (all slices)"),
