@@ -241,6 +241,9 @@ pub struct HostnetReport {
     /// Mean fill buffers taken per C2M core, and IIO entries taken.
     pub lfb_occupancy: f64,
     pub iio_occupancy: f64,
+    /// Mean reads past the CHA, sent to a controller and not yet back from
+    /// it, all channels (the CHA's TOR occupancy of read misses).
+    pub cha_read_occupancy: f64,
     /// Mean read latency inside the controllers (queue to last data beat).
     pub dram_read_latency_ns: f64,
     #[serde(flatten)]

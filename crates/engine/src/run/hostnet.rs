@@ -93,9 +93,11 @@ struct Tally {
     c2m_write_ps: u64,
     p2m_lines: u64,
     p2m_ps: u64,
-    /// Occupancy integrals (entries x ps).
+    /// Occupancy integrals (entries x ps): fill buffers, IIO entries, reads
+    /// past the CHA (sent to a controller, data not yet back).
     lfb: u128,
     iio: u128,
+    cha_reads: u128,
 }
 
 /// What a hostnet scenario must satisfy beyond each parameter's range; the
@@ -143,6 +145,8 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
     // Requests reaching their next stop: (time, id).
     let mut due: BinaryHeap<Reverse<(Time, u64)>> = BinaryHeap::new();
     let mut events: Vec<Event> = Vec::new();
+    // Reads sent to a controller whose data is not back from it yet.
+    let mut cha_reads = 0u64;
     let (warm, end) = (c.sim.warmup, c.sim.warmup + c.sim.duration);
     let mut t = Tally::default();
     let mut measuring = false;
@@ -181,7 +185,9 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
                     let ch = mem.channel(f.addr);
                     cha_door[ch].push_back(id);
                 } else {
-                    mem.send(at, id, f.addr, f.op == Op::DmaWrite);
+                    let write = f.op == Op::DmaWrite;
+                    cha_reads += !write as u64;
+                    mem.send(at, id, f.addr, write);
                 }
                 continue;
             }
@@ -255,7 +261,10 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
         let refused = mem.step(cycle, |e| events.push(e));
         for e in events.drain(..) {
             match e {
-                Event::Returned { id, at } => due.push(Reverse((at + half, id))),
+                Event::Returned { id, at } => {
+                    cha_reads -= 1;
+                    due.push(Reverse((at + half, id)));
+                }
                 Event::Admitted { id, write: true } => {
                     let f = flights[id as usize];
                     if f.core == device {
@@ -292,6 +301,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
             let lfb: u64 = cores.iter().map(|c| c.free).sum();
             t.lfb += (n as u64 * c.cpu.mlp - lfb) as u128 * dt;
             t.iio += (credits - dev_free) as u128 * dt;
+            t.cha_reads += cha_reads as u128 * dt;
         }
         cycle = next;
     }
@@ -311,6 +321,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
                 p2m_latency_ns: mean(t.p2m_ps, t.p2m_lines),
                 lfb_occupancy: t.lfb as f64 / window / n.max(1) as f64,
                 iio_occupancy: t.iio as f64 / window,
+                cha_read_occupancy: t.cha_reads as f64 / window,
                 dram_read_latency_ns: mem.read_latency_ps() / 1e3,
                 dram: mem.counters(),
             },
