@@ -155,7 +155,26 @@ def mem_bench_cost(engine: str, cores: int, delay: int) -> tuple[float, float]:
     return (i1 - i0) / requests, (i1 - i0) / cycles
 
 
+# hostnet on the host network study's server (hostnet-cascadelake's values: the engine
+# example reads no profile).
+HOSTNET = {"sim": {"kind": "hostnet", "warmup": "10us"}, "cpu": {"mlp": 10, "freq": "3.3GHz", "max_cores": 8},
+           "llc": {"size": "24.75MiB", "ways": 11, "slices": 18, "ddio_ways": 0},
+           "dram": {"channels": 2, "channel_bw": "23464MB/s", "latency": "84ns", "speed": "DDR4-2933"}}
+
+
+def hostnet_cost(engine: str, cores: int, c2m: str, p2m: str) -> float:
+    """Instructions per memory request (line read or written at a controller) of a hostnet
+    run: the difference of a long and a short run, so start-up cancels."""
+    runs = [callgrind(engine, HOSTNET | {"sim": HOSTNET["sim"] | {"duration": d},
+                                         "hostnet": {"c2m_cores": cores, "c2m": c2m, "p2m": p2m}}) for d in ("50us", "150us")]
+    (i0, r0), (i1, r1) = runs
+    lines = lambda r: r["hostnet"]["memory_gbytes_s"] * float(r["sim"]["sim_time_ps"] - 10e6) / 1e3 / 64  # noqa: E731
+    return (i1 - i0) / (lines(r1) - lines(r0))
+
+
 def main(engine: str) -> None:
+    for cores, c2m, p2m in [(1, "read", "write"), (6, "read_write", "write")]:
+        print(f"hostnet, {cores} C2M-{c2m} core(s) beside P2M-{p2m}: {hostnet_cost(engine, cores, c2m, p2m):,.0f} instructions per memory request")
     for cores, delay in [(17, 0), (17, 200)]:
         per_request, per_cycle = mem_bench_cost(engine, cores, delay)
         print(f"mem_bench, {cores} injectors, delay {delay}: {per_request:,.0f} instructions per DRAM request, "
