@@ -138,6 +138,30 @@ def test_params_of_a_scenario_shows_its_values(cli):
     assert any(" traffic.size " in line and " 1500 " in line and " scenario " in line for line in table.splitlines())
 
 
+def test_params_filters_by_key_prefix(cli):
+    keys = [p["key"] for p in json.loads(cli("params", "llc", "--json").stdout)]
+    assert keys and all(k.startswith("llc") for k in keys) and "llc.ddio_ways" in keys
+    listed = {p["key"]: p for p in json.loads(cli("params", "hostnet", "dram.", "--json").stdout)}
+    assert set(listed) == {k for k in listed if k.startswith("dram.")} and listed["dram.speed"]["value"] == "DDR4-2933"
+    out = cli("params", "l2fwd", "nosuch")
+    assert out.code == 2 and "no parameter key starts with 'nosuch'; sections are" in out.stderr
+
+
+def test_version_names_package_engine_and_commit(cli):
+    out = cli("--version")
+    assert out.code == 0 and out.stdout.startswith("packetpath ") and "(engine " in out.stdout
+
+
+def test_run_json_carries_the_resolved_scenario(cli):
+    report = json.loads(cli("run", "hostnet", "--json", "--set", "hostnet.c2m_cores=2", "--seed", "7").stdout)
+    s = report["scenario"]
+    assert s["name"] == "hostnet" and s["packetpath"].startswith("packetpath ")
+    assert s["values"]["hostnet.c2m_cores"] == 2 and s["from"]["hostnet.c2m_cores"] == "--set"
+    assert s["values"]["sim.seed"] == 7 and s["from"]["sim.seed"] == "--seed"
+    assert s["from"]["dram.speed"] == "profile hostnet-cascadelake" and "nic.count" not in s["from"]
+    assert len(s["values"]) == len(schema.definitions())
+
+
 def test_help_works(cli):
     out = cli("--help")
     assert out.code == 0

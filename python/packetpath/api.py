@@ -40,18 +40,24 @@ def run(scenario: ScenarioLike, set: Overrides = None, seed: int | None = None,
     return json.loads(report)
 
 
-def params(scenario: ScenarioLike | None = None) -> list[dict[str, Any]]:
+def params(scenario: ScenarioLike | None = None, set: Overrides = None, seed: int | None = None,
+           prefix: str = "") -> list[dict[str, Any]]:
     """Every parameter: ``{key, kind, unit, default, min, max, doc, value, origin}``.
 
     ``value`` is the default, or the scenario's value when a scenario is
-    given; ``origin`` says where it came from (``"default"``, ``"profile
-    NAME"`` or ``"scenario"``)."""
+    given (with ``set`` and ``seed`` as `run` takes them); ``origin`` says
+    where it came from (``"default"``, ``"profile NAME"``, ``"scenario"``,
+    ``"--set"`` or ``"--seed"``). ``prefix``: only keys starting with it
+    (``"llc"``, ``"dram.write"``)."""
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
     if scenario is not None:
-        s = resolve(scenario)
+        s = resolve(scenario, set, seed)
         values, origins = s.values, s.origins
+    elif set or seed is not None:
+        raise ConfigError("params: set and seed need a scenario")
     return [
         {**d, "value": values.get(d["key"], d["default"]), "origin": origins.get(d["key"], "default")}
         for d in schema.definitions()
+        if d["key"].startswith(prefix)
     ]

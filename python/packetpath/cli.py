@@ -70,6 +70,34 @@ ScenarioArg = Annotated[
 ]
 
 
+def version_text() -> str:
+    """The package and engine versions, and the commit when run from a git checkout."""
+    import subprocess
+
+    from packetpath import __version__, _engine
+
+    try:
+        here = Path(__file__).resolve().parent
+        commit = subprocess.run(["git", "-C", str(here), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"packetpath {__version__} (engine {_engine.__version__}{', commit ' + commit if commit else ''})"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(version_text())
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and commit, and exit.")] = False,
+) -> None:
+    """Simulate the server network I/O path: wire, NIC, PCIe, LLC/DDIO, DRAM, cores."""
+
+
 def main() -> None:
     # a warning (a quarantined store file) is one line, like an error
     warnings.showwarning = lambda message, *_args, **_kw: typer.echo(f"warning: {' '.join(str(message).split())}", err=True)
@@ -153,6 +181,12 @@ def run_cmd(
     with _RunProgress(scenario_, quiet=json_) as progress:
         report = api.run(scenario_, set=set_, seed=seed, progress=progress)
     if json_:
+        # As gem5's config.json: every parameter's value, and where each not
+        # left at its default came from, so the run can be repeated.
+        rows = api.params(scenario_, set=set_, seed=seed)
+        report["scenario"] = {"name": scenario_, "packetpath": version_text(),
+                              "values": {p["key"]: p["value"] for p in rows},
+                              "from": {p["key"]: p["origin"] for p in rows if p["origin"] != "default"}}
         _print_json(report)
         return
     _console().print(_report_table(scenario_, report, all_))
@@ -275,10 +309,20 @@ def params_cmd(
     scenario_: Annotated[
         str | None, typer.Argument(metavar="[SCENARIO]", help="Show this scenario's values instead of the defaults.")
     ] = None,
+    prefix: Annotated[
+        str | None, typer.Argument(metavar="[PREFIX]", help="Only the parameters whose key starts with this (llc, dram.write).")
+    ] = None,
     json_: JsonFlag = False,
 ) -> None:
-    """List every parameter: key, unit, default (or the scenario's value) and doc."""
-    rows = api.params(scenario_)
+    """List the parameters: key, unit, default (or the scenario's value) and doc.
+
+    `params llc` lists the llc section's; `params l2fwd llc` shows l2fwd's values of them."""
+    if prefix is None and scenario_ is not None and _is_key_prefix(scenario_):
+        scenario_, prefix = None, scenario_
+    rows = api.params(scenario_, prefix=prefix or "")
+    if not rows:
+        sections = sorted({d["key"].split(".")[0] for d in api.params()})
+        raise ConfigError(f"no parameter key starts with {prefix!r}; sections are {', '.join(sections)}")
     if json_:
         _print_json(rows)
         return
@@ -293,6 +337,13 @@ def params_cmd(
         cells = [p["key"], unit, value_text(p["value"]), *([p["origin"]] if scenario_ else []), doc]
         table.add_row(*map(Text, cells))  # Text, not markup: values and docs may contain [brackets]
     _console().print(table)
+
+
+def _is_key_prefix(text: str) -> bool:
+    """Whether `text` is no scenario (built-in or file) but starts some parameter's key."""
+    if text in scenario.builtin_names() or Path(text).suffix == ".toml" or Path(text).exists():
+        return False
+    return any(d["key"].startswith(text) for d in api.params())
 
 
 @_command("reproduce")
