@@ -47,9 +47,19 @@ def test_read_write_loops_write_back_a_line_per_line_stored():
     assert r["c2m_write_latency_ns"] == pytest.approx(10, rel=0.2)  # cha.write_latency, unloaded
 
 
-def test_same_seed_same_bytes():
+def test_same_seed_same_bytes_and_the_seed_places_the_pages():
     a, b = hostnet(c2m_cores=3, c2m="read_write"), hostnet(c2m_cores=3, c2m="read_write")
     assert a == b
+    other = packetpath.run({"profile": "hostnet-cascadelake", "sim": {"kind": "hostnet", "duration": "100us", "warmup": "10us", "seed": 2},
+                            "hostnet": {"c2m_cores": 3, "c2m": "read_write"}})["hostnet"]
+    assert other != a
+
+
+def test_the_window_counts_its_own_time_only():
+    # a window shorter than a DRAM cycle: no fill buffer counted beyond the cores' 10 each
+    r = packetpath.run({"profile": "hostnet-cascadelake", "sim": {"kind": "hostnet", "duration": "1000ps", "warmup": "20000500ps"},
+                        "hostnet": {"c2m_cores": 1, "p2m": "none"}})["hostnet"]
+    assert r["lfb_occupancy"] <= 10 and r["refreshes"] == 0
 
 
 @pytest.mark.parametrize("values, message", [
@@ -57,6 +67,9 @@ def test_same_seed_same_bytes():
     ({"profile": "hostnet-cascadelake", "sim": {"kind": "hostnet"}, "hostnet": {"c2m_cores": 8}}, "hostnet.c2m_cores = 8: at most cpu.max_cores - 1 = 7"),
     ({"profile": "hostnet-cascadelake", "iio": {"write_buffer": 64}}, "iio.write_buffer: a parameter of sim.kind = hostnet, but sim.kind = packet"),
     ({"profile": "hostnet-cascadelake", "sim": {"kind": "hostnet"}, "hostnet": {"p2m": "both"}}, "hostnet.p2m"),
+    ({"profile": "hostnet-cascadelake", "sim": {"kind": "hostnet"}, "hostnet": {"p2m_rate": "20GB/s"}},
+     "hostnet.p2m_rate = 20 GB/s: above the device's PCIe Gen3 x16 link, 15.75 GB/s"),
+    ({"profile": "hostnet-cascadelake", "sim": {"kind": "hostnet", "until": "converged"}}, "sim.until and sim.sample_period: packet runs only"),
 ])
 def test_bad_input_is_a_clear_error(values, message):
     with pytest.raises(ConfigError, match=message.replace(".", r"\.").replace("(", r"\(").replace(")", r"\)")):

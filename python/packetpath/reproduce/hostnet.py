@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from packetpath.plots import figure, paper_points, series
-from packetpath.reproduce import Claim, Runs, judged, monotone, ratio, relative_change, share, span, throughput
+from packetpath.reproduce import Claim, Runs, judged, latency, monotone, ratio, relative_change, share, span, throughput
 
 PAPER = "hostnet"
 PROFILE = "hostnet-cascadelake"
@@ -185,13 +185,15 @@ def claims(r: Runs) -> list[Claim]:
     out.append(judged(P, "Sec. 4", "P2M-Write alone at ~14 GB/s uses ~65 of its 92 IIO credits", "hostnet.iio_occupancy", 65,
                       round(h("p2m/write")["iio_occupancy"], 1), "within 10 %", abs(h("p2m/write")["iio_occupancy"] / 65 - 1) <= 0.1
                       ).as_anchor("arithmetic on profile inputs: iio.write_latency x hostnet.p2m_rate / 64 B (both from Sec. 4 and Sec. 5.1)"))
-    out.append(judged(P, "Sec. 4", "C2M-Read domain latency unloaded ~70 ns (1 core)", "hostnet.c2m_read_latency_ns", 70,
-                      round(h("c2m/read/1")["c2m_read_latency_ns"], 1), "within 2x", True))
-    lfb_rise = lambda c2m: 100 * (h(f"c2m/{c2m}/6")["c2m_read_latency_ns"] / h(f"c2m/{c2m}/1")["c2m_read_latency_ns"] - 1)  # noqa: E731
+    out.append(latency(P, "Sec. 4", "C2M-Read domain latency unloaded ~70 ns (1 core)", "hostnet.c2m_read_latency_ns", 70,
+                       h("c2m/read/1")["c2m_read_latency_ns"]))
+    # The LFB latency: a load's; a store's read for ownership and then its write-back's (Sec. 4.2)
+    lfb = lambda name: h(name)["c2m_read_latency_ns"] + (h(name)["c2m_write_latency_ns"] or 0)  # noqa: E731
+    lfb_rise = lambda c2m: 100 * (lfb(f"c2m/{c2m}/6") / lfb(f"c2m/{c2m}/1") - 1)  # noqa: E731
     out.append(relative_change(P, "Fig 6a", "C2M-Read alone: LFB latency rises 45 % from 1 to 6 cores (figure: 71 -> 103 ns)",
                                "hostnet.c2m_read_latency_ns", 100 * (FIG6A_LFB[1] / FIG6A_LFB[0] - 1), lfb_rise("read")))
     out.append(relative_change(P, "Fig 6b", "C2M-ReadWrite alone: LFB latency rises 165 % from 1 to 6 cores (figure: 84 -> 223 ns)",
-                               "hostnet.c2m_read_latency_ns", 100 * (FIG6B_LFB[1] / FIG6B_LFB[0] - 1), lfb_rise("read_write")))
+                               "c2m_read_latency_ns + c2m_write_latency_ns", 100 * (FIG6B_LFB[1] / FIG6B_LFB[0] - 1), lfb_rise("read_write")))
 
     # --- §5.1: the blue regime, quadrant 1 ---
     lat = lambda name: h(name)["c2m_read_latency_ns"]  # noqa: E731
@@ -215,15 +217,16 @@ def claims(r: Runs) -> list[Claim]:
                       "hostnet.p2m_latency_ns rise (ns)", "< 25 and below C2M-Read's rise",
                       {n: round(p2m_rise(1, n), 1) for n in CORES[1:]}, "below 25 ns and below the C2M-Read rise at each point",
                       all(0 <= p2m_rise(1, n) < 25 and p2m_rise(1, n) < lat(f"q1/{n}") - lat(f"c2m/read/{n}") for n in CORES[1:])))
+    iio = [h(f"q1/{n}")["iio_occupancy"] for n in CORES]
     out.append(judged(P, "Fig 7g", "quadrant 1: IIO credits in use rise slightly and stay well below 92", "hostnet.iio_occupancy",
-                      "69 -> 72 (figure), limit 92", {n: round(h(f"q1/{n}")["iio_occupancy"], 1) for n in CORES},
-                      "every point below 0.9 x 92", all(h(f"q1/{n}")["iio_occupancy"] < 0.9 * 92 for n in CORES)))
+                      "69 -> 72 (figure), limit 92", {n: round(v, 1) for n, v in zip(CORES, iio, strict=True)},
+                      "rising from 1 to 6 cores, every point below 0.9 x 92", iio[-1] > iio[0] and max(iio) < 0.9 * 92))
 
     # --- §5.2: the red regime, quadrant 3 ---
     out.append(judged(P, "Fig 8d", "quadrant 3, 1-2 C2M cores: P2M-Write latency rises ~20-30 ns, no P2M degradation",
                       "hostnet.p2m_latency_ns rise (ns)", "20-30", {n: round(p2m_rise(3, n), 1) for n in (1, 2)},
-                      "largest rise within [10, 45] ns (half the low end to 1.5x the high), P2M degradation below 1.03",
-                      10 <= max(p2m_rise(3, 1), p2m_rise(3, 2)) <= 45 and max(deg[3, 1, "p2m"], deg[3, 2, "p2m"]) < 1.03))
+                      "each rise within [10, 45] ns (half the low end to 1.5x the high), P2M degradation below 1.03",
+                      all(10 <= p2m_rise(3, n) <= 45 for n in (1, 2)) and max(deg[3, 1, "p2m"], deg[3, 2, "p2m"]) < 1.03))
     out.append(share(P, "Fig 8e", "quadrant 3, 3 C2M cores: the write queue is full 75 % of the time", "hostnet.write_queue_full",
                      0.75, h("q3/3")["write_queue_full"]))
     out.append(share(P, "Fig 8e", "quadrant 3, 4 or more C2M cores: the write queue is full nearly all the time", "hostnet.write_queue_full",
@@ -252,10 +255,10 @@ def claims(r: Runs) -> list[Claim]:
 
     # --- Appendix C: the same quadrants with the RDMA NIC's lower P2M load ---
     lower = {f"q{q}": (round(sum(_h(r[f"c2m/{QUADRANTS[q][0]}/{n}"])["c2m_gbytes_s"] / _h(r[f"rdma/q{q}/{n}"])["c2m_gbytes_s"] for n in CORES) / 6, 3),
-                       round(sum(deg[q, n, "c2m"] for n in CORES) / 6, 3)) for q in (1, 2, 4)}
-    out.append(judged(P, "Appendix C", "with the NIC's 98 Gbps of RDMA instead of the SSDs' 112 Gbps, C2M degrades slightly less (quadrants 1, 2, 4)",
+                       round(sum(deg[q, n, "c2m"] for n in CORES) / 6, 3)) for q in QUADRANTS}
+    out.append(judged(P, "Appendix C", "with the NIC's 98 Gbps of RDMA instead of the SSDs' 112 Gbps, C2M degrades slightly less (quadrants 1-4)",
                       "mean c2m degradation over 1-6 cores (RDMA, SSD)", "RDMA below SSD", lower,
-                      "lower with RDMA in each quadrant", all(a < b for a, b in lower.values())))
+                      "lower with RDMA in each quadrant (the text gives no size)", all(a < b for a, b in lower.values())))
 
     # --- §6: the paper's formula on the simulation's counters ---
     errs = {f"q{q}/{n}": 100 * (formula_gbytes_s(h(f"q{q}/{n}"), n, q) / h(f"q{q}/{n}")["c2m_gbytes_s"] - 1)

@@ -40,12 +40,16 @@ const BUFFER: u64 = 1 << 30;
 /// Physical memory the buffers' pages are spread over.
 const PHYSICAL: u64 = 64 << 30;
 
+/// The P2M device's buffer (the C2M cores' are 0, 1, ...).
+const DEVICE_BUFFER: u64 = 0xFFFF;
+
 /// The physical address of byte `offset` of buffer `buffer`: its 4 KiB
 /// pages lie where the OS put them, frames scattered over memory (a
-/// stateless hash standing for the page table; a frame shared by two
-/// pages changes nothing a controller sees).
-fn physical(buffer: u64, offset: u64) -> u64 {
-    let mut x = (buffer << 40 | offset >> 12).wrapping_add(0x9E37_79B9_7F4A_7C15);
+/// stateless hash of the seed, the buffer and the page standing for the
+/// page table; a frame shared by two pages changes nothing a controller
+/// sees).
+fn physical(seed: u64, buffer: u64, offset: u64) -> u64 {
+    let mut x = (seed << 56 ^ buffer << 40 ^ offset >> 12).wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^= x >> 31;
@@ -104,12 +108,28 @@ struct Tally {
 /// channels' controller, checked.
 pub fn check(c: &Cfg) -> Result<Config, String> {
     let cfg = super::mem_bench::controller(c)?;
-    if c.hostnet.c2m_cores >= c.cpu.max_cores {
+    let h = &c.hostnet;
+    let driver = (h.p2m != "none") as u64;
+    if h.c2m_cores + driver > c.cpu.max_cores {
         return Err(format!(
-            "hostnet.c2m_cores = {}: at most cpu.max_cores - 1 = {} (a core drives the P2M device)",
-            c.hostnet.c2m_cores,
-            c.cpu.max_cores - 1
+            "hostnet.c2m_cores = {}: at most cpu.max_cores{} = {}{}",
+            h.c2m_cores,
+            if driver == 1 { " - 1" } else { "" },
+            c.cpu.max_cores - driver,
+            if driver == 1 { " (a core drives the P2M device)" } else { "" }
         ));
+    }
+    let link = crate::pcie::phy::raw_gbps(c.pcie.gen as u8, c.pcie.lanes as u8) / 8.0;
+    if h.p2m != "none" && h.p2m_rate as f64 / 1e3 > link {
+        return Err(format!(
+            "hostnet.p2m_rate = {} GB/s: above the device's PCIe Gen{} x{} link, {link:.2} GB/s after line coding; lower it or raise pcie.gen or pcie.lanes",
+            h.p2m_rate as f64 / 1e3,
+            c.pcie.gen,
+            c.pcie.lanes
+        ));
+    }
+    if c.sim.until != "duration" || c.sim.sample_period > 0 {
+        return Err("sim.until and sim.sample_period: packet runs only; a hostnet run measures sim.duration after sim.warmup".into());
     }
     if c.llc.ddio_ways > 0 {
         return Err(format!(
@@ -130,6 +150,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
     // An LLC share of lines behind the line read: the one written back.
     let lag = (c.llc.size / 64 / n.max(1) as u64).min(BUFFER / 64 - 1);
     let device = u32::MAX;
+    let seed = c.sim.seed;
     let mut cores: Vec<Core> = (0..n).map(|_| Core { free: c.cpu.mlp, lines: 0, write_backs: VecDeque::new() }).collect();
     // The device: its next line, when it may issue it, its IIO entries free.
     let (p2m_write, p2m_read) = (h.p2m == "write", h.p2m == "read");
@@ -167,6 +188,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
         }
         g.tick(|| now as f64 / end as f64)?;
         if !measuring && now >= warm {
+            // (the loop stops at warm's cycle: the window opens there)
             measuring = true;
             t = Tally::default();
             mem.reset_stats(cycle);
@@ -209,7 +231,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
                 if h.c2m == "read_write" {
                     // (the line an LLC share back, in this pass or the last)
                     let line = (core.lines + BUFFER / 64 - lag) % (BUFFER / 64);
-                    core.write_backs.push_back(physical(f.core as u64, line * 64));
+                    core.write_backs.push_back(physical(seed, f.core as u64, line * 64));
                 }
             }
             spare.push(id);
@@ -236,7 +258,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
                 let (op, addr, arrive) = match core.write_backs.pop_front() {
                     Some(addr) => (Op::WriteBack, addr, now + c.cha.write_latency),
                     None => {
-                        let addr = physical(i as u64, core.lines % (BUFFER / 64) * 64);
+                        let addr = physical(seed, i as u64, core.lines % (BUFFER / 64) * 64);
                         core.lines += 1;
                         (Op::Load, addr, now + half)
                     }
@@ -249,7 +271,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
         if p2m_write || p2m_read {
             while dev_free > 0 && dev_next <= now {
                 dev_free -= 1;
-                let addr = physical(n as u64, dev_line % (BUFFER / 64) * 64);
+                let addr = physical(seed, DEVICE_BUFFER, dev_line % (BUFFER / 64) * 64);
                 dev_line += 1;
                 let op = if p2m_write { Op::DmaWrite } else { Op::DmaRead };
                 let id = new_flight(&mut flights, &mut spare, Flight { core: device, op, issued: now, addr, at_controller: false });
@@ -295,9 +317,13 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
         if (p2m_write || p2m_read) && dev_free > 0 {
             next = next.min(at_cycle(dev_next));
         }
-        next = next.max(cycle + 1).min(at_cycle(end)).max(cycle + 1);
+        if !measuring {
+            next = next.min(at_cycle(warm));
+        }
+        next = next.min(at_cycle(end)).max(cycle + 1);
         if measuring {
-            let dt = ((next - cycle) * tck) as u128;
+            // (the last step counts up to the window's end only)
+            let dt = ((next * tck).min(end) - now) as u128;
             let lfb: u64 = cores.iter().map(|c| c.free).sum();
             t.lfb += (n as u64 * c.cpu.mlp - lfb) as u128 * dt;
             t.iio += (credits - dev_free) as u128 * dt;

@@ -74,7 +74,7 @@ pub fn controller(c: &Cfg) -> Result<Config, String> {
                 c.dram.speed, cfg.timing.mts * 8, t.name
             ),
             None => format!(
-                "dram.channel_bw = {bw} MB/s: no DDR4 speed bin moves that (mem_bench models DDR4-2400 to DDR4-3200; DDR5 is not modelled yet)"
+                "dram.channel_bw = {bw} MB/s: no DDR4 speed bin moves that (the memory controller models DDR4-2400 to DDR4-3200; DDR5 is not modelled yet)"
             ),
         });
     }

@@ -146,9 +146,10 @@ impl Controllers {
         self.chans.iter().map(|ch| f(&ch.stats)).sum()
     }
 
-    /// Mean read latency inside the controllers, queue to last data beat (ps).
+    /// Mean read latency inside the controllers, queue to last data beat
+    /// (ps; NaN without reads).
     pub fn read_latency_ps(&self) -> f64 {
-        self.sum(|s| s.read_latency_ps) as f64 / self.sum(|s| s.reads).max(1) as f64
+        self.sum(|s| s.read_latency_ps) as f64 / self.sum(|s| s.reads) as f64
     }
 
     pub fn counters(&self) -> Counters {
