@@ -135,3 +135,22 @@ def test_a_maximised_metric_and_a_minimised_parameter(tmp_path):
             if a is not b:
                 assert a["values"]["cpu.cores"] < b["values"]["cpu.cores"] or \
                     a["values"]["throughput_gbps"] > b["values"]["throughput_gbps"]
+
+
+def test_a_space_within_the_budget_is_tried_whole(tmp_path):
+    # 6 points, 8 trials: every point once, and the answer is the grid's
+    r = tune("l2fwd", {"llc.ddio_ways": (1, 6)}, minimize=["llc.ddio_ways"], constraints=["pcie_write_hit_rate>0.9"],
+             trials=8, set={**BASE, "cpu.cores": 4}, seed=2, jobs=2, progress=False, store=tmp_path)
+    assert r["search"] == {"exhaustive": True, "tried": 6, "space": 6}
+    assert sorted(t["point"]["llc.ddio_ways"] for t in r["trials"]) == [1, 2, 3, 4, 5, 6]
+    feasible = sorted(t["point"]["llc.ddio_ways"] for t in r["trials"] if t["constrained"]["pcie_write_hit_rate"] > 0.9)
+    assert (r["best"] or {}).get("point") == ({"llc.ddio_ways": feasible[0]} if feasible else None)
+
+
+def test_a_failed_search_names_its_closest_trial_and_counts_exactly(cli, tmp_path):
+    out = cli("tune", "l2fwd", "--space", "llc.ddio_ways=1..6", "--trials", "4", "--minimize", "llc.ddio_ways",
+              "--constraint", "throughput_gbps>1000", "--set", "sim.duration=0.3ms", "--store", str(tmp_path), env={"COLUMNS": "80"})
+    assert out.code == 0, out.stderr
+    assert "no trial met throughput_gbps>1000" in out.stdout and "closest: llc.ddio_ways=" in out.stdout
+    assert "a search, not a proof: 4 of 6 points tried; confirm with: packetpath sweep" in " ".join(out.stdout.split())
+    assert "--grid llc.ddio_ways=1,2,3,4,5,6" in out.stdout.replace("\n  ", " ")

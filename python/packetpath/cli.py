@@ -512,15 +512,45 @@ def tune_cmd(
     import pandas as pd
 
     keys = [o["key"] for o in result["objectives"]]
-    rows = [{**t["point"], **{f"{k} (objective)": t["values"][k] for k in keys if k not in t["point"]},
-             "run_id": t["run_id"][:8]} for t in result["frontier"]]
+
+    def row(t: dict[str, Any]) -> dict[str, Any]:
+        return {**t["point"], **{f"{k} (objective)": t["values"][k] for k in keys if k not in t["point"]},
+                **{k: v for k, v in t["constrained"].items() if k not in keys}, "run_id": t["run_id"][:8]}
+
     goal = ", ".join(f"{o['direction']} {o['key']}" for o in result["objectives"])
-    where = f"{len(result['trials'])} trials; study {result['study']['name']} in {result['study']['storage'] or 'memory'}"
-    if rows:
-        _print_frame(pd.DataFrame(rows), title=f"{scenario_}: frontier ({goal}; {', '.join(result['constraints']) or 'no constraint'})")
+    where = f"study {result['study']['name']} in {result['study']['storage'] or 'memory'}"
+    if result["frontier"]:
+        _print_frame(pd.DataFrame([row(t) for t in result["frontier"]]),
+                     title=f"{scenario_}: frontier ({goal}; {', '.join(result['constraints']) or 'no constraint'})")
     best = result["best"]
-    typer.echo(f"best: {' '.join(f'{k}={v}' for k, v in best['point'].items())} (run {best['run_id'][:8]}); {where}"
-               if best else f"no trial met {', '.join(result['constraints'])}; {where}")
+    if best:
+        typer.echo(f"best: {' '.join(f'{k}={v}' for k, v in best['point'].items())} (run {best['run_id'][:8]})")
+    else:
+        typer.echo(f"no trial met {', '.join(result['constraints'])}")
+        if result.get("closest"):
+            c = result["closest"]
+            got = ", ".join(f"{k} = {_number(v) if v is not None else 'none'}" for k, v in c["constrained"].items())
+            typer.echo(f"closest: {' '.join(f'{k}={v}' for k, v in c['point'].items())} ({got}; run {c['run_id'][:8]})")
+    search = result["search"]
+    if search["exhaustive"]:
+        typer.echo(textwrap.fill(f"exhaustive: all {search['space']} points of the space tried, so the answer is proven "
+                                 f"(for this scenario and seed); {where}", 80, subsequent_indent="  "))
+    else:
+        grid = " ".join(f"--grid {k}={_grid_text(v)}" for k, v in _space_axes(space or []).items())
+        typer.echo(textwrap.fill(f"a search, not a proof: {search['tried']} of {search['space']} points tried; "
+                                 f"confirm with: packetpath sweep {scenario_} {grid}; {where}", 80, subsequent_indent="  "))
+
+
+def _space_axes(space: list[str]) -> dict[str, Any]:
+    from packetpath.tune import parse_space
+
+    return parse_space(space)
+
+
+def _grid_text(spec: Any) -> str:
+    """A --space axis as a --grid list."""
+    values = range(spec[0], spec[1] + 1) if isinstance(spec, tuple) else spec
+    return ",".join(str(v) for v in values)
 
 
 def _short_ids(df: Any) -> Any:

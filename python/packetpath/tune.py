@@ -225,6 +225,14 @@ def tune(
         st = optuna.create_study(storage=storage, study_name=name, sampler=sampler, directions=[d for _, d in goals])
     st.set_user_attr("problem", problem)
     size = math.prod(spec[1] - spec[0] + 1 if isinstance(spec, tuple) else len(spec) for spec in axes.values())
+    exhaustive = size <= trials
+    if exhaustive:
+        # A space within the budget is tried whole, so the answer is proven,
+        # not a sampler's guess: every point not yet tried is queued.
+        tried = [dict(t.params) for t in st.get_trials(states=[optuna.trial.TrialState.COMPLETE])]
+        for point in _points(axes):
+            if point not in tried:
+                st.enqueue_trial(point, skip_if_exists=True)
     # `trials` counts distinct points: a point the sampler proposes again is
     # told its stored result at no cost, and does not use up the budget.
     try:
@@ -233,7 +241,18 @@ def tune(
         where = f" in {storage}" if storage else " (in memory: give --store to keep them)"
         raise KeyboardInterrupt(f"{len(_distinct(st))} trials of study '{name}' complete{where}; run the same command again to resume"
                                 + (f" ({e})" if str(e) else "")) from None
-    return _summary(st, goals, limits, storage)
+    result = _summary(st, goals, limits, storage)
+    result["search"] = {"exhaustive": exhaustive, "tried": len(result["trials"]), "space": size}
+    return result
+
+
+def _points(axes: Mapping[str, tuple[int, int] | list[Any]]) -> list[dict[str, Any]]:
+    """Every point of the space, the last axis varying fastest."""
+    points: list[dict[str, Any]] = [{}]
+    for key, spec in axes.items():
+        values = range(spec[0], spec[1] + 1) if isinstance(spec, tuple) else spec
+        points = [{**p, key: v} for p in points for v in values]
+    return points
 
 
 def _create_study(optuna: Any, **kwargs: Any) -> Any:
@@ -272,6 +291,8 @@ def _search(st: Any, axes: dict, base: dict, scenario: Any, seed: Any, limits: l
             t.set_user_attr("run_id", row["run_id"])
             violations = [c.violation(report) for c in limits]
             t.set_user_attr("violations", violations)
+            # (what each constraint is about, to show beside the point)
+            t.set_user_attr("constrained", {c.metric: metrics.value(report, c.metric) for c in limits})
             for c, v in zip(limits, violations):
                 t.set_constraint(str(c), v)
             # a metric the run did not report is the worst value, never the best
@@ -305,9 +326,12 @@ def _summary(st: Any, goals: list[tuple[str, str]], limits: list[Constraint], st
 
     done = st.get_trials(states=[optuna.trial.TrialState.COMPLETE])
     sign = [1.0 if d == "minimize" else -1.0 for _, d in goals]
-    trials = [{"number": t.number, "point": dict(t.params), "values": dict(zip([k for k, _ in goals], t.values)),
-               "feasible": all(v <= 0 for v in t.user_attrs["violations"]), "run_id": t.user_attrs["run_id"]}
-              for t in done]
+    # one trial per point: a point proposed again is the same run
+    trials = list({t.user_attrs["run_id"]: {
+        "number": t.number, "point": dict(t.params), "values": dict(zip([k for k, _ in goals], t.values)),
+        "constrained": t.user_attrs.get("constrained", {}),
+        "feasible": all(v <= 0 for v in t.user_attrs["violations"]), "run_id": t.user_attrs["run_id"],
+        "miss": sum(v / max(abs(c.bound), 1e-12) for v, c in zip(t.user_attrs["violations"], limits))} for t in done}.values())
     feasible = [t for t in trials if t["feasible"]]
 
     def key(t: dict[str, Any]) -> tuple[float, ...]:
@@ -318,6 +342,8 @@ def _summary(st: Any, goals: list[tuple[str, str]], limits: list[Constraint], st
         return all(x <= y for x, y in zip(ka, kb)) and ka != kb
 
     frontier = sorted({key(t): t for t in feasible if not any(dominates(o, t) for o in feasible)}.values(), key=key)
-    return {"best": min(feasible, key=key, default=None), "frontier": frontier, "trials": trials,
+    # without a feasible trial, the one that misses its bounds by least (relative to each bound)
+    closest = None if feasible else min(trials, key=lambda t: t["miss"], default=None)
+    return {"best": min(feasible, key=key, default=None), "frontier": frontier, "closest": closest, "trials": trials,
             "objectives": [{"key": k, "direction": d} for k, d in goals],
             "constraints": [str(c) for c in limits], "study": {"name": st.study_name, "storage": storage}}
