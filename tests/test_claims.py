@@ -285,7 +285,7 @@ def test_claims_on_a_narrow_terminal_never_split_a_word():
     words = set(text.split())
     for c in (long, short):
         assert set(c.claim.split()) <= words and set(c.metric.split()) <= words, c.claim
-    assert lines[1].startswith("Fig 12b FAIL  with L3F") and "out of order beyond noise" in text
+    assert lines[1].startswith("FAIL   Fig 12b · with L3F") and "out of order beyond noise" in text
     assert lines[-1] == "1 pass of 2 scored (0 inconclusive, 0 anchors, 1 fail)"
     # a wide terminal keeps the table
     wide = Console(width=200, record=True, color_system=None)

@@ -89,18 +89,33 @@ def test_unknown_profile_in_a_scenario_file(cli, tmp_path):
     assert_one_line_error(cli("run", str(path)), "unknown profile 'no-such-profile'; profiles are ")
 
 
+def _unwrapped(text: str) -> list[str]:
+    """A listing's lines with their wrapped continuations (two spaces deeper than
+    the line they continue: 2 under a name, 6 under an anchor) joined back."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        depth = len(line) - len(line.lstrip(" "))
+        if lines and depth in (2, 6):
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return lines
+
+
 def test_scenarios_lists_every_builtin(cli):
-    out = cli("scenarios")
+    out = cli("scenarios", env={"COLUMNS": "80"})
     assert out.code == 0
-    assert out.stdout.splitlines() == [f"{n} — {d}" for n, d in builtin_descriptions().items()]
+    assert max(map(len, out.stdout.splitlines())) <= 80
+    assert _unwrapped(out.stdout) == [f"{n} — {d}" for n, d in builtin_descriptions().items()]
     listed = json.loads(cli("scenarios", "--json").stdout)
     assert [s["name"] for s in listed] == list(builtin_descriptions())
 
 
 def test_profiles_lists_every_profile(cli):
-    out = cli("profiles")
+    out = cli("profiles", env={"COLUMNS": "80"})
     assert out.code == 0
-    lines = out.stdout.splitlines()
+    assert max(map(len, out.stdout.splitlines())) <= 80
+    lines = _unwrapped(out.stdout)
     assert [x for x in lines if not x.startswith(" ")] == [f"{p.name} — {p.description}" for p in profiles.load_all()]
     assert "    anchor nic.pipeline_mpps: dpa Fig 14a, Fig 14b (those claims are shown, not scored)" in lines
     listed = json.loads(cli("profiles", "--json").stdout)

@@ -288,7 +288,13 @@ def scenarios_cmd(json_: JsonFlag = False) -> None:
         _print_json([{"name": n, "description": d} for n, d in described.items()])
     else:
         for name, description in described.items():
-            typer.echo(f"{name} — {description}")
+            typer.echo(_fill(f"{name} — {description}"))
+
+
+def _fill(text: str, indent: str = "") -> str:
+    """A line of a listing wrapped to the terminal (80 columns when not a terminal), never inside a word."""
+    width = max(40, _console().width)
+    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent + "  ", break_on_hyphens=False)
 
 
 @_command("profiles")
@@ -299,9 +305,9 @@ def profiles_cmd(json_: JsonFlag = False) -> None:
         _print_json([p.to_json() for p in loaded])
     else:
         for p in loaded:
-            typer.echo(f"{p.name} — {p.description}")
+            typer.echo(_fill(f"{p.name} — {p.description}"))
             for a in p.anchors:
-                typer.echo(f"    anchor {a.key}: {a.paper} {', '.join(a.figures)} (those claims are shown, not scored)")
+                typer.echo(_fill(f"anchor {a.key}: {a.paper} {', '.join(a.figures)} (those claims are shown, not scored)", indent="    "))
 
 
 @_command("params")

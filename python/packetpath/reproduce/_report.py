@@ -70,7 +70,7 @@ def blocks(claims: Sequence[Claim], title: str, width: int) -> Any:
 
     from rich.console import Group
 
-    indent = 14
+    indent = 7
     out = [Text(title, style="bold")] if title else []
 
     def wrap(text: str, first: str = " " * indent) -> list[str]:
@@ -79,10 +79,11 @@ def blocks(claims: Sequence[Claim], title: str, width: int) -> Any:
 
     for c, row in zip(claims, rows(claims), strict=True):
         figure, claim, metric, paper, simulated, tolerance, _ = row
-        head = wrap(claim, f"{figure:<7.7} {c.verdict.upper():<6.6}")
-        line = Text(head[0][:7])
-        line.append(head[0][7:indent], style=COLOURS[c.verdict])
-        line.append(head[0][indent:])
+        # the verdict first, whole, then the figure and the claim
+        verdict = f"{c.verdict.upper():<{indent - 1}} "  # (INCONCLUSIVE runs past the indent)
+        head = wrap(f"{figure} · {claim}", verdict)
+        line = Text(head[0][:len(verdict)], style=COLOURS[c.verdict])
+        line.append(head[0][len(verdict):])
         out.append(line)
         lines = head[1:] + wrap(f"paper {paper} · simulated {simulated} · {tolerance}") + wrap(f"metric {metric}")
         if c.why:
