@@ -110,6 +110,13 @@ impl Unit {
             .unwrap_or(t.len());
         let (num, suffix) = t.split_at(split);
         let suffix = suffix.trim();
+        let rate_alias;
+        let suffix = if self == Unit::Rate {
+            rate_alias = rate_suffix(suffix);
+            rate_alias.as_str()
+        } else {
+            suffix
+        };
         let num: f64 = num
             .parse()
             .map_err(|_| format!("'{}' is not {}", text.escape_debug(), self.accepted()))?;
@@ -125,6 +132,18 @@ impl Unit {
             self.accepted()
         ))
     }
+}
+
+/// A bit rate's suffix as the field writes it, in the table's form: `Gb/s`,
+/// `Gbit/s` and a bare `G` (as in "100G Ethernet") are `Gbps`; `k` is `K`.
+fn rate_suffix(suffix: &str) -> String {
+    let prefix = suffix.strip_suffix("bit/s").or_else(|| suffix.strip_suffix("b/s")).or_else(|| suffix.strip_suffix("bps"));
+    let prefix = match prefix {
+        Some(p) => p,
+        None if matches!(suffix, "K" | "k" | "M" | "G" | "T") => suffix,
+        None => return suffix.to_string(),
+    };
+    format!("{}bps", if prefix == "k" { "K" } else { prefix })
 }
 
 /// Time to serialise `bytes` at `rate_mbps`, in picoseconds (rounded up).
@@ -155,6 +174,10 @@ mod tests {
     #[test]
     fn parses_the_issue_examples() {
         assert_eq!(Unit::Rate.parse("100Gbps").unwrap(), 100_000.0);
+        for text in ["100G", "100Gb/s", "100Gbit/s", "100 Gbps", "100000Mb/s", "100000000kbit/s"] {
+            assert_eq!(Unit::Rate.parse(text).unwrap(), 100_000.0, "{text}");
+        }
+        assert!(Unit::Rate.parse("100GB/s").is_err(), "bytes are not bits");
         assert_eq!(Unit::Bytes.parse("2MiB").unwrap(), 2097152.0);
         assert_eq!(Unit::Bytes.parse("64B").unwrap(), 64.0);
         assert!((Unit::Freq.parse("2.1GHz").unwrap() - 2100.0).abs() < 1e-9);
