@@ -244,3 +244,12 @@ def test_sweep_says_what_it_ran_and_readers_refuse_a_missing_store(cli, tmp_path
     for command in (["results", "show"], ["results", "query", "SELECT 1 FROM runs"], ["plot", "throughput_gbps", "--x", "traffic.size"]):
         out = cli(*command, "--store", str(tmp_path / "nope"))
         assert out.code == 2 and out.stderr.startswith(f"error: store {tmp_path / 'nope'}: no such directory"), (command, out.stderr)
+
+
+def test_run_over_seeds_gives_mean_and_sd(cli):
+    out = json.loads(cli("run", "hostnet", "--seeds", "3", "--seed", "5", "--json").stdout)
+    assert out["seeds"] == [5, 6, 7]
+    c2m = out["metrics"]["hostnet.c2m_gbytes_s"]
+    assert len(c2m["values"]) == 3 and min(c2m["values"]) <= c2m["mean"] <= max(c2m["values"]) and c2m["sd"] > 0
+    table = cli("run", "hostnet", "--seeds", "2", env={"COLUMNS": "100"}).stdout
+    assert "hostnet over 2 seeds (1..2)" in table and "± sd" in table

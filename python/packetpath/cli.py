@@ -176,8 +176,12 @@ def run_cmd(
     seed: Annotated[int | None, typer.Option(help="Seed of every random stream (overrides sim.seed).")] = None,
     json_: JsonFlag = False,
     all_: Annotated[bool, typer.Option("--all", help="Also list the metrics this kind of run does not report.")] = False,
+    seeds: Annotated[int, typer.Option(min=1, max=1000, help="Run this many seeds (the scenario's, or --seed, and the ones after) and give each metric's mean ± sd.")] = 1,
 ) -> None:
     """Simulate one scenario and print its report."""
+    if seeds > 1:
+        _run_seeds(scenario_, set_, seed, seeds, json_)
+        return
     with _RunProgress(scenario_, quiet=json_) as progress:
         report = api.run(scenario_, set=set_, seed=seed, progress=progress)
     if json_:
@@ -200,6 +204,32 @@ def run_cmd(
         typer.echo(textwrap.fill(f"note: the ports sent {report['pause_frames']:,} PAUSE frames (nic.flow_control), so the source "
                                  f"offered {report['offered_gbps']:.4g} Gbps, what the server let it send, not traffic.rate",
                                  80, subsequent_indent="  "))
+
+
+def _run_seeds(scenario_: str, set_: list[str] | None, seed: int | None, n: int, json_: bool) -> None:
+    """One scenario over `n` seeds, run like a sweep's points: each metric's mean and sample sd."""
+    import statistics
+
+    from packetpath.sweep import sweep as run_sweep
+
+    first = scenario.resolve(scenario_, set_, seed).seed
+    # (the seeds are the sweep's axis: a --set sim.seed only says where they start)
+    overrides = [x for x in set_ or [] if x.split("=", 1)[0].strip() != "sim.seed"]
+    df = run_sweep(scenario_, {"sim.seed": list(range(first, first + n))}, set=overrides or None, progress=not json_)
+    stats = {}
+    for m in metrics.METRICS:
+        if m.path in df.columns:
+            values = [float(v) for v in df[m.path] if v is not None and v == v]
+            if values:
+                stats[m.path] = {"unit": m.unit, "mean": statistics.fmean(values), "sd": statistics.stdev(values) if len(values) > 1 else 0.0,
+                                 "values": values}
+    if json_:
+        _print_json({"scenario": scenario_, "seeds": list(range(first, first + n)), "metrics": stats})
+        return
+    table = Table("metric", "unit", "mean", "± sd", title=f"{scenario_} over {n} seeds ({first}..{first + n - 1})")
+    for path, st in stats.items():
+        table.add_row(path, st["unit"], _number(st["mean"]), _number(st["sd"]))
+    _console().print(table)
 
 
 class _RunProgress:
