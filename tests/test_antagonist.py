@@ -43,7 +43,7 @@ def test_delay_lowers_the_intensity():
 
 
 def test_antagonists_count_against_the_socket_cores():
-    with pytest.raises(ConfigError, match=r"\+ 20 antagonist\(s\) = 21 exceeds cpu.max_cores = 18"):
+    with pytest.raises(ConfigError, match=r"\+ 20 antagonist\(s\) = 21 exceeds the socket's cpu.max_cores = 18"):
         run(cores=20)
 
 

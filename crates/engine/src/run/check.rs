@@ -104,8 +104,12 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
             a => format!(" + {a} antagonist(s)"),
         };
         return Err(format!(
-            "cpu.cores = {}: {} NIC(s) x {} cores{corunner}{antagonists} = {cores} exceeds cpu.max_cores = {}",
-            c.cpu.cores, nics, c.cpu.cores, c.cpu.max_cores
+            "cpu.cores = {}: cores per NIC; {} NIC(s) x {} cores{corunner}{antagonists} = {cores} exceeds the socket's cpu.max_cores = {} (at most {} per NIC here)",
+            c.cpu.cores,
+            nics,
+            c.cpu.cores,
+            c.cpu.max_cores,
+            c.cpu.max_cores.saturating_sub(c.corunner.enabled as u64 + c.antagonist.cores) / nics.max(1)
         ));
     }
     for (key, list) in [("nic.remote_socket", &c.nic.remote_socket), ("nic.ddio", &c.nic.ddio)] {
