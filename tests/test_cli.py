@@ -253,3 +253,10 @@ def test_run_over_seeds_gives_mean_and_sd(cli):
     assert len(c2m["values"]) == 3 and min(c2m["values"]) <= c2m["mean"] <= max(c2m["values"]) and c2m["sd"] > 0
     table = cli("run", "hostnet", "--seeds", "2", env={"COLUMNS": "100"}).stdout
     assert "hostnet over 2 seeds (1..2)" in table and "± sd" in table
+
+
+def test_a_packet_run_says_what_its_counts_are_per(cli):
+    out = cli("run", "nat", "--set", "sim.duration=0.05ms", "--set", "sim.warmup=0.05ms", "--set", "traffic.rate=40G", env={"COLUMNS": "80"})
+    assert out.code == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "scope: 2 NICs x 7 cores = 14 packet cores; offered 2 x 40G on the wire (traffic.rate is per port" in text

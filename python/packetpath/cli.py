@@ -194,6 +194,8 @@ def run_cmd(
         _print_json(report)
         return
     _console().print(_report_table(scenario_, report, all_))
+    if scope := _scope(scenario_, set_, seed):
+        typer.echo(scope)
     if report.get("bottleneck"):
         typer.echo(textwrap.fill(bottleneck_sentence(report["bottleneck"]), 80, subsequent_indent="  "))
     if report.get("latency_breakdown_ns", {}).get("total"):
@@ -230,6 +232,18 @@ def _run_seeds(scenario_: str, set_: list[str] | None, seed: int | None, n: int,
     for path, st in stats.items():
         table.add_row(path, st["unit"], _number(st["mean"]), _number(st["sd"]))
     _console().print(table)
+
+
+def _scope(scenario_: str, set_: list[str] | None, seed: int | None) -> str:
+    """What a packet run's counts are per: NICs, cores per NIC, the rate per port."""
+    v = {p["key"]: p["value"] for p in api.params(scenario_, set=set_, seed=seed)}
+    if v["sim.kind"] != "packet":
+        return ""
+    nics, cores = int(v["nic.count"]), int(v["cpu.cores"])
+    rate = value_text(v["traffic.rate"])
+    return textwrap.fill(f"scope: {nics} NIC{'s' * (nics > 1)} x {cores} core{'s' * (cores > 1)} = {nics * cores} packet core{'s' * (nics * cores > 1)}; "
+                         f"offered {nics} x {rate} on the wire (traffic.rate is per port, with preamble and gap; "
+                         "throughputs count frame bits)", 80, subsequent_indent="  ")
 
 
 class _RunProgress:
