@@ -155,21 +155,21 @@ def mem_bench_cost(engine: str, cores: int, delay: int) -> tuple[float, float]:
     return (i1 - i0) / requests, (i1 - i0) / cycles
 
 
-# hostnet on the host network study's server (hostnet-cascadelake's values: the engine
-# example reads no profile).
-HOSTNET = {"sim": {"kind": "hostnet", "warmup": "10us"}, "cpu": {"mlp": 10, "freq": "3.3GHz", "max_cores": 8},
-           "llc": {"size": "24.75MiB", "ways": 11, "slices": 18, "ddio_ways": 0},
-           "dram": {"channels": 2, "channel_bw": "23464MB/s", "latency": "84ns", "speed": "DDR4-2933"}}
+# hostnet on the host network study's server: its profile's values (the engine example reads no profile).
+HOSTNET_PROFILE = "hostnet-cascadelake"
 
 
 def hostnet_cost(engine: str, cores: int, c2m: str, p2m: str) -> float:
     """Instructions per memory request (line read or written at a controller) of a hostnet
     run: the difference of a long and a short run, so start-up cancels."""
-    runs = [callgrind(engine, HOSTNET | {"sim": HOSTNET["sim"] | {"duration": d},
-                                         "hostnet": {"c2m_cores": cores, "c2m": c2m, "p2m": p2m}}) for d in ("50us", "150us")]
-    (i0, r0), (i1, r1) = runs
-    lines = lambda r: r["hostnet"]["memory_gbytes_s"] * float(r["sim"]["sim_time_ps"] - 10e6) / 1e3 / 64  # noqa: E731
-    return (i1 - i0) / (lines(r1) - lines(r0))
+    runs = []
+    for d in ("50us", "150us"):
+        task = make_task("", {"profile": HOSTNET_PROFILE, "sim": {"kind": "hostnet", "warmup": "10us", "duration": d},
+                              "hostnet": {"c2m_cores": cores, "c2m": c2m, "p2m": p2m}})
+        runs.append((callgrind(engine, task.values), float(task.config["sim.duration"])))
+    ((i0, r0), d0), ((i1, r1), d1) = runs
+    lines = lambda r, d: r["hostnet"]["memory_gbytes_s"] * d / 1e3 / 64  # noqa: E731  (GB/s x ps -> lines)
+    return (i1 - i0) / (lines(r1, d1) - lines(r0, d0))
 
 
 def main(engine: str) -> None:

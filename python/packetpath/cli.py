@@ -76,10 +76,12 @@ def version_text() -> str:
 
     from packetpath import __version__, _engine
 
+    here = Path(__file__).resolve()
+    git = ["git", "-C", str(here.parent)]
     try:
-        here = Path(__file__).resolve().parent
-        commit = subprocess.run(["git", "-C", str(here), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                timeout=5).stdout.strip()
+        # (only packetpath's own checkout: the file tracked by the repository git finds)
+        ours = subprocess.run([*git, "ls-files", "--error-unmatch", here.name], capture_output=True, timeout=5).returncode == 0
+        commit = subprocess.run([*git, "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=5).stdout.strip() if ours else ""
     except (OSError, subprocess.SubprocessError):
         commit = ""
     return f"packetpath {__version__} (engine {_engine.__version__}{', commit ' + commit if commit else ''})"
@@ -586,21 +588,17 @@ def tune_cmd(
         typer.echo(textwrap.fill(f"exhaustive: all {search['space']} points of the space tried, so the answer is proven "
                                  f"(for this scenario and seed); {where}", 80, subsequent_indent="  "))
     else:
-        grid = " ".join(f"--grid {k}={_grid_text(v)}" for k, v in _space_axes(space or []).items())
+        from packetpath.tune import axis_values, parse_space
+
+        grid = " ".join(f"--grid {k}={','.join(_grid_item(v) for v in axis_values(spec))}" for k, spec in parse_space(space or []).items())
+        fixed = "".join(f" --set {x}" for x in set_ or []) + f" --seed {seed}"
         typer.echo(textwrap.fill(f"a search, not a proof: {search['tried']} of {search['space']} points tried; "
-                                 f"confirm with: packetpath sweep {scenario_} {grid}; {where}", 80, subsequent_indent="  "))
+                                 f"confirm with: packetpath sweep {scenario_} {grid}{fixed}; {where}", 80, subsequent_indent="  "))
 
 
-def _space_axes(space: list[str]) -> dict[str, Any]:
-    from packetpath.tune import parse_space
-
-    return parse_space(space)
-
-
-def _grid_text(spec: Any) -> str:
-    """A --space axis as a --grid list."""
-    values = range(spec[0], spec[1] + 1) if isinstance(spec, tuple) else spec
-    return ",".join(str(v) for v in values)
+def _grid_item(v: Any) -> str:
+    """A value as --grid writes it (a list's items joined by +)."""
+    return "+".join(value_text(x) for x in v) if isinstance(v, list) else value_text(v)
 
 
 def _short_ids(df: Any) -> Any:

@@ -34,7 +34,7 @@ from packetpath import metrics, schema
 from packetpath.errors import ConfigError
 from packetpath.scenario import Overrides, ScenarioLike, parse_overrides
 from packetpath.store import Store
-from packetpath.sweep import RunFn, execute, grid_values, make_task, point_name, reports
+from packetpath.sweep import RunFn, execute, grid_points, grid_values, make_task, point_name, reports
 
 _OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 _CONSTRAINT = re.compile(r"^\s*([\w.]+)\s*(<=|>=|<|>)\s*(\S+)\s*$")
@@ -159,9 +159,13 @@ def tune(
     run: RunFn | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """Search ``space`` for the goal; returns ``{"best", "frontier", "trials",
-    "objectives", "constraints", "study"}`` (each trial: its point, objective
-    values, feasibility, run id). ``trials`` distinct points are simulated
+    """Search ``space`` for the goal; returns ``{"best", "frontier", "closest",
+    "trials", "objectives", "constraints", "study", "search"}`` (each trial:
+    its point, objective values, constrained metrics' values, feasibility,
+    ``miss``: its constraints' violations relative to their bounds, run id;
+    ``closest``: without a feasible trial, the least missing one; ``search``:
+    ``{exhaustive, tried, space}``, exhaustive when every point of the space
+    was simulated, which a space no larger than ``trials`` is). ``trials`` distinct points are simulated
     (fewer if the space is smaller); a point proposed twice is told its
     stored result again.
 
@@ -225,14 +229,11 @@ def tune(
         st = optuna.create_study(storage=storage, study_name=name, sampler=sampler, directions=[d for _, d in goals])
     st.set_user_attr("problem", problem)
     size = math.prod(spec[1] - spec[0] + 1 if isinstance(spec, tuple) else len(spec) for spec in axes.values())
-    exhaustive = size <= trials
-    if exhaustive:
+    if size <= trials:
         # A space within the budget is tried whole, so the answer is proven,
-        # not a sampler's guess: every point not yet tried is queued.
-        tried = [dict(t.params) for t in st.get_trials(states=[optuna.trial.TrialState.COMPLETE])]
-        for point in _points(axes):
-            if point not in tried:
-                st.enqueue_trial(point, skip_if_exists=True)
+        # not a sampler's guess: every point is queued (once).
+        for point in grid_points({k: axis_values(spec) for k, spec in axes.items()}):
+            st.enqueue_trial(point, skip_if_exists=True)
     # `trials` counts distinct points: a point the sampler proposes again is
     # told its stored result at no cost, and does not use up the budget.
     try:
@@ -242,17 +243,15 @@ def tune(
         raise KeyboardInterrupt(f"{len(_distinct(st))} trials of study '{name}' complete{where}; run the same command again to resume"
                                 + (f" ({e})" if str(e) else "")) from None
     result = _summary(st, goals, limits, storage)
-    result["search"] = {"exhaustive": exhaustive, "tried": len(result["trials"]), "space": size}
+    # proven only when every point was in fact simulated
+    tried = len(result["trials"])
+    result["search"] = {"exhaustive": tried == size, "tried": tried, "space": size}
     return result
 
 
-def _points(axes: Mapping[str, tuple[int, int] | list[Any]]) -> list[dict[str, Any]]:
-    """Every point of the space, the last axis varying fastest."""
-    points: list[dict[str, Any]] = [{}]
-    for key, spec in axes.items():
-        values = range(spec[0], spec[1] + 1) if isinstance(spec, tuple) else spec
-        points = [{**p, key: v} for p in points for v in values]
-    return points
+def axis_values(spec: tuple[int, int] | list[Any]) -> list[Any]:
+    """A searched axis's values: a whole-number range's, or its list."""
+    return list(range(spec[0], spec[1] + 1)) if isinstance(spec, tuple) else list(spec)
 
 
 def _create_study(optuna: Any, **kwargs: Any) -> Any:

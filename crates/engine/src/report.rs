@@ -2,7 +2,6 @@
 //! counters (names follow Intel PCM and DPDK), computed over the measured
 //! window only.
 
-use crate::mem::dram::host::Counters;
 use crate::units::Time;
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -193,6 +192,36 @@ pub struct CopyBenchReport {
     pub ns_per_line: f64,
 }
 
+/// A host's memory controllers' counters, summed over the channels, as
+/// PCM's `imc` events give them (`mem::dram::host` fills them).
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct DramCounters {
+    /// Column commands that found their row open and used (page hits).
+    pub row_hit_rate: f64,
+    /// Reads that needed their row opened, per read served from DRAM (the
+    /// host network study's row miss ratio: ACTs for reads per line read).
+    pub read_row_miss_ratio: f64,
+    /// Mean requests waiting per channel, and the share of cycles each
+    /// queue was full (PCM's RPQ/WPQ occupancy and full cycles).
+    pub read_queue_occupancy: f64,
+    pub write_queue_occupancy: f64,
+    pub read_queue_full: f64,
+    pub write_queue_full: f64,
+    /// Column commands of the busiest bank over the mean bank's.
+    pub bank_imbalance: f64,
+    pub refreshes: u64,
+    /// Event counts as the uncore's IMC counters give them: lines read and
+    /// written at the DRAM (CAS_COUNT.RD/WR), activates (ACT_COUNT), of
+    /// them for reads, precharges for a row conflict (PRE_COUNT.PAGE_MISS)
+    /// and write-to-read switches (WMM_TO_RMM).
+    pub cas_reads: u64,
+    pub cas_writes: u64,
+    pub activates: u64,
+    pub read_activates: u64,
+    pub conflict_precharges: u64,
+    pub write_to_read_switches: u64,
+}
+
 /// Result of the loaded-latency microbenchmark (`sim.kind = mem_bench`),
 /// named as Intel MLC and PCM name them.
 #[derive(Serialize, Debug, Clone, Default)]
@@ -215,17 +244,17 @@ pub struct MemBenchReport {
     /// Core to controller and back, outside the DRAM (from `dram.latency`).
     pub path_ns: f64,
     #[serde(flatten)]
-    pub dram: Counters,
+    pub dram: DramCounters,
 }
 
 /// Result of a host network run (`sim.kind = hostnet`), named as the host
 /// network study names its domains (Vuppalapati et al., SIGCOMM'24, §4).
 #[derive(Serialize, Debug, Clone, Default)]
 pub struct HostnetReport {
-    /// The C2M loops' throughput: lines loaded (or stored) per second.
+    /// The C2M loops' throughput: lines loaded (or stored) per second, each
+    /// one a line the cores read from memory.
     pub c2m_gbytes_s: f64,
-    /// Memory traffic of the C2M cores: reads, and write-backs.
-    pub c2m_read_gbytes_s: f64,
+    /// The C2M cores' write-backs reaching the write queues.
     pub c2m_write_gbytes_s: f64,
     /// The device's DMA throughput.
     pub p2m_gbytes_s: f64,
@@ -247,7 +276,7 @@ pub struct HostnetReport {
     /// Mean read latency inside the controllers (queue to last data beat).
     pub dram_read_latency_ns: f64,
     #[serde(flatten)]
-    pub dram: Counters,
+    pub dram: DramCounters,
 }
 
 /// Result of a BlueField-3 workload (`dpa_bench`); the fields that do not

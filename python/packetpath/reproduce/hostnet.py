@@ -82,19 +82,25 @@ def _h(report: dict) -> dict:
     return report["hostnet"]
 
 
-def _deg(r: Runs, q: int, n: int, side: str) -> float:
-    """Degradation, isolated / colocated throughput, of C2M or P2M in quadrant q with n C2M cores."""
+def _alone(q: int, n: int, side: str) -> str:
+    """The run with quadrant q's C2M loop on n cores (side "c2m") or its P2M device (side "p2m") alone."""
     c2m, p2m = QUADRANTS[q]
-    alone = f"c2m/{c2m}/{n}" if side == "c2m" else f"p2m/{p2m}"
+    return f"c2m/{c2m}/{n}" if side == "c2m" else f"p2m/{p2m}"
+
+
+def _degradation(alone: dict, colocated: dict, side: str) -> float:
+    """Isolated over colocated throughput of one side, from two reports."""
     key = f"{side}_gbytes_s"
-    return _h(r[alone])[key] / _h(r[f"q{q}/{n}"])[key]
+    return alone["hostnet"][key] / colocated["hostnet"][key]
+
+
+def _deg(r: Runs, q: int, n: int, side: str) -> float:
+    """Degradation of C2M or P2M in quadrant q with n C2M cores."""
+    return _degradation(r[_alone(q, n, side)], r[f"q{q}/{n}"], side)
 
 
 def _deg_seeds(r: Runs, q: int, n: int, side: str) -> list[float]:
-    c2m, p2m = QUADRANTS[q]
-    alone = f"c2m/{c2m}/{n}" if side == "c2m" else f"p2m/{p2m}"
-    key = f"{side}_gbytes_s"
-    return [a["hostnet"][key] / b["hostnet"][key] for a, b in zip(r.seeds(alone), r.seeds(f"q{q}/{n}"), strict=True)]
+    return [_degradation(a, b, side) for a, b in zip(r.seeds(_alone(q, n, side)), r.seeds(f"q{q}/{n}"), strict=True)]
 
 
 def formula_latency(h: dict, read_write: bool, adjusted: bool = False) -> float:
@@ -175,7 +181,7 @@ def claims(r: Runs) -> list[Claim]:
     q3 = h("q3/6")
     out.append(share(P, "Fig 3 (Q3)", "quadrant 3, 6 C2M cores: C2M takes 77 % of the memory bandwidth (figure)",
                      "c2m share of memory GB/s", FIG3_Q3_BW6[0] / sum(FIG3_Q3_BW6),
-                     (q3["c2m_read_gbytes_s"] + q3["c2m_write_gbytes_s"]) / q3["memory_gbytes_s"]))
+                     (q3["c2m_gbytes_s"] + q3["c2m_write_gbytes_s"]) / q3["memory_gbytes_s"]))
     out.append(throughput(P, "Fig 3 (Q1)", "quadrant 1, 6 C2M cores: C2M reads 23.0 GB/s beside P2M (figure)",
                           "hostnet.c2m_gbytes_s", 22.97, h("q1/6")["c2m_gbytes_s"]))
     out.append(throughput(P, "Sec. 2", "a sequential read microbenchmark reaches more than 90 % of the 46.9 GB/s peak",
@@ -254,7 +260,7 @@ def claims(r: Runs) -> list[Claim]:
                       "every point below 0.9 x 164", all(h(f"q{q}/{n}")["iio_occupancy"] < 0.9 * 164 for q in (2, 4) for n in CORES)))
 
     # --- Appendix C: the same quadrants with the RDMA NIC's lower P2M load ---
-    lower = {f"q{q}": (round(sum(_h(r[f"c2m/{QUADRANTS[q][0]}/{n}"])["c2m_gbytes_s"] / _h(r[f"rdma/q{q}/{n}"])["c2m_gbytes_s"] for n in CORES) / 6, 3),
+    lower = {f"q{q}": (round(sum(_degradation(r[_alone(q, n, "c2m")], r[f"rdma/q{q}/{n}"], "c2m") for n in CORES) / 6, 3),
                        round(sum(deg[q, n, "c2m"] for n in CORES) / 6, 3)) for q in QUADRANTS}
     out.append(judged(P, "Appendix C", "with the NIC's 98 Gbps of RDMA instead of the SSDs' 112 Gbps, C2M degrades slightly less (quadrants 1-4)",
                       "mean c2m degradation over 1-6 cores (RDMA, SSD)", "RDMA below SSD", lower,
@@ -274,8 +280,7 @@ def figures(r: dict) -> list[dict[str, Any]]:
     for q, (c2m, p2m) in QUADRANTS.items():
         runs = [f"q{q}/{n}" for n in CORES]
         rw = c2m == "read_write"
-        sim = {s: [r[f"c2m/{c2m}/{n}" if s == "c2m" else f"p2m/{p2m}"]["hostnet"][f"{s}_gbytes_s"] / r[f"q{q}/{n}"]["hostnet"][f"{s}_gbytes_s"]
-                   for n in CORES] for s in ("c2m", "p2m")}
+        sim = {s: [_degradation(r[_alone(q, n, s)], r[f"q{q}/{n}"], s) for n in CORES] for s in ("c2m", "p2m")}
         alone = 3 if rw else 1  # (the loop alone: its quadrant's latency formula without the quadrant 4 variant)
         model = [formula_gbytes_s(r[f"c2m/{c2m}/{n}"]["hostnet"], n, alone) / formula_gbytes_s(r[f"q{q}/{n}"]["hostnet"], n, q) for n in CORES]
         figs.append(figure(f"fig3-q{q}", f"Fig 3 (Q{q})", f"Fig 3, quadrant {q}: C2M-{'ReadWrite' if rw else 'Read'} beside P2M-{p2m.title()}",

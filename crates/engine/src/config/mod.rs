@@ -12,19 +12,19 @@ pub use table::*;
 
 use serde_json::Value;
 
-/// The run kinds with the memory controller (a kind list is words apart).
-const CONTROLLER: &str = "mem_bench hostnet";
+/// The run kinds with the memory controller.
+const CONTROLLER: &[&str] = &["mem_bench", "hostnet"];
 
 /// Parameters only one run kind reads (key or `section.` prefix, kind):
 /// giving one for another kind is a mistake, not a no-op.
-const KIND_KEYS: &[(&str, &str)] = &[
-    ("pcie_bench.", "pcie_bench"),
-    ("copy_bench.", "copy_bench"),
-    ("mem_bench.", "mem_bench"),
-    ("hostnet.", "hostnet"),
-    ("iio.", "hostnet"),
-    ("cha.", "hostnet"),
-    ("antagonist.", "packet"),
+const KIND_KEYS: &[(&str, &[&str])] = &[
+    ("pcie_bench.", &["pcie_bench"]),
+    ("copy_bench.", &["copy_bench"]),
+    ("mem_bench.", &["mem_bench"]),
+    ("hostnet.", &["hostnet"]),
+    ("iio.", &["hostnet"]),
+    ("cha.", &["hostnet"]),
+    ("antagonist.", &["packet"]),
     // (the memory controller runs only under mem_bench and hostnet so far;
     // dram.speed stays free: profiles name their DIMMs for every kind)
     ("dram.ranks", CONTROLLER),
@@ -35,19 +35,19 @@ const KIND_KEYS: &[(&str, &str)] = &[
     ("dram.write_high", CONTROLLER),
     ("dram.write_low", CONTROLLER),
     ("dram.write_idle", CONTROLLER),
-    ("dpa_bench.", "dpa"),
-    ("netdimm.nic", "netdimm"),
-    ("netdimm.traffic", "netdimm"),
-    ("netdimm.size", "netdimm"),
-    ("netdimm.messages", "netdimm"),
-    ("netdimm.segmentation", "netdimm"),
-    ("netdimm.app_buffers", "netdimm"),
-    ("netdimm.load", "netdimm"),
-    ("netdimm.nf", "netdimm"),
+    ("dpa_bench.", &["dpa"]),
+    ("netdimm.nic", &["netdimm"]),
+    ("netdimm.traffic", &["netdimm"]),
+    ("netdimm.size", &["netdimm"]),
+    ("netdimm.messages", &["netdimm"]),
+    ("netdimm.segmentation", &["netdimm"]),
+    ("netdimm.app_buffers", &["netdimm"]),
+    ("netdimm.load", &["netdimm"]),
+    ("netdimm.nf", &["netdimm"]),
 ];
 
-/// The run kinds (words apart) that alone read `key`, if any do.
-pub fn kind_of(key: &str) -> Option<&'static str> {
+/// The run kinds that alone read `key`, if any do.
+pub fn kind_of(key: &str) -> Option<&'static [&'static str]> {
     KIND_KEYS
         .iter()
         .find(|(k, _)| if k.ends_with('.') { key.starts_with(k) } else { key == *k })
@@ -61,12 +61,12 @@ pub fn typed(scenario: &Value) -> Result<(Values, Cfg), String> {
     let cfg = Cfg::from_values(&values);
     for key in given {
         match kind_of(key) {
-            Some(kinds) if !kinds.split(' ').any(|k| k == cfg.sim.kind) => {
-                let kind = kinds.replace(' ', " or ");
+            Some(kinds) if !kinds.contains(&cfg.sim.kind) => {
                 return Err(format!(
-                    "{key}: a parameter of sim.kind = {kind}, but sim.kind = {}; set sim.kind = {} or drop {key}",
+                    "{key}: a parameter of sim.kind = {}, but sim.kind = {}; set sim.kind = {} or drop {key}",
+                    kinds.join(" or "),
                     cfg.sim.kind,
-                    kinds.split(' ').next().unwrap_or(kinds)
+                    kinds[0]
                 ));
             }
             _ => {}

@@ -46,14 +46,19 @@ const DEVICE_BUFFER: u64 = 0xFFFF;
 /// The physical address of byte `offset` of buffer `buffer`: its 4 KiB
 /// pages lie where the OS put them, frames scattered over memory (a
 /// stateless hash of the seed, the buffer and the page standing for the
-/// page table; a frame shared by two pages changes nothing a controller
-/// sees).
+/// page table; two pages may share a frame, as if one were swapped out:
+/// a controller sees only the lines' banks and rows).
 fn physical(seed: u64, buffer: u64, offset: u64) -> u64 {
-    let mut x = (seed << 56 ^ buffer << 40 ^ offset >> 12).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let frame = mix(mix(seed) ^ buffer << 40 ^ offset >> 12);
+    (frame % (PHYSICAL >> 12)) << 12 | offset & 0xFFF
+}
+
+/// SplitMix64's finaliser: every input bit moves every output bit.
+fn mix(x: u64) -> u64 {
+    let mut x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^= x >> 31;
-    (x % (PHYSICAL >> 12)) << 12 | offset & 0xFFF
+    x ^ (x >> 31)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -91,9 +96,10 @@ struct Core {
 struct Tally {
     c2m_reads: u64,
     c2m_read_ps: u64,
-    c2m_writes: u64,
+    /// Write-backs a write queue took.
+    wpq_write_backs: u64,
     /// Write-backs the CHA took, and their time from the fill buffer.
-    c2m_write_backs: u64,
+    cha_write_backs: u64,
     c2m_write_ps: u64,
     p2m_lines: u64,
     p2m_ps: u64,
@@ -107,7 +113,7 @@ struct Tally {
 /// What a hostnet scenario must satisfy beyond each parameter's range; the
 /// channels' controller, checked.
 pub fn check(c: &Cfg) -> Result<Config, String> {
-    let cfg = super::mem_bench::controller(c)?;
+    let cfg = Config::host(&c.dram)?;
     let h = &c.hostnet;
     let driver = (h.p2m != "none") as u64;
     if h.c2m_cores + driver > c.cpu.max_cores {
@@ -128,8 +134,14 @@ pub fn check(c: &Cfg) -> Result<Config, String> {
             c.pcie.lanes
         ));
     }
-    if c.sim.until != "duration" || c.sim.sample_period > 0 {
-        return Err("sim.until and sim.sample_period: packet runs only; a hostnet run measures sim.duration after sim.warmup".into());
+    if c.sim.until != "duration" {
+        return Err(format!("sim.until = {}: a hostnet run measures sim.duration after sim.warmup; allowed: duration", c.sim.until));
+    }
+    if c.sim.sample_period > 0 {
+        return Err(format!(
+            "sim.sample_period = {} ns: hostnet runs keep no timeline; allowed: 0",
+            c.sim.sample_period as f64 / 1e3
+        ));
     }
     if c.llc.ddio_ways > 0 {
         return Err(format!(
@@ -141,6 +153,12 @@ pub fn check(c: &Cfg) -> Result<Config, String> {
 }
 
 pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
+    simulate(c, g, false)
+}
+
+/// The run; `every_cycle` steps through every DRAM cycle instead of
+/// skipping to the next one anything happens in (the same answer, slower).
+fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String> {
     let cfg = check(c)?;
     let h = &c.hostnet;
     let half = (c.dram.latency - cfg.idle_read()) / 2;
@@ -245,7 +263,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
                 let f = flights[id as usize];
                 cores[f.core as usize].free += 1;
                 if measuring {
-                    t.c2m_write_backs += 1;
+                    t.cha_write_backs += 1;
                     t.c2m_write_ps += now - f.issued;
                 }
                 mem.send(now, id, f.addr, true);
@@ -299,7 +317,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
                     } else {
                         cha_held[mem.channel(f.addr)] -= 1;
                         if measuring {
-                            t.c2m_writes += 1;
+                            t.wpq_write_backs += 1;
                         }
                     }
                     spare.push(id);
@@ -310,7 +328,7 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
         // On to the next cycle anything can happen in.
         let at_cycle = |t: Time| t.div_ceil(tck);
         let mut next = mem.wake();
-        if refused || cha_door.iter().zip(&cha_held).any(|(d, &h)| !d.is_empty() && h < c.cha.write_buffer as usize) {
+        if every_cycle || refused || cha_door.iter().zip(&cha_held).any(|(d, &h)| !d.is_empty() && h < c.cha.write_buffer as usize) {
             next = cycle + 1;
         }
         next = next.min(due.peek().map_or(u64::MAX, |d| at_cycle(d.0 .0)));
@@ -338,12 +356,11 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
         body: Body::Hostnet {
             hostnet: HostnetReport {
                 c2m_gbytes_s: gbs(t.c2m_reads),
-                c2m_read_gbytes_s: gbs(t.c2m_reads),
-                c2m_write_gbytes_s: gbs(t.c2m_writes),
+                c2m_write_gbytes_s: gbs(t.wpq_write_backs),
                 p2m_gbytes_s: gbs(t.p2m_lines),
-                memory_gbytes_s: gbs(t.c2m_reads + t.c2m_writes + t.p2m_lines),
+                memory_gbytes_s: gbs(t.c2m_reads + t.wpq_write_backs + t.p2m_lines),
                 c2m_read_latency_ns: mean(t.c2m_read_ps, t.c2m_reads),
-                c2m_write_latency_ns: mean(t.c2m_write_ps, t.c2m_write_backs),
+                c2m_write_latency_ns: mean(t.c2m_write_ps, t.cha_write_backs),
                 p2m_latency_ns: mean(t.p2m_ps, t.p2m_lines),
                 lfb_occupancy: t.lfb as f64 / window / n.max(1) as f64,
                 iio_occupancy: t.iio as f64 / window,
@@ -354,4 +371,37 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
         },
         sim: SimInfo::new(c.sim.seed, cycle, 0, end),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{unguarded, validated};
+    use serde_json::json;
+
+    fn scenario(cores: u64, c2m: &str, p2m: &str) -> Cfg {
+        validated(&json!({"sim": {"kind": "hostnet", "duration": "20us", "warmup": "2us"}, "llc": {"ddio_ways": 0},
+            "cpu": {"mlp": 10, "max_cores": 8}, "dram": {"channels": 2, "channel_bw": "23464MB/s", "speed": "DDR4-2933", "latency": "84ns"},
+            "hostnet": {"c2m_cores": cores, "c2m": c2m, "p2m": p2m}}))
+        .unwrap()
+    }
+
+    #[test]
+    fn skipping_to_the_next_event_gives_the_same_report() {
+        for (cores, c2m, p2m) in [(1, "read", "write"), (4, "read_write", "write"), (3, "read_write", "read"), (0, "read", "write")] {
+            let c = scenario(cores, c2m, p2m);
+            let skip = unguarded(|g| simulate(&c, g, false)).unwrap();
+            let step = unguarded(|g| simulate(&c, g, true)).unwrap();
+            assert_eq!(serde_json::to_string(&skip.body).unwrap(), serde_json::to_string(&step.body).unwrap(), "{cores} {c2m} {p2m}");
+        }
+    }
+
+    #[test]
+    fn every_seed_places_its_own_pages() {
+        let a: Vec<u64> = (0..64).map(|s| physical(s, 0, 0) >> 12).collect();
+        let b: Vec<u64> = (256..320).map(|s| physical(s, 0, 0) >> 12).collect();
+        assert!(a.iter().zip(&b).all(|(x, y)| x != y));
+        // a page's lines stay together
+        assert_eq!(physical(7, 1, 4096 + 64) - physical(7, 1, 4096), 64);
+    }
 }

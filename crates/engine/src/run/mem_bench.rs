@@ -3,8 +3,8 @@
 //! beside `mem_bench.cores` injector cores each issuing random 64 B
 //! accesses, `mem_bench.delay` core cycles apart, as many in flight as its
 //! line-fill buffers allow (`cpu.mlp`). The buffers are far larger than the
-//! LLC, so every access goes to DRAM: one memory controller per channel
-//! (`mem::dram::controller`), lines interleaved over the channels.
+//! LLC, so every access goes to DRAM: the host's memory controllers
+//! (`mem::dram::host`), one per channel, lines interleaved over them.
 //!
 //! A request reaches its controller half the core-to-memory path after it
 //! leaves the core and its data comes back the other half after the last
@@ -12,10 +12,9 @@
 //! the controller's own idle read. A write is a line written back: it
 //! holds its fill buffer until its controller's write queue takes it and
 //! the word is back, and no core waits for it after. (The host network
-//! study's C2M-Write domain ends earlier, at the CHA, ~10 ns; the CHA's
-//! buffers are not modelled, so the fill buffer stands in for the
-//! back-pressure they pass on from a full write queue.)
-//! Requests reach a controller in time order, at most one per DRAM cycle.
+//! study's C2M-Write domain ends earlier, at the CHA, ~10 ns; `hostnet`
+//! models the CHA's buffer, here the fill buffer stands in for the
+//! back-pressure it passes on from a full write queue.)
 
 use super::Guard;
 use crate::config::Cfg;
@@ -58,36 +57,7 @@ pub fn check(c: &Cfg) -> Result<Config, String> {
             c.cpu.max_cores - 1
         ));
     }
-    controller(c)
-}
-
-/// The channels' memory controller from the `dram` section, checked
-/// against the channel bandwidth and idle latency it must agree with.
-pub fn controller(c: &Cfg) -> Result<Config, String> {
-    let cfg = Config::host(&c.dram)?;
-    let agrees = |t: &crate::mem::dram::timing::Timing| (t.peak_bytes_per_s() / 1e6 / c.dram.channel_bw as f64 - 1.0).abs() <= 0.01;
-    if !agrees(&cfg.timing) {
-        let bw = c.dram.channel_bw;
-        return Err(match crate::mem::dram::timing::BINS.iter().find(|t| agrees(t)) {
-            Some(t) => format!(
-                "dram.speed = {}: moves {} MB/s per channel, but dram.channel_bw = {bw} MB/s is {}'s; set both to the DIMMs' speed",
-                c.dram.speed, cfg.timing.mts * 8, t.name
-            ),
-            None => format!(
-                "dram.channel_bw = {bw} MB/s: no DDR4 speed bin moves that (the memory controller models DDR4-2400 to DDR4-3200; DDR5 is not modelled yet)"
-            ),
-        });
-    }
-    let idle = cfg.idle_read();
-    if c.dram.latency <= idle {
-        return Err(format!(
-            "dram.latency = {:.1} ns: the idle load-to-use latency must exceed the DRAM's own idle read, {:.1} ns for {}",
-            c.dram.latency as f64 / 1e3,
-            idle as f64 / 1e3,
-            c.dram.speed
-        ));
-    }
-    Ok(cfg)
+    Config::host(&c.dram)
 }
 
 pub fn run(c: &Cfg) -> Result<Report, String> {

@@ -3,12 +3,15 @@
 //!
 //! - a read queue and a write queue of finite depth take requests in time
 //!   order; a write is acknowledged (posted) when the write queue takes it,
-//!   a read that finds its line in the write queue is served from there;
+//!   a read that finds its line in the write queue is served from there. A
+//!   request frees its queue entry when it moves to its bank (DRAMsim3's
+//!   transaction queue) or, with `hold` (the host: Intel's RPQ and WPQ),
+//!   only at its column command, so queued requests count the banked ones;
 //! - each cycle one request moves from a queue into its bank's command
 //!   queue: reads, unless the controller is draining writes, which it
-//!   starts when the write queue reaches its high watermark (or holds more
-//!   than `drain_idle` writes while no command is queued) and stops at its
-//!   low watermark, but not again before a read waiting since has moved;
+//!   starts when the writes it holds reach the high watermark (or exceed
+//!   `drain_idle` while no command is queued) and stops at the low
+//!   watermark, but not again before a read waiting since has moved;
 //! - each cycle at most one command issues: the bank queues are visited
 //!   round robin and the first request, in arrival order, whose next
 //!   command (ACT, READ/WRITE, or PRE for a row conflict) is ready goes,
@@ -91,7 +94,8 @@ impl Config {
         }
     }
 
-    /// A host channel as the profile's `dram` section describes it.
+    /// A host channel as the profile's `dram` section describes it, checked
+    /// against the channel bandwidth and idle latency it must agree with.
     pub fn host(c: &DramCfg) -> Result<Config, String> {
         let timing = timing::bin(c.speed).ok_or_else(|| format!("dram.speed = {}: no such speed bin", c.speed))?;
         if c.write_high > c.write_queue {
@@ -109,7 +113,22 @@ impl Config {
                 c.write_idle, c.write_queue
             ));
         }
-        Ok(Config {
+        let agrees = |t: &Timing| (t.peak_bytes_per_s() / 1e6 / c.channel_bw as f64 - 1.0).abs() <= 0.01;
+        if !agrees(&timing) {
+            let bw = c.channel_bw;
+            return Err(match timing::BINS.iter().find(|t| agrees(t)) {
+                Some(t) => format!(
+                    "dram.speed = {}: moves {} MB/s per channel, but dram.channel_bw = {bw} MB/s is {}'s; set both to the DIMMs' speed",
+                    c.speed,
+                    timing.mts * 8,
+                    t.name
+                ),
+                None => format!(
+                    "dram.channel_bw = {bw} MB/s: no DDR4 speed bin moves that (the memory controller models DDR4-2400 to DDR4-3200; DDR5 is not modelled yet)"
+                ),
+            });
+        }
+        let cfg = Config {
             timing,
             map: Map::host(Geometry::ddr4_8gb_x8(c.ranks)),
             page: PagePolicy::from_name(c.page_policy).expect("the table lists the policies"),
@@ -121,7 +140,17 @@ impl Config {
             drain_idle: c.write_idle as usize,
             refresh: true,
             hold: true,
-        })
+        };
+        let idle = cfg.idle_read();
+        if c.latency <= idle {
+            return Err(format!(
+                "dram.latency = {:.1} ns: the idle load-to-use latency must exceed the DRAM's own idle read, {:.1} ns for {}",
+                c.latency as f64 / 1e3,
+                idle as f64 / 1e3,
+                c.speed
+            ));
+        }
+        Ok(cfg)
     }
 
     /// The mean latency of a random read to an idle channel (ps): its bank
@@ -198,12 +227,17 @@ pub struct Stats {
     pub writes: u64,
     /// Column commands to a row already used since its ACT.
     pub row_hits: u64,
-    /// Reads that needed their row opened (an ACT for a read).
-    pub read_row_misses: u64,
-    /// Precharges closing a row for another (not for refresh or by policy).
-    pub conflict_pres: u64,
-    /// Write drains started (each ends in a write-to-read switch).
-    pub drains: u64,
+    /// Column commands for reads and for writes (the IMC's CAS_COUNT.RD/WR).
+    pub cas_reads: u64,
+    pub cas_writes: u64,
+    /// Reads that needed their row opened (ACTs for reads).
+    pub read_activates: u64,
+    /// Precharges closing a row for another, not for refresh or by policy
+    /// (PRE_COUNT.PAGE_MISS).
+    pub conflict_precharges: u64,
+    /// Write drains started, each ending in a write-to-read switch
+    /// (WMM_TO_RMM).
+    pub write_to_read_switches: u64,
     pub acts: u64,
     pub pres: u64,
     pub refreshes: u64,
@@ -348,13 +382,15 @@ impl Channel {
             return true;
         }
         self.stats.reads += 1;
-        if self.writes.iter().any(|w| w.line == line) {
+        let loc = self.cfg.map.locate(addr);
+        let bank = loc.bank_index(&self.cfg.map.geo);
+        // (with `hold` a write at its bank still holds its queue entry)
+        let held = self.cfg.hold && self.bank_q[bank].iter().any(|w| w.write && w.line == line);
+        if held || self.writes.iter().any(|w| w.line == line) {
             self.stats.forwarded += 1;
             self.push_return(self.now + 1, id, self.now);
             return true;
         }
-        let loc = self.cfg.map.locate(addr);
-        let bank = loc.bank_index(&self.cfg.map.geo);
         self.reads.push_back(Req { id, write, arrival: self.now, line, loc, bank });
         true
     }
@@ -546,9 +582,11 @@ impl Channel {
     fn schedule(&mut self) -> bool {
         let c = &self.cfg;
         if self.drain_left == 0 && self.drains() {
+            // down to the low watermark of the writes held, those already at
+            // their banks counted (with `hold`)
             let n = self.writes.len();
-            self.drain_left = n - c.drain_low.min(n);
-            self.stats.drains += (self.drain_left > 0) as u64;
+            self.drain_left = n.min(self.pending(true).saturating_sub(c.drain_low));
+            self.stats.write_to_read_switches += (self.drain_left > 0) as u64;
         }
         let draining = self.drain_left > 0;
         let q = if draining { &mut self.writes } else { &mut self.reads };
@@ -616,7 +654,7 @@ impl Channel {
             match cmd {
                 Cmd::Act => self.do_act(b, row, rank),
                 Cmd::Pre => {
-                    self.stats.conflict_pres += 1;
+                    self.stats.conflict_precharges += 1;
                     self.do_pre(b)
                 }
                 Cmd::Read | Cmd::Write => {
@@ -723,7 +761,12 @@ impl Channel {
         if bank.hits > 0 {
             self.stats.row_hits += 1;
         } else if !r.write {
-            self.stats.read_row_misses += 1;
+            self.stats.read_activates += 1;
+        }
+        if r.write {
+            self.stats.cas_writes += 1;
+        } else {
+            self.stats.cas_reads += 1;
         }
         bank.hits += 1;
         self.stats.per_bank[r.bank] += 1;

@@ -9,8 +9,8 @@
 
 use super::controller::{Channel, Config, Done, Stats};
 use super::map::interleave;
+use crate::report::DramCounters;
 use crate::units::Time;
-use serde::Serialize;
 use std::collections::VecDeque;
 
 /// A request on its way: when it reaches the controller, its id, address
@@ -31,35 +31,6 @@ pub enum Event {
     Admitted { id: u64, write: bool },
     /// A read's last data beat arrived at `at`.
     Returned { id: u64, at: Time },
-}
-
-/// The channels' counters summed, as PCM's `imc` events give them.
-#[derive(Serialize, Debug, Clone, Default)]
-pub struct Counters {
-    /// Column commands that found their row open and used (page hits).
-    pub row_hit_rate: f64,
-    /// Reads that needed their row opened, per read served from DRAM (the
-    /// host network study's row miss ratio: ACTs for reads per line read).
-    pub read_row_miss_ratio: f64,
-    /// Mean requests waiting per channel, and the share of cycles each
-    /// queue was full (PCM's RPQ/WPQ occupancy and full cycles).
-    pub read_queue_occupancy: f64,
-    pub write_queue_occupancy: f64,
-    pub read_queue_full: f64,
-    pub write_queue_full: f64,
-    /// Column commands of the busiest bank over the mean bank's.
-    pub bank_imbalance: f64,
-    pub refreshes: u64,
-    /// Event counts as the uncore's IMC counters give them: lines read and
-    /// written at the DRAM (CAS_COUNT.RD/WR), activates (ACT_COUNT), of
-    /// them for reads, precharges for a row conflict (PRE_COUNT.PAGE_MISS)
-    /// and write-to-read switches (WMM_TO_RMM).
-    pub cas_reads: u64,
-    pub cas_writes: u64,
-    pub activates: u64,
-    pub read_activates: u64,
-    pub conflict_precharges: u64,
-    pub write_to_read_switches: u64,
 }
 
 impl Controllers {
@@ -89,10 +60,6 @@ impl Controllers {
         self.arriving[ch][write as usize].push_back((at, id, addr, write));
     }
 
-    /// Writes on their way to, or waiting at, `channel`'s controller.
-    pub fn writes_waiting(&self, channel: usize) -> usize {
-        self.arriving[channel][1].len()
-    }
 
     /// Run DRAM cycle `cycle` in every controller: each catches up to it
     /// (nothing happened in it since its wake), takes the arrival due, if
@@ -152,26 +119,81 @@ impl Controllers {
         self.sum(|s| s.read_latency_ps) as f64 / self.sum(|s| s.reads) as f64
     }
 
-    pub fn counters(&self) -> Counters {
+    pub fn counters(&self) -> DramCounters {
         let cycles = self.sum(|s| s.cycles).max(1) as f64;
         let columns = self.sum(|s| s.columns());
         let per_bank: Vec<u64> = self.chans.iter().flat_map(|ch| ch.stats.per_bank.iter().copied()).collect();
         let mean_bank = columns as f64 / per_bank.len() as f64;
-        Counters {
+        DramCounters {
             row_hit_rate: self.sum(|s| s.row_hits) as f64 / columns.max(1) as f64,
-            read_row_miss_ratio: self.sum(|s| s.read_row_misses) as f64 / self.sum(|s| s.reads - s.forwarded).max(1) as f64,
+            read_row_miss_ratio: self.sum(|s| s.read_activates) as f64 / self.sum(|s| s.cas_reads).max(1) as f64,
             read_queue_occupancy: self.sum(|s| s.read_queue_occupancy) as f64 / cycles,
             write_queue_occupancy: self.sum(|s| s.write_queue_occupancy) as f64 / cycles,
             read_queue_full: self.sum(|s| s.read_queue_full) as f64 / cycles,
             write_queue_full: self.sum(|s| s.write_queue_full) as f64 / cycles,
             bank_imbalance: per_bank.iter().copied().max().unwrap_or(0) as f64 / mean_bank.max(1e-9),
             refreshes: self.sum(|s| s.refreshes),
-            cas_reads: self.sum(|s| s.reads - s.forwarded),
-            cas_writes: self.sum(|s| s.writes),
+            cas_reads: self.sum(|s| s.cas_reads),
+            cas_writes: self.sum(|s| s.cas_writes),
             activates: self.sum(|s| s.acts),
-            read_activates: self.sum(|s| s.read_row_misses),
-            conflict_precharges: self.sum(|s| s.conflict_pres),
-            write_to_read_switches: self.sum(|s| s.drains),
+            read_activates: self.sum(|s| s.read_activates),
+            conflict_precharges: self.sum(|s| s.conflict_precharges),
+            write_to_read_switches: self.sum(|s| s.write_to_read_switches),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::dram::map::{Geometry, Map};
+    use crate::mem::dram::timing;
+
+    /// One DDR4-2933 channel with a two-entry write queue that drains when full.
+    fn one_channel(hold: bool) -> Controllers {
+        let mut cfg = Config::dramsim3(timing::bin("DDR4-2933").unwrap(), Map::dramsim3(Geometry::ddr4_8gb_x8(2)));
+        (cfg.write_queue, cfg.drain_high, cfg.drain_low, cfg.hold) = (2, 2, 0, hold);
+        Controllers::new(cfg, 1)
+    }
+
+    /// The cycle each request was admitted at, by id, over the first `n` cycles.
+    fn admissions(c: &mut Controllers, n: u64) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        for cycle in 0..n {
+            c.step(cycle, |e| {
+                if let Event::Admitted { id, .. } = e {
+                    out.push((id, cycle));
+                }
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn a_read_passes_writes_a_full_held_write_queue_refuses() {
+        let mut c = one_channel(true);
+        for id in 0..3 {
+            c.send(0, id, (id + 1) << 20, true);
+        }
+        c.send(1, 9, 5 << 20, false);
+        let got = admissions(&mut c, 4);
+        // one a cycle, oldest first; the third write finds both entries still
+        // held (their column commands are tens of cycles away): the read goes
+        assert_eq!(got, vec![(0, 0), (1, 1), (9, 2)]);
+        // (PCM's WPQ occupancy counts them at their banks: 1 entry in cycle 0, 2 in cycles 1-3)
+        let n = c.counters();
+        assert_eq!((n.write_queue_occupancy, n.write_queue_full), (1.75, 0.75));
+    }
+
+    #[test]
+    fn without_hold_a_write_frees_its_entry_at_its_bank() {
+        let mut c = one_channel(false);
+        for id in 0..3 {
+            c.send(0, id, (id + 1) << 20, true);
+        }
+        c.send(1, 9, 5 << 20, false);
+        let got = admissions(&mut c, 4);
+        // the drain moved the first write to its bank: the third write, older than the read, takes the entry
+        assert_eq!(&got[..3], &[(0, 0), (1, 1), (2, 2)]);
     }
 }

@@ -13,6 +13,10 @@
 //!   command-to-command constraint, write drains by watermarks and refresh.
 //!   Requests arrive in time order; latency rises with row conflicts, bank
 //!   imbalance, write drains and refresh long before the channel saturates.
+//! - [`host::Controllers`]: the host's controllers, one per channel, lines
+//!   interleaved over them, taking what cores and devices send in time
+//!   order (reads passing writes a full write queue holds at the CHA), and
+//!   their summed PCM-style counters.
 
 mod calendar;
 pub mod controller;
