@@ -85,3 +85,10 @@ def test_the_reproduction_runs_whole_and_scores_its_claims(tmp_path):
     verdicts = {c.claim: c.verdict for c in claims}
     assert verdicts["quadrant 1: P2M throughput unaffected (1-6 C2M cores)"] == "pass"
     assert verdicts["quadrant 1: more C2M load, worse C2M degradation"] == "pass"
+
+
+def test_bank_samples_count_a_thousand_reads_each():
+    # ~0.1 reads/ns on the first channel for 1 ms: some 70 samples of 1000 reads
+    r = packetpath.run({"profile": "hostnet-cascadelake", "sim": {"kind": "hostnet", "duration": "1ms", "warmup": "10us"},
+                        "hostnet": {"c2m_cores": 1, "p2m": "none"}})["hostnet"]
+    assert 0 <= r["bank_deviation_2"] <= r["bank_deviation_15"] <= 1

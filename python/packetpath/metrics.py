@@ -93,6 +93,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("hostnet.iio_occupancy", "lines", "host network runs: mean IIO buffer entries in use (the P2M domain's credits)"),
     Metric("hostnet.read_row_miss_ratio", "", "host network runs: reads that needed their row opened, per read (ACTs for reads per line read)"),
     Metric("hostnet.read_queue_occupancy", "requests", "host network runs: mean reads pending per channel (PCM's RPQ occupancy)"),
+    Metric("hostnet.bank_deviation_15", "", "host network runs: share of 1000-read samples in which the busiest of 4 banks served at least 1.5x their mean (the study's bank deviation)"),
     Metric("hostnet.write_queue_full", "", "host network runs: share of cycles a channel's write queue was full"),
     Metric("dpa.gops", "Gops", "BF3 compute workload: multiplications per ns over all threads (null otherwise)"),
     Metric("dpa.latency_ns", "ns", "BF3 chase: mean load-to-use latency; latency workload: mean reflector round trip"),

@@ -273,6 +273,11 @@ pub struct HostnetReport {
     /// Mean reads past the CHA, sent to a controller and not yet back from
     /// it, all channels (the CHA's TOR occupancy of read misses).
     pub cha_read_occupancy: f64,
+    /// Share of bank-load samples (every 1000 reads of the first channel,
+    /// over its first 4 banks) whose busiest bank served at least 1.5x, and
+    /// 2x, the mean (the study's bank deviation, §5.1; null without samples).
+    pub bank_deviation_15: f64,
+    pub bank_deviation_2: f64,
     /// Mean read latency inside the controllers (queue to last data beat).
     pub dram_read_latency_ns: f64,
     #[serde(flatten)]

@@ -58,8 +58,8 @@ T_TRANS = 2.73
 T_ACT = T_PRE = 14.32
 
 
-def _run(c2m: str, p2m: str, cores: int, rate: str | None = None) -> dict:
-    s = {"profile": PROFILE, "sim": {"kind": "hostnet", "duration": "200us", "warmup": "20us"},
+def _run(c2m: str, p2m: str, cores: int, rate: str | None = None, duration: str = "200us") -> dict:
+    s = {"profile": PROFILE, "sim": {"kind": "hostnet", "duration": duration, "warmup": "20us"},
          "hostnet": {"c2m_cores": cores, "c2m": c2m, "p2m": p2m}}
     if rate:
         s["hostnet"]["p2m_rate"] = rate
@@ -68,6 +68,9 @@ def _run(c2m: str, p2m: str, cores: int, rate: str | None = None) -> dict:
 
 def scenarios() -> dict[str, dict]:
     runs = {f"p2m/{p2m}": _run("read", p2m, 0) for p2m in ("write", "read")}
+    # Fig 7d: one C2M-Read core, with and without P2M-Write, long enough for a few hundred bank samples
+    for p2m in ("none", "write"):
+        runs[f"banks/{p2m}"] = _run("read", p2m, 1, duration="3ms")
     for c2m in ("read", "read_write"):
         for n in CORES:
             runs[f"c2m/{c2m}/{n}"] = _run(c2m, "none", n)
@@ -214,6 +217,13 @@ def claims(r: Runs) -> list[Claim]:
                      0.04, h("c2m/read/1")["read_row_miss_ratio"], bound="at most"))
     out.append(ratio(P, "Fig 7c", "quadrant 1: P2M raises the row miss ratio up to 4x", "read_row_miss_ratio colocated / alone",
                      4.0, max(h(f"q1/{n}")["read_row_miss_ratio"] / h(f"c2m/read/{n}")["read_row_miss_ratio"] for n in CORES)))
+    # Fig 7d: the share of 1000-read samples whose busiest of 4 banks served >= 1.5x (2x) their mean, with and without P2M
+    for key, lo, hi in (("bank_deviation_15", 0.50, 0.70), ("bank_deviation_2", 0.13, 0.22)):
+        got = {p: round(h(f"banks/{p}")[key], 3) for p in ("none", "write")}
+        out.append(judged(P, "Fig 7d", f"quadrant 1, 1 C2M core: bank deviation >= {'1.5' if key.endswith('15') else '2'}x "
+                          f"in {lo:.0%}-{hi:.0%} of samples, with and without P2M", f"hostnet.{key}", f"{lo:.2f}-{hi:.2f}", got,
+                          "each within the range widened by 15 points (the share rule)",
+                          all(lo - 0.15 <= v <= hi + 0.15 for v in got.values())))
     out.append(share(P, "Fig 7f", "quadrant 1, 1 C2M core: the write queue is almost never full", "hostnet.write_queue_full",
                      0.0047, h("q1/1")["write_queue_full"]))
     out.append(share(P, "Fig 7f", "quadrant 1: the write queue is full less than 30 % of the time (1-6 cores)", "hostnet.write_queue_full",

@@ -91,6 +91,14 @@ struct Core {
     write_backs: VecDeque<u64>,
 }
 
+/// Reads between two samples of the bank load (the study samples every
+/// 1000 requests, §5.1).
+const BANK_SAMPLE: u64 = 1000;
+
+/// The banks sampled: the first 4 of the first channel's first rank (the
+/// study looks at "4 banks within a single DRAM module").
+const SAMPLED_BANKS: usize = 4;
+
 /// Sums over the measured window.
 #[derive(Default)]
 struct Tally {
@@ -108,6 +116,11 @@ struct Tally {
     lfb: u128,
     iio: u128,
     cha_reads: u128,
+    /// Bank-load samples, and those whose busiest sampled bank served at
+    /// least 1.5x (and 2x) the sampled banks' mean.
+    bank_samples: u64,
+    deviation_15: u64,
+    deviation_2: u64,
 }
 
 /// What a hostnet scenario must satisfy beyond each parameter's range; the
@@ -190,6 +203,8 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
     let mut t = Tally::default();
     let mut measuring = false;
     let mut cycle = 0u64;
+    // The sampled banks' read counts at the last sample, and the channel's reads then.
+    let mut bank_mark = (0u64, vec![0u64; SAMPLED_BANKS]);
     let new_flight = |flights: &mut Vec<Flight>, spare: &mut Vec<u64>, f: Flight| -> u64 {
         let id = spare.pop().unwrap_or(flights.len() as u64);
         if id as usize == flights.len() {
@@ -210,6 +225,7 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
             measuring = true;
             t = Tally::default();
             mem.reset_stats(cycle);
+            bank_mark = (0, vec![0; SAMPLED_BANKS]);
         }
         // Requests reaching a controller, a CHA or their sender.
         while let Some(&Reverse((at, id))) = due.peek() {
@@ -325,6 +341,20 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
                 Event::Admitted { .. } => {}
             }
         }
+        // A bank-load sample every BANK_SAMPLE reads of the first channel.
+        let st = mem.stats(0);
+        if measuring && st.cas_reads >= bank_mark.0 + BANK_SAMPLE {
+            let now_counts = &st.per_bank_reads[..SAMPLED_BANKS];
+            let load: Vec<u64> = now_counts.iter().zip(&bank_mark.1).map(|(a, b)| a - b).collect();
+            let mean = load.iter().sum::<u64>() as f64 / SAMPLED_BANKS as f64;
+            if mean > 0.0 {
+                let dev = *load.iter().max().unwrap_or(&0) as f64 / mean;
+                t.bank_samples += 1;
+                t.deviation_15 += (dev >= 1.5) as u64;
+                t.deviation_2 += (dev >= 2.0) as u64;
+            }
+            bank_mark = (st.cas_reads, now_counts.to_vec());
+        }
         // On to the next cycle anything can happen in.
         let at_cycle = |t: Time| t.div_ceil(tck);
         let mut next = mem.wake();
@@ -365,6 +395,8 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
                 lfb_occupancy: t.lfb as f64 / window / n.max(1) as f64,
                 iio_occupancy: t.iio as f64 / window,
                 cha_read_occupancy: t.cha_reads as f64 / window,
+                bank_deviation_15: t.deviation_15 as f64 / t.bank_samples as f64,
+                bank_deviation_2: t.deviation_2 as f64 / t.bank_samples as f64,
                 dram_read_latency_ns: mem.read_latency_ps() / 1e3,
                 dram: mem.counters(),
             },

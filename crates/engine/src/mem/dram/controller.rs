@@ -254,6 +254,8 @@ pub struct Stats {
     pub cycles: u64,
     /// Column commands per bank (bank imbalance).
     pub per_bank: Vec<u64>,
+    /// Of them, reads.
+    pub per_bank_reads: Vec<u64>,
 }
 
 impl Stats {
@@ -324,7 +326,7 @@ impl Channel {
             read_owed: false,
             rr: 0,
             returns: VecDeque::new(),
-            stats: Stats { per_bank: vec![0; n], ..Stats::default() },
+            stats: Stats { per_bank: vec![0; n], per_bank_reads: vec![0; n], ..Stats::default() },
         }
     }
 
@@ -487,7 +489,7 @@ impl Channel {
 
     /// Start the counters afresh (a measured window's start).
     pub fn reset_stats(&mut self) {
-        self.stats = Stats { per_bank: vec![0; self.banks.len()], ..Stats::default() };
+        self.stats = Stats { per_bank: vec![0; self.banks.len()], per_bank_reads: vec![0; self.banks.len()], ..Stats::default() };
     }
 
     /// One DRAM clock cycle; returns whether anything happened in it (data
@@ -767,6 +769,7 @@ impl Channel {
             self.stats.cas_writes += 1;
         } else {
             self.stats.cas_reads += 1;
+            self.stats.per_bank_reads[r.bank] += 1;
         }
         bank.hits += 1;
         self.stats.per_bank[r.bank] += 1;

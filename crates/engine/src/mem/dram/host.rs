@@ -109,6 +109,11 @@ impl Controllers {
         debug_assert!(self.done.is_empty());
     }
 
+    /// One channel's counters.
+    pub fn stats(&self, channel: usize) -> &Stats {
+        &self.chans[channel].stats
+    }
+
     fn sum(&self, f: impl Fn(&Stats) -> u64) -> u64 {
         self.chans.iter().map(|ch| f(&ch.stats)).sum()
     }
