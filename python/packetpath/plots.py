@@ -168,7 +168,9 @@ def plot_store(
         sql = f'SELECT {", ".join(quoted)}, "{metric}" AS y FROM runs {condition}'
     else:
         group = ", ".join(quoted)
-        sql = f'SELECT {group}, avg("{metric}") AS y FROM runs {condition} GROUP BY {group} ORDER BY {group}'
+        # (the sample sd over the runs averaged, seeds: error bars)
+        sql = (f'SELECT {group}, avg("{metric}") AS y, stddev_samp("{metric}") AS sd, count(*) AS n FROM runs {condition} '
+               f'GROUP BY {group} ORDER BY {group}')
     df = store.query(sql)
     if df.empty:
         raise ConfigError(f"no runs to plot in the store {store.path}" + (f" where {where}" if where else ""))
@@ -187,13 +189,27 @@ def plot_store(
         for value, part in groups:
             line = None if by is None else f"{by}={value}"
             if kind == "line":
-                ax.plot(part[x], part["y"], "o-", label=line)
+                sd = part["sd"].fillna(0) if (part["n"] > 1).any() else None
+                ax.errorbar(part[x], part["y"], yerr=sd, fmt="o-", capsize=3, label=line)
             else:
                 ax.scatter(part[x], part["y"], label=line, s=16)
         if by:
             ax.legend(fontsize="small")
         ax.set(xlabel=label(x), ylabel=label(metric), title=f"{metric} vs {x}")
+        _readable_axes(ax, df[x], df["y"])
     return _save(fig, Path(out), formats)
+
+
+def _readable_axes(ax: Any, xs: Any, ys: Any) -> None:
+    """Whole-number ticks for a whole-number parameter; a y axis from zero
+    for a non-negative metric, so a 7 % change does not fill the plot."""
+    from matplotlib.ticker import MaxNLocator
+
+    values = [v for v in xs if isinstance(v, (int, float))]
+    if values and all(float(v).is_integer() for v in values):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if len(ys) and (ys.dropna() >= 0).all():
+        ax.set_ylim(bottom=0)
 
 
 def plot_tune(result: Mapping[str, Any], stem: str | os.PathLike, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
