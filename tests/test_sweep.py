@@ -315,3 +315,13 @@ def test_a_plot_over_seeds_has_error_bars_integer_ticks_and_starts_at_zero(tmp_p
     assert ax.get_ylim()[0] == 0
     assert all(float(t).is_integer() for t in ax.get_xticks())
     assert any(c.__class__.__name__ == "LineCollection" for c in ax.collections)  # the seeds' error bars
+
+
+def test_sweep_report_orders_categories_as_numbers(tmp_path):
+    from packetpath import sweepreport
+
+    sweep("l2fwd", {"traffic.size": [1500, 64], "llc.ddio_ways": [2, 11]}, set=SHORT, jobs=2, store=tmp_path / "s", progress=False)
+    text = sweepreport.build(tmp_path / "s", tmp_path / "report").read_text()
+    # x is llc.ddio_ways (ties go alphabetically), the colour traffic.size: 64 before 1500
+    assert text.index('"name":"64"') < text.index('"name":"1500"')
+    assert '"tickvals":[2,11]' in text

@@ -13,6 +13,8 @@ page a Jinja2 template.
 
 from __future__ import annotations
 
+import numbers
+
 import os
 from pathlib import Path
 from typing import Any
@@ -84,9 +86,14 @@ def build(store: Any, out: str | os.PathLike) -> Path:
             continue
         agg = df.groupby(axes, sort=True)[m.path].agg(["mean", "std", "count"]).reset_index()
         runs = int(agg["count"].max())
-        fig = px.line(agg, y="mean", error_y="std" if runs > 1 else None, markers=True,
+        # categories in natural order (64 before 1500), whole-number x values as ticks
+        order = {k: sorted(agg[k].unique(), key=_natural) for k in axes[1:]}
+        fig = px.line(agg, y="mean", error_y="std" if runs > 1 else None, markers=True, category_orders=order,
                       labels={"mean": label(m.path), **{k: label(k) for k in axes}}, **roles)
         fig.update_yaxes(rangemode="tozero")
+        xs = sorted(agg[axes[0]].unique())
+        if all(isinstance(v, numbers.Real) and float(v).is_integer() for v in xs) and len(xs) <= 20:
+            fig.update_xaxes(tickmode="array", tickvals=[int(v) for v in xs])
         fig.update_layout(height=380 * max(1, agg[roles["facet_row"]].nunique() if "facet_row" in roles else 1),
                           margin={"t": 40, "r": 10}, legend={"title": label(roles["color"]) if "color" in roles else ""})
         title = f"{label(m.path)} against {label(axes[0])}"
