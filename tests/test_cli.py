@@ -260,3 +260,17 @@ def test_a_packet_run_says_what_its_counts_are_per(cli):
     assert out.code == 0, out.stderr
     text = " ".join(out.stdout.split())
     assert "scope: 2 NICs x 7 cores = 14 packet cores; offered 2 x 40G on the wire (traffic.rate is per port" in text
+
+
+def test_a_narrow_record_layout_names_its_first_column():
+    import pandas as pd
+    from rich.console import Console
+
+    from packetpath.cli import _frame_table
+
+    df = pd.DataFrame({"run_id": ["937d58b964999b9cde85"], "traffic.size": [64], "throughput_gbps": [7.045],
+                       "latency_ns.p99": [76479.0], "drop_rate": [0.9075], "llc.ddio_ways": [11]})
+    console = Console(width=60, record=True, color_system=None)
+    console.print(_frame_table(df, "", width=60))
+    lines = console.export_text().splitlines()
+    assert lines[0].startswith("run_id 937d58b964999b9cde85  traffic.size 64") and max(map(len, lines)) <= 60

@@ -622,8 +622,8 @@ def _print_frame(df: Any, title: str = "") -> None:
 
 def _frame_table(df: Any, title: str, width: int) -> Any:
     """A DataFrame as a table, or, when the table would not fit ``width``
-    columns without splitting its cells, one block per row: its first cell,
-    then "column value" pairs packed into lines, never split."""
+    columns without splitting its cells, one block per row: its first
+    column and cell, then "column value" pairs packed into lines, never split."""
     cells = [[_cell(v) for v in row] for row in df.itertuples(index=False)]
     columns = [str(c) for c in df.columns]
     natural = 1 + sum(3 + max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns))
@@ -636,11 +636,12 @@ def _frame_table(df: Any, title: str, width: int) -> Any:
         return table
     from rich.console import Group
 
-    lead = max(len(r[0]) for r in cells) + 2 if cells else 2
+    # each block opens with its first column's name and value
+    lead = len(columns[0]) + 1 + max(len(r[0]) for r in cells) + 2 if cells else 2
     out = [Text(title, style="bold")] if title else []
     for row in cells:
         # "column value" pairs, packed greedily; a pair never splits
-        line, fresh = f"{row[0]:<{lead}}", True
+        line, fresh = f"{columns[0] + ' ' + row[0]:<{lead}}", True
         for pair in (f"{c} {v}" for c, v in zip(columns[1:], row[1:], strict=True)):
             if not fresh and len(line) + 3 + len(pair) > width:
                 out.append(Text(line))
