@@ -45,9 +45,9 @@ const DEVICE_BUFFER: u64 = 0xFFFF;
 
 /// The physical address of byte `offset` of buffer `buffer`: its 4 KiB
 /// pages lie where the OS put them, frames scattered over memory (a
-/// stateless hash of the seed, the buffer and the page standing for the
-/// page table; two pages may share a frame, as if one were swapped out:
-/// a controller sees only the lines' banks and rows).
+/// stateless hash of the seed, the buffer and the page stands for the page
+/// table; two pages hashed to one frame are harmless here, where only the
+/// lines' banks and rows matter).
 fn physical(seed: u64, buffer: u64, offset: u64) -> u64 {
     let frame = mix(mix(seed) ^ buffer << 40 ^ offset >> 12);
     (frame % (PHYSICAL >> 12)) << 12 | offset & 0xFFF

@@ -53,13 +53,13 @@ impl Controllers {
         interleave(addr >> 6, self.chans.len())
     }
 
-    /// A request that reaches its controller at `at` (after any read, or
-    /// write, sent before).
+    /// A request that reaches its controller at `at`, no earlier than the
+    /// last read (or write) sent to that channel.
     pub fn send(&mut self, at: Time, id: u64, addr: u64, write: bool) {
         let ch = self.channel(addr);
+        debug_assert!(self.arriving[ch][write as usize].back().is_none_or(|a| a.0 <= at), "arrivals out of time order");
         self.arriving[ch][write as usize].push_back((at, id, addr, write));
     }
-
 
     /// Run DRAM cycle `cycle` in every controller: each catches up to it
     /// (nothing happened in it since its wake), takes the arrival due, if
@@ -74,10 +74,11 @@ impl Controllers {
             debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");
             // The older arrival due that its queue can take.
             let due = |q: &[VecDeque<Arrival>; 2], k: usize| q[k].front().filter(|a| a.0 <= now).map(|a| a.0);
-            let mut order = [0, 1];
-            if due(q, 1) < due(q, 0) && due(q, 1).is_some() || due(q, 0).is_none() {
-                order = [1, 0];
-            }
+            let order = match (due(q, 0), due(q, 1)) {
+                (Some(r), Some(w)) if w < r => [1, 0],
+                (None, _) => [1, 0],
+                _ => [0, 1], // (a read first on a tie)
+            };
             if let Some(k) = order.into_iter().find(|&k| due(q, k).is_some() && ch.can_take(k == 1)) {
                 let (_, id, addr, write) = q[k].pop_front().unwrap();
                 ch.offer(id, addr, write);
