@@ -56,3 +56,8 @@ def test_domain_latencies_are_reported_and_move_with_load():
     assert base["c2m_read"] >= 90
     assert loaded["c2m_read"] > base["c2m_read"]
     assert no_ddio["p2m_write"] > base["p2m_write"]
+
+
+def test_a_buffer_of_part_lines_is_refused():
+    with pytest.raises(ConfigError, match=r"antagonist.buffer = 1000 B: a whole number of 64 B lines \(a loop touches lines\), e.g. 1024 B"):
+        packetpath.run("l2fwd", set={"antagonist.cores": 1, "antagonist.buffer": "1000B"})

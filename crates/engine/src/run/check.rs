@@ -236,6 +236,13 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
         let (b, k) = crate::nf::flowtable::FlowTable::footprint(c.app.flow_table_size);
         flow_tables_per_core(c) * c.nic.count * c.cpu.cores * (b + k)
     };
+    if c.antagonist.buffer % 64 != 0 {
+        return Err(format!(
+            "antagonist.buffer = {} B: a whole number of 64 B lines (a loop touches lines), e.g. {} B",
+            c.antagonist.buffer,
+            c.antagonist.buffer.div_ceil(64) * 64
+        ));
+    }
     let antagonists = c.antagonist.cores * c.antagonist.buffer;
     let host = pools + tables + c.app.wp_size + c.corunner.buffer + antagonists + (64 << 20);
     if host > 60 << 30 {
