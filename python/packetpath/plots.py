@@ -10,6 +10,7 @@ as PNG and SVG.
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -200,13 +201,18 @@ def plot_store(
     return _save(fig, Path(out), formats)
 
 
+def whole_numbers(values: Any) -> bool:
+    """Whether every value is a number with no fraction (a core count, a size): its axis gets whole-number ticks."""
+    values = list(values)
+    return bool(values) and all(isinstance(v, numbers.Real) and float(v).is_integer() for v in values)
+
+
 def _readable_axes(ax: Any, xs: Any, ys: Any) -> None:
     """Whole-number ticks for a whole-number parameter; a y axis from zero
     for a non-negative metric, so a 7 % change does not fill the plot."""
     from matplotlib.ticker import MaxNLocator
 
-    values = [v for v in xs if isinstance(v, (int, float))]
-    if values and all(float(v).is_integer() for v in values):
+    if whole_numbers(xs):
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if len(ys) and (ys.dropna() >= 0).all():
         ax.set_ylim(bottom=0)

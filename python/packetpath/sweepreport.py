@@ -13,8 +13,6 @@ page a Jinja2 template.
 
 from __future__ import annotations
 
-import numbers
-
 import os
 from pathlib import Path
 from typing import Any
@@ -65,7 +63,7 @@ def build(store: Any, out: str | os.PathLike) -> Path:
 
     from packetpath import metrics
     from packetpath.htmlreport import write_page
-    from packetpath.plots import label, swept
+    from packetpath.plots import label, swept, whole_numbers
     from packetpath.store import Store
 
     store = store if isinstance(store, Store) else Store.existing(store)
@@ -92,7 +90,7 @@ def build(store: Any, out: str | os.PathLike) -> Path:
                       labels={"mean": label(m.path), **{k: label(k) for k in axes}}, **roles)
         fig.update_yaxes(rangemode="tozero")
         xs = sorted(agg[axes[0]].unique())
-        if all(isinstance(v, numbers.Real) and float(v).is_integer() for v in xs) and len(xs) <= 20:
+        if whole_numbers(xs) and len(xs) <= 20:
             fig.update_xaxes(tickmode="array", tickvals=[int(v) for v in xs])
         fig.update_layout(height=380 * max(1, agg[roles["facet_row"]].nunique() if "facet_row" in roles else 1),
                           margin={"t": 40, "r": 10}, legend={"title": label(roles["color"]) if "color" in roles else ""})

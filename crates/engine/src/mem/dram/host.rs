@@ -175,14 +175,20 @@ mod tests {
         out
     }
 
-    #[test]
-    fn a_read_passes_writes_a_full_held_write_queue_refuses() {
-        let mut c = one_channel(true);
+    /// Three writes (ids 0-2) at time 0 and a read (id 9) just after, to a
+    /// channel whose write queue holds two: who is admitted in 4 cycles.
+    fn three_writes_then_a_read(c: &mut Controllers) -> Vec<(u64, u64)> {
         for id in 0..3 {
             c.send(0, id, (id + 1) << 20, true);
         }
         c.send(1, 9, 5 << 20, false);
-        let got = admissions(&mut c, 4);
+        admissions(c, 4)
+    }
+
+    #[test]
+    fn a_read_passes_writes_a_full_held_write_queue_refuses() {
+        let mut c = one_channel(true);
+        let got = three_writes_then_a_read(&mut c);
         // one a cycle, oldest first; the third write finds both entries still
         // held (their column commands are tens of cycles away): the read goes
         assert_eq!(got, vec![(0, 0), (1, 1), (9, 2)]);
@@ -193,12 +199,7 @@ mod tests {
 
     #[test]
     fn without_hold_a_write_frees_its_entry_at_its_bank() {
-        let mut c = one_channel(false);
-        for id in 0..3 {
-            c.send(0, id, (id + 1) << 20, true);
-        }
-        c.send(1, 9, 5 << 20, false);
-        let got = admissions(&mut c, 4);
+        let got = three_writes_then_a_read(&mut one_channel(false));
         // the drain moved the first write to its bank: the third write, older than the read, takes the entry
         assert_eq!(&got[..3], &[(0, 0), (1, 1), (2, 2)]);
     }
