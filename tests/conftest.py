@@ -3,8 +3,10 @@ subprocess of the installed ``packetpath`` script."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,3 +73,29 @@ def fake_paper(monkeypatch):
         return fakepaper.PAPER
 
     return install
+
+
+@pytest.fixture
+def scheduler(tmp_path):
+    """A `dask scheduler` and a `dask worker` of one process, each its own
+    command as a batch job would start them; yields the scheduler's address."""
+    file = tmp_path / "scheduler.json"
+    procs = [subprocess.Popen([str(PACKETPATH.with_name("dask")), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                               "--scheduler-file", str(file)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        for _ in range(600):
+            if file.exists() and file.stat().st_size > 0:
+                break
+            time.sleep(0.1)
+        address = json.loads(file.read_text())["address"]
+        procs.append(subprocess.Popen([str(PACKETPATH.with_name("dask")), "worker", "--scheduler-file", str(file), "--nworkers", "1", "--nthreads", "1",
+                                       "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        from distributed import Client
+
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(1, timeout=120)
+        yield address
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+            p.wait(timeout=30)

@@ -1,6 +1,6 @@
 """Beyond one machine: a sweep and a tune on Dask workers that a separate
-`dask scheduler` and `dask worker` pair serve (as on a cluster, on loopback here), and the
-batch jobs `packetpath cluster` would submit."""
+`dask scheduler` and `dask worker` pair serve (as on a cluster, on loopback here: the
+`scheduler` fixture of conftest.py), and the batch jobs `packetpath cluster` would submit."""
 
 from __future__ import annotations
 
@@ -20,32 +20,6 @@ SWEEP = ["sweep", "l2fwd", "--grid", "traffic.size=64,1500", "--set", "sim.durat
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(BIN / "packetpath"), *args], capture_output=True, text=True, timeout=300)
-
-
-@pytest.fixture
-def scheduler(tmp_path):
-    """A `dask scheduler` and a `dask worker` of one process, each its own
-    command as a batch job would start them; yields the scheduler's address."""
-    file = tmp_path / "scheduler.json"
-    procs = [subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                               "--scheduler-file", str(file)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
-    try:
-        for _ in range(600):
-            if file.exists() and file.stat().st_size > 0:
-                break
-            time.sleep(0.1)
-        address = json.loads(file.read_text())["address"]
-        procs.append(subprocess.Popen([str(BIN / "dask"), "worker", "--scheduler-file", str(file), "--nworkers", "1", "--nthreads", "1",
-                                       "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        from distributed import Client
-
-        with Client(address, timeout="30s") as client:
-            client.wait_for_workers(1, timeout=120)
-        yield address
-    finally:
-        for p in reversed(procs):
-            p.terminate()
-            p.wait(timeout=30)
 
 
 def test_a_sweep_on_a_separate_scheduler_and_worker_gives_the_local_rows(tmp_path, scheduler):

@@ -1,6 +1,6 @@
-"""docs/guide.md: every command it shows runs, in order and at a reduced size
-(shorter simulated time, fewer tune trials), and gives what its answer rests
-on."""
+"""The tutorial and the design-space questions (docs/tutorial/): every
+command they show runs, in order and at a reduced size (shorter simulated
+time, fewer tune trials), and gives what its answer rests on."""
 
 from __future__ import annotations
 
@@ -12,37 +12,69 @@ from pathlib import Path
 
 import pytest
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide.md"
+TUTORIAL = Path(__file__).resolve().parent.parent / "docs" / "tutorial"
 SHORT = ["--set", "sim.warmup=0.1ms", "--set", "sim.duration=0.2ms"]
+SIMULATES = ("run", "sweep", "tune")
 
 
-def commands() -> list[list[str]]:
-    """The ``packetpath ...`` commands of the guide's sh blocks, continuations joined."""
-    blocks = re.findall(r"```sh\n(.*?)```", GUIDE.read_text(), flags=re.S)
+def commands(page: str) -> list[list[str]]:
+    """The ``packetpath ...`` commands of a page's sh blocks, continuations joined."""
+    blocks = re.findall(r"```sh\n(.*?)```", (TUTORIAL / page).read_text(), flags=re.S)
     text = "\n".join(blocks).replace("\\\n", " ")
     return [shlex.split(line)[1:] for line in text.splitlines() if line.startswith("packetpath ")]
 
 
+def _ids(page: str) -> list[str]:
+    return [f"{c[0]}-{i}" for i, c in enumerate(commands(page))]
+
+
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    """The directory the guide's `guide/...` paths point into, shared by its commands."""
+    """The directory the pages' `guide/...` and `tutorial/...` paths point into, shared by their commands."""
     return tmp_path_factory.mktemp("guide")
 
 
+def _local(args: list[str], root: Path) -> list[str]:
+    return [str(root / a) if a.startswith(("guide/", "tutorial/")) else a for a in args]
+
+
+def test_the_tutorial_walks_from_a_run_to_a_cluster():
+    kinds = [c[0] for c in commands("index.md")]
+    for kind in ("scenarios", "run", "params", "sweep", "results", "plot", "report", "tune", "reproduce", "cluster"):
+        assert kind in kinds, kind
+    assert any("--scheduler" in c for c in commands("index.md"))
+
+
+@pytest.mark.parametrize("args", commands("index.md"), ids=_ids("index.md"))
+def test_each_tutorial_command_runs(args, shell, root, request):
+    args = _local(args, root)
+    if "--scheduler" in args:  # a separate dask scheduler and worker on loopback stand in for the cluster's
+        args[args.index("--scheduler") + 1] = request.getfixturevalue("scheduler")
+    out = shell(*args, *(SHORT if args[0] in SIMULATES else []))
+    assert out.code == 0, out.stderr
+    if args[0] == "plot":
+        assert Path(args[args.index("--out") + 1] + ".png").stat().st_size > 0
+    if args[0] == "report":
+        assert (Path(args[args.index("--out") + 1]) / "index.html").is_file()
+    if args[0] == "reproduce":
+        assert json.loads((Path(args[args.index("--out") + 1]) / "claims.json").read_text())
+
+
 def test_the_guide_shows_its_commands():
-    kinds = [c[0] for c in commands()]
+    page = TUTORIAL / "questions.md"
+    kinds = [c[0] for c in commands("questions.md")]
     assert (kinds.count("tune"), kinds.count("sweep"), kinds.count("plot")) == (1, 6, 2)
     # the three questions run on today's hardware at 400 Gbps
-    assert all("profile=sapphirerapids-cx7" in c and "traffic.rate=400Gbps" in c for c in commands() if c[0] != "plot")
+    assert all("profile=sapphirerapids-cx7" in c and "traffic.rate=400Gbps" in c for c in commands("questions.md") if c[0] != "plot")
     # and every picture it shows is in the repository
-    for png in re.findall(r"\]\((guide-q\d\.png)\)", GUIDE.read_text()):
-        assert (GUIDE.parent / png).stat().st_size > 0
+    for png in re.findall(r"\]\((guide-q\d\.png)\)", page.read_text()):
+        assert (page.parent / png).stat().st_size > 0
 
 
 # (in the guide's order: a plot reads the store its sweeps filled)
-@pytest.mark.parametrize("args", commands(), ids=[f"{c[0]}-{i}" for i, c in enumerate(commands())])
-def test_each_command_runs_at_a_reduced_size(args, cli, root):
-    args = [str(root / a) if a.startswith("guide/") else a for a in args]
+@pytest.mark.parametrize("args", commands("questions.md"), ids=_ids("questions.md"))
+def test_each_guide_command_runs_at_a_reduced_size(args, cli, root):
+    args = _local(args, root)
     if args[0] == "plot":
         out = cli(*args)
         assert out.code == 0, out.stderr

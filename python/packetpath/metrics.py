@@ -123,6 +123,48 @@ METRICS: tuple[Metric, ...] = (
 )
 
 
+# Where a real server reports the same quantity, so a simulated number can be
+# put beside a measured one (Intel PCM's tools, the mlx5 driver's ethtool
+# counters, NVIDIA NEO-Host, Intel MLC). "≈" marks a counter that counts a
+# superset or a near relative.
+COUNTERPARTS: dict[str, str] = {
+    "offered_gbps": "the traffic generator's Tx rate in L2 bits (pktgen, TRex)",
+    "throughput_gbps": "mlx5 `tx_bytes_phy` × 8 per second (frame bytes with FCS)",
+    "rx_pps": "DPDK `rte_eth_stats.ipackets` per second (testpmd's Rx-pps)",
+    "drops.rx_buffer": "mlx5 `rx_discards_phy` (port buffer full)",
+    "drops.no_descriptor": "mlx5 `rx_out_of_buffer` (no software buffer posted)",
+    "pause_frames": "mlx5 `tx_pause_ctrl_phy`",
+    "pcie_write_hit_rate": "pcm-pcie `-e`: ItoM (and ItoMCacheNear) hits over all",
+    "pcie_read_hit_rate": "pcm-pcie `-e`: PCIRdCur hits over all",
+    "llc_hit_rate_cpu": "PCM `L3HIT` (per core)",
+    "llc_misses_per_packet": "PCM `L3MISS` per packet",
+    "dma_rfo_reads_per_packet": "pcm-pcie RFO (PCIe partial-line writes) per packet",
+    "mem_bw_gbytes_s.read": "pcm-memory READ (UNC_M_CAS_COUNT.RD × 64 B)",
+    "mem_bw_gbytes_s.write": "pcm-memory WRITE (UNC_M_CAS_COUNT.WR × 64 B)",
+    "pcie_bytes_per_packet.upstream": "≈ pcm-iio IB write bytes per packet",
+    "pcie_bytes_per_packet.downstream": "≈ pcm-iio IB read + OB write bytes per packet",
+    "pcie_flow.credit_stall_share": "≈ NEO-Host's Outbound Stalled Writes",
+    "cycles_per_packet": "`perf stat` cycles of the packet cores per packet",
+    "core_util": "DPDK's busy-poll share (1 - empty polls)",
+    "mem_bench.latency_ns": "Intel MLC `--loaded_latency` (its latency column)",
+    "mem_bench.gbytes_s": "Intel MLC `--loaded_latency` (its bandwidth column)",
+    "mem_bench.row_hit_rate": "1 - UNC_M_PRE_COUNT.PAGE_MISS / CAS count (PCM's page hits)",
+    "mem_bench.read_queue_occupancy": "UNC_M_RPQ_OCCUPANCY / cycles",
+    "mem_bench.write_queue_occupancy": "UNC_M_WPQ_OCCUPANCY / cycles",
+    "mem_bench.write_queue_full": "UNC_M_WPQ_CYCLES_FULL / cycles",
+    "hostnet.c2m_gbytes_s": "the study's C2M application throughput (its `mio` tools)",
+    "hostnet.p2m_gbytes_s": "the study's P2M throughput (pcm-iio IB write or read)",
+    "hostnet.memory_gbytes_s": "pcm-memory READ + WRITE",
+    "hostnet.c2m_read_latency_ns": "the study's LFB latency by Little's law: L1D_PEND_MISS.PENDING / L1D.REPLACEMENT",
+    "hostnet.p2m_latency_ns": "the study's IIO latency by Little's law: IIO occupancy / insertions",
+    "hostnet.lfb_occupancy": "L1D_PEND_MISS.PENDING / cycles",
+    "hostnet.iio_occupancy": "the IIO's write or read buffer occupancy (uncore IIO counters)",
+    "hostnet.read_row_miss_ratio": "UNC_M_ACT_COUNT.RD / UNC_M_CAS_COUNT.RD",
+    "hostnet.read_queue_occupancy": "UNC_M_RPQ_OCCUPANCY / cycles",
+    "hostnet.write_queue_full": "UNC_M_WPQ_CYCLES_FULL / cycles",
+}
+
+
 # Report sections present only in some runs (null otherwise).
 OPTIONAL_SECTIONS = ("corunner", "antagonist", "pcie_bench", "copy_bench", "mem_bench", "hostnet", "dpa", "netdimm", "rings")
 

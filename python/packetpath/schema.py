@@ -46,21 +46,12 @@ def choices(definition: dict[str, Any]) -> list[str] | None:
     return kind["choice"] if isinstance(kind, dict) else None
 
 
-def markdown() -> str:
-    """The parameter table as Markdown, for the README (`make readme` writes it;
-    a test checks the README holds exactly this)."""
-    lines = ["| key | default | allowed (base unit) | doc |", "|---|---|---|---|"]
-    for d in definitions():
-        unit = d["base_unit"]
-        kind = d["kind"]
-        if isinstance(kind, dict):
-            allowed = " / ".join(kind["choice"])
-        elif kind in ("bool", "bool_list", "text"):
-            allowed = kind.replace("_", " ")
-        else:
-            lo, hi = d["min"], d["max"]
-            fmt = lambda x: f"{x:g}" if x is not None else "∞"  # noqa: E731
-            allowed = f"{fmt(lo)} .. {fmt(hi)} {unit}".rstrip() + (" (list)" if kind.endswith("list") else "")
-        default = d["default"] if d["default"] != "" else "—"
-        lines.append(f"| `{d['key']}` | `{default}` | {allowed} | {d['doc']} |")
-    return "\n".join(lines) + "\n"
+def allowed(d: dict[str, Any]) -> str:
+    """What a parameter takes, in its base unit: ``1 .. 64 B``, ``a / b``, ``bool``."""
+    kind = d["kind"]
+    if isinstance(kind, dict):
+        return " / ".join(kind["choice"])
+    if kind in ("bool", "bool_list", "text"):
+        return kind.replace("_", " ")
+    fmt = lambda x: f"{x:g}" if x is not None else "∞"  # noqa: E731
+    return f"{fmt(d['min'])} .. {fmt(d['max'])} {d['base_unit']}".rstrip() + (" (list)" if kind.endswith("list") else "")

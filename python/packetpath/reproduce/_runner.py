@@ -7,6 +7,7 @@ A paper module ``packetpath.reproduce.<paper>`` defines
     SEEDED: tuple[str, ...]                 # optional: runs (names or prefixes) rerun over SEEDS seeds
     claims(results: Runs) -> list[Claim]    # run name -> report, and the seeds of SEEDED runs
     figures(results) -> list[dict]          # optional: the figures as data (or plots(results, out_dir))
+    why(claim) -> str                       # optional: why a claim that does not pass fails, in terms of the model
 
 A run in ``SEEDED`` runs at its own seed and at the SEEDS - 1 following ones,
 so its ordering, trend and "no change" claims can tell an effect from noise.
@@ -21,7 +22,10 @@ notes the runs each one read), the rules that span claims apply:
 - one result is scored once: two scored claims with the same metric and the
   same simulated value from runs of the same configurations are a paper
   module's mistake (ValueError);
-- a throughput claim carries what bounds each of its runs (``bounds``).
+- a throughput claim carries what bounds each of its runs (``bounds``);
+- a claim that does not pass and gives no reason takes the module's ``why``
+  (the mechanism missing, the assumption, the source that disagrees); the
+  docs show "(no reason given)" for any left without one, and a test fails.
 
 Every run is one whole simulation; the runs go through `packetpath.sweep.execute`,
 the one way to run many simulations (process pool or Dask, optional results
@@ -108,7 +112,7 @@ def reproduce(
     reports = {t.name: json.loads(row["report"]) for t, row in zip(tasks, rows, strict=True)}
     results = Runs({name: [reports[t.name] for t in ts] for name, ts in runs.items()})
     ids = {name: ts[0].run_id for name, ts in runs.items()}
-    claims = bounded(anchored(module.claims(results), profiles.anchors(), ids), results)
+    claims = explained(bounded(anchored(module.claims(results), profiles.anchors(), ids), results), module)
     if out is not None:
         write_report(Path(out), module, claims, {t.name: t.values for t in tasks}, reports)
     scored_once(claims, ids)  # after the report is written: a module's mistake loses no run
@@ -167,6 +171,14 @@ def _declared(anchors: list[profiles.Anchor]) -> str:
         names.add(a.profile)
     return "; ".join(f"{', '.join(keys)} calibrated against {paper} {', '.join(figs)} (profile{'s' * (len(names) > 1)} {', '.join(sorted(names))})"
                      for (paper, figs), (keys, names) in by.items())
+
+
+def explained(claims: list[Claim], module: ModuleType) -> list[Claim]:
+    """Each failing or inconclusive claim without a reason gets the module's ``why`` for it."""
+    why = getattr(module, "why", None)
+    if why is None:
+        return claims
+    return [replace(c, why=why(c)) if c.verdict in ("fail", "inconclusive") and not c.why else c for c in claims]
 
 
 def scored_once(claims: list[Claim], ids: Mapping[str, str]) -> list[Claim]:

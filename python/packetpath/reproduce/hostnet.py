@@ -23,7 +23,6 @@ mechanism agree.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from packetpath.plots import figure, paper_points, series
@@ -283,10 +282,6 @@ def claims(r: Runs) -> list[Claim]:
     out.append(judged(P, "Fig 11", "the formula captures C2M throughput within 10 % in quadrants 1, 2 and 4",
                       "formula vs simulated c2m_gbytes_s (%)", "within ±10 %", {k: round(v, 1) for k, v in errs.items()},
                       "every point within ±10 %", all(abs(v) <= 10 for v in errs.values())))
-    # Each failing claim says the mechanism it lacks (one cause fails several).
-    for i, c in enumerate(out):
-        if c.verdict == "fail" and not c.why:
-            out[i] = replace(c, why=_why(c))
     return out
 
 
@@ -297,8 +292,8 @@ MAP = ("the address map (DRAMsim3's field order with Intel's bank XOR; Intel's i
        "in one row of one bank: streams rarely conflict and the bank load comes in page-sized lumps")
 
 
-def _why(c: Claim) -> str:
-    """The mechanism a failing claim lacks, by what it is about."""
+def why(c: Claim) -> str:
+    """The mechanism a failing claim lacks, by what it is about (one cause fails several)."""
     if c.figure in ("Fig 7c", "Fig 7d"):
         return MAP
     if "quadrant 3" in c.claim:
