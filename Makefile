@@ -6,6 +6,8 @@
 #   make instructions  callgrind instruction counts of the speed log's workloads
 #   make operations    what an l2fwd packet costs, by modelled operation (callgrind)
 #   make golden store the golden runs' report digests again (after a change meant to move results)
+#   make docs   the documentation site into out/docs (Sphinx; opens offline)
+#   make reproductions  run all six reproductions into out/ and commit them as the docs' latest runs
 #   make wheel  a wheel in dist/ that compute nodes pip-install without cargo
 #
 # Stamp files in .venv make every step a no-op until its inputs change. The
@@ -20,7 +22,7 @@ MATURIN_REQ := maturin>=1.5,<2
 
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name 'Cargo.toml')
 
-.PHONY: run test test-rust test-python bench soak fuzz build clean readme wheel golden instructions operations
+.PHONY: run test test-rust test-python bench soak fuzz build clean readme docs reproductions wheel golden instructions operations
 
 run: build
 	$(BIN)/packetpath reproduce ddio --out out/ddio
@@ -80,12 +82,26 @@ $(VENV)/.venv-created:
 # Builds the engine in release mode and installs packetpath with its runtime
 # and test dependencies (declared once, in pyproject.toml).
 $(VENV)/.engine-built: $(VENV)/.venv-created $(RUST_SRC) pyproject.toml
-	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --extras test
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --extras test,docs
 	touch $@
 
-# The README's metric and parameter tables are derived from the code.
+# The README's first run and score lines are derived from the code and the
+# latest committed reproduction runs (docs/reproductions/data).
 readme: build
-	$(BIN)/python -m packetpath._readme README.md $(if $(CLAIMS),--claims $(CLAIMS))
+	$(BIN)/python -m packetpath._docs readme README.md
+
+# The documentation site: docs/ (Markdown) plus pages generated from the code
+# (docs/conf.py calls packetpath._docs); warnings are errors.
+docs: build
+	$(BIN)/sphinx-build -q -W --keep-going -b html docs out/docs
+
+# Every paper's reproduction, then its claims and charts become the latest
+# run the docs and the README show (about 12 minutes on two cores).
+PAPERS := ddio nicmem-nfv nicmem-kvs shring dpa netdimm hostnet
+reproductions: build
+	for p in $(PAPERS); do $(BIN)/packetpath reproduce $$p --out out/$$p || exit 1; done
+	$(BIN)/python -m packetpath._docs data $(addprefix out/,$(PAPERS))
+	$(MAKE) readme
 
 clean:
 	rm -rf $(VENV) out dist python/packetpath/_engine*.so

@@ -1,4 +1,4 @@
-"""Callgrind instruction counts of the workloads in the README's speed log.
+"""Callgrind instruction counts of fixed workloads (the speed log in CHANGELOG.md and docs/contributing.md).
 
     make instructions
 

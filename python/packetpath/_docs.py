@@ -143,7 +143,7 @@ def reproduction_page(paper: str) -> str:
     module = load_paper(paper)
     claims = latest_claims(paper)
     body = (module.__doc__ or "").split("\n\n", 1)[1] if "\n\n" in (module.__doc__ or "") else ""
-    out = [f"{GENERATED_NOTE}# {paper}: {_title(paper)}\n\n{body.strip()}\n\n"
+    out = [f"{GENERATED_NOTE}# {paper}\n\n*{_title(paper)}*\n\n{body.strip()}\n\n"
            f"`packetpath reproduce {paper} --out out/{paper}` runs it. The latest run, as committed with the code:\n\n"
            f"**{score(claims)}**\n\n"]
     rows = [[c.figure, c.claim, fmt(c.paper_value), simulated_text(c), c.tolerance, f"**{c.verdict}**",
@@ -212,8 +212,24 @@ def section(text: str, name: str) -> tuple[int, int]:
     return text.index(start) + len(start), text.index(end)
 
 
+FIRST_RUN = ["run", "l2fwd"]
+
+
+def first_run() -> str:
+    """What ``packetpath run l2fwd`` prints under its table at 80 columns (a run is deterministic)."""
+    import os
+    import subprocess
+
+    exe = Path(sys.executable).with_name("packetpath")
+    out = subprocess.run([str(exe), *FIRST_RUN], capture_output=True, text=True, check=True,
+                         env=os.environ | {"COLUMNS": "80", "NO_COLOR": "1"}).stdout
+    lines = out.rstrip("\n").split("\n")
+    tail = lines[next(i for i, line in enumerate(lines) if line.startswith("└")) + 1:]
+    return "```text\n$ packetpath " + " ".join(FIRST_RUN) + "\n(a table of the metrics)\n" + "\n".join(line.rstrip() for line in tail) + "\n```\n"
+
+
 def readme_sections() -> dict[str, str]:
-    return {"scores": scores_table("docs/reproductions/data/{paper}/claims.json")}
+    return {"first-run": first_run(), "scores": scores_table("docs/reproductions/data/{paper}/claims.json")}
 
 
 def update_readme(path: Path) -> None:

@@ -1,7 +1,7 @@
 """The report's metrics: dotted path in the report JSON, unit, one-line meaning.
 
 Names follow what Intel PCM and NIC counters report, so a simulated number can
-be put beside a measured one. The CLI's tables and the README use this list;
+be put beside a measured one. The CLI's tables and the docs' metric reference use this list;
 a test checks it against a real report, so a new engine metric lands here too.
 """
 

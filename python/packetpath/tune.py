@@ -76,7 +76,7 @@ class Constraint:
 def _check_metric(path: str, flag: str) -> None:
     known = {m.path for m in metrics.METRICS}
     if path not in known:
-        raise ConfigError(f"{flag} {path}: not a report metric; the README's 'Report metrics' lists them")
+        raise ConfigError(f"{flag} {path}: not a report metric; `packetpath run SCENARIO --all` lists them")
 
 
 def _number(report: dict[str, Any], path: str, worst: float = math.inf) -> float:

@@ -1,6 +1,6 @@
 //! Every parameter of a scenario, declared once: section, name, type, unit,
 //! default, allowed range and a one-line doc. From this one table come the
-//! parameter list [`PARAMS`] (validation, `packetpath params`, the README's
+//! parameter list [`PARAMS`] (validation, `packetpath params`, the docs'
 //! table, Python's metadata) and the typed sections ([`Cfg`]: `cfg.llc.ways`),
 //! so a misspelt field does not compile and no component re-declares a
 //! parameter.
