@@ -1,6 +1,6 @@
-"""The tutorial and the design-space questions (docs/tutorial/): every
-command they show runs, in order and at a reduced size (shorter simulated
-time, fewer tune trials), and gives what its answer rests on."""
+"""The README, the tutorial and the design-space questions (docs/tutorial/):
+every command they show runs, in order and at a reduced size (shorter
+simulated time, fewer tune trials), and gives what its answer rests on."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import json
 import math
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,11 +19,28 @@ SHORT = ["--set", "sim.warmup=0.1ms", "--set", "sim.duration=0.2ms"]
 SIMULATES = ("run", "sweep", "tune")
 
 
-def commands(page: str) -> list[list[str]]:
+def commands(page: str | Path) -> list[list[str]]:
     """The ``packetpath ...`` commands of a page's sh blocks, continuations joined."""
     blocks = re.findall(r"```sh\n(.*?)```", (TUTORIAL / page).read_text(), flags=re.S)
     text = "\n".join(blocks).replace("\\\n", " ")
-    return [shlex.split(line)[1:] for line in text.splitlines() if line.startswith("packetpath ")]
+    return [shlex.split(line, comments=True)[1:] for line in text.splitlines() if line.startswith("packetpath ")]
+
+
+README = TUTORIAL.parents[1] / "README.md"
+
+
+@pytest.fixture(scope="module")
+def readme_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("readme")
+
+
+@pytest.mark.parametrize("args", commands(README), ids=[f"{c[0]}-{i}" for i, c in enumerate(commands(README))])
+def test_each_readme_command_runs_as_written(args, readme_dir):
+    """In the README's order, in one folder (its relative paths land there), at a reduced size."""
+    exe = Path(sys.executable).with_name("packetpath")
+    out = subprocess.run([str(exe), *args, *(SHORT if args[0] in SIMULATES else [])], cwd=readme_dir,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
 
 
 def _ids(page: str) -> list[str]:

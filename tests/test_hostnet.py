@@ -85,6 +85,8 @@ def test_the_reproduction_runs_whole_and_scores_its_claims(tmp_path):
     verdicts = {c.claim: c.verdict for c in claims}
     assert verdicts["quadrant 1: P2M throughput unaffected (1-6 C2M cores)"] == "pass"
     assert verdicts["quadrant 1: more C2M load, worse C2M degradation"] == "pass"
+    # every claim that does not pass says why, in terms of the model
+    assert all(c.why for c in claims if c.verdict in ("fail", "inconclusive")), [c.claim for c in claims if not c.why and c.verdict != "pass"]
 
 
 def test_bank_samples_count_a_thousand_reads_each():

@@ -67,3 +67,5 @@ def test_reproduce_netdimm_covers_the_listed_figures(tmp_path):
     # NetDIMM faster than iNIC, not a PCIe NIC whose PCIe path is over-priced
     headline = next(c for c in claims if c.figure == "Abstract")
     assert headline.passed or "slower than iNIC" in headline.why, headline
+    # every claim that does not pass says why, in terms of the model
+    assert all(c.why for c in claims if c.verdict in ("fail", "inconclusive")), [c.claim for c in claims if not c.why and c.verdict != "pass"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -234,3 +235,17 @@ def test_ints_and_bools_round_trip(assignment):
 @given(float_values())
 def test_floats_round_trip(assignment):
     check_round_trip(*assignment)
+
+
+def test_a_part_raised_above_its_profile_is_a_what_if(shell):
+    from packetpath.scenario import resolve, what_ifs
+
+    assert what_ifs(resolve("l2fwd")) == []
+    assert what_ifs(resolve("l2fwd", set=["pcie.gen=2", "llc.ddio_ways=4"])) == []  # below the part, or a setting
+    assert what_ifs(resolve("l2fwd", set=["pcie.gen=5", "nic.line_rate=200Gbps"])) == [
+        "pcie.gen = 5 (--set; profile ddio-skylake: 3)", "nic.line_rate = 200Gbps (--set; profile ddio-skylake: 100Gbps)"]
+    out = shell("run", "l2fwd", "--set", "pcie.gen=5", "--set", "sim.warmup=20us", "--set", "sim.duration=40us")
+    assert out.code == 0 and "what-if: pcie.gen = 5 (--set; profile ddio-skylake: 3)" in out.stdout
+    assert max(map(len, out.stdout.splitlines())) <= 80
+    out = shell("run", "l2fwd", "--set", "pcie.gen=5", "--set", "sim.warmup=20us", "--set", "sim.duration=40us", "--json")
+    assert json.loads(out.stdout)["what_ifs"] == ["pcie.gen = 5 (--set; profile ddio-skylake: 3)"]

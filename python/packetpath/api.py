@@ -12,7 +12,7 @@ from typing import Any
 
 from packetpath import _engine, schema
 from packetpath.errors import ConfigError, EngineError
-from packetpath.scenario import Overrides, ScenarioLike, resolve
+from packetpath.scenario import Overrides, ScenarioLike, resolve, what_ifs
 
 
 def run(scenario: ScenarioLike, set: Overrides = None, seed: int | None = None,
@@ -25,6 +25,8 @@ def run(scenario: ScenarioLike, set: Overrides = None, seed: int | None = None,
     ``progress`` is called now and then during a long packet run with the
     share of its simulated time done (an exception it raises stops the run;
     so does Ctrl-C, as KeyboardInterrupt).
+    A report of a scenario that raises a part's capability above its profile's
+    (`packetpath.scenario.what_ifs`) lists them under ``what_ifs``.
     Raises ConfigError for an invalid scenario, EngineError if the engine fails.
     """
     if progress is not None and not callable(progress):
@@ -37,7 +39,10 @@ def run(scenario: ScenarioLike, set: Overrides = None, seed: int | None = None,
         raise EngineError(f"{e} (scenario {s.name}{overrides}, seed {s.seed})") from None
     except ValueError as e:  # a check only the engine's build step can make (e.g. an unreadable pcap)
         raise ConfigError(str(e)) from None
-    return json.loads(report)
+    report = json.loads(report)
+    if beyond := what_ifs(s):  # hardware the profile's machine does not have
+        report["what_ifs"] = beyond
+    return report
 
 
 def params(scenario: ScenarioLike | None = None, set: Overrides = None, seed: int | None = None,

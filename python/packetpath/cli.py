@@ -198,6 +198,9 @@ def run_cmd(
     _console().print(_report_table(scenario_, report, all_))
     if scope := _scope(scenario_, set_, seed):
         typer.echo(scope)
+    if report.get("what_ifs"):
+        typer.echo(textwrap.fill("what-if: " + ", ".join(report["what_ifs"]) + "; the rest of each part as the profile has it",
+                                 80, subsequent_indent="  "))
     if report.get("bottleneck"):
         typer.echo(textwrap.fill(bottleneck_sentence(report["bottleneck"]), 80, subsequent_indent="  "))
     if report.get("latency_breakdown_ns", {}).get("total"):
@@ -206,7 +209,7 @@ def run_cmd(
         _console().print(_timeline_table(report["timeline"]))
     if report.get("pause_frames"):  # the source was held back: its offered load is not traffic.rate
         typer.echo(textwrap.fill(f"note: the ports sent {report['pause_frames']:,} PAUSE frames (nic.flow_control), so the source "
-                                 f"offered {report['offered_gbps']:.4g} Gbps, what the server let it send, not traffic.rate",
+                                 f"offered {report['offered_wire_gbps']:.4g} Gbps on the wire, what the server let it send, not traffic.rate",
                                  80, subsequent_indent="  "))
 
 
@@ -244,8 +247,8 @@ def _scope(scenario_: str, set_: list[str] | None, seed: int | None) -> str:
     nics, cores = int(v["nic.count"]), int(v["cpu.cores"])
     rate = value_text(v["traffic.rate"])
     return textwrap.fill(f"scope: {nics} NIC{'s' * (nics > 1)} x {cores} core{'s' * (cores > 1)} = {nics * cores} packet core{'s' * (nics * cores > 1)}; "
-                         f"offered {nics} x {rate} on the wire (traffic.rate is per port, with preamble and gap; "
-                         "throughputs count frame bits)", 80, subsequent_indent="  ")
+                         f"offered {nics} x {rate} on the wire (traffic.rate is per port, with preamble and gap, "
+                         "as the *_wire_gbps metrics; offered_gbps and throughput_gbps count frame bits)", 80, subsequent_indent="  ")
 
 
 class _RunProgress:

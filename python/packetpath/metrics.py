@@ -19,6 +19,8 @@ class Metric(NamedTuple):
 METRICS: tuple[Metric, ...] = (
     Metric("offered_gbps", "Gbps", "frame bits offered per second (FCS included; preamble and inter-frame gap not)"),
     Metric("throughput_gbps", "Gbps", "frame bits that left the Tx ports per second, same accounting"),
+    Metric("offered_wire_gbps", "Gbps", "the offered load on the wire: frame bits plus each frame's preamble, SFD and inter-frame gap (20 B), as `traffic.rate` counts it"),
+    Metric("throughput_wire_gbps", "Gbps", "what left the Tx ports on the wire, same accounting (a port's line rate is its ceiling)"),
     Metric("rx_pps", "pps", "packets received by the cores per second"),
     Metric("drop_rate", "", "share of offered packets dropped, for any of the reasons below"),
     Metric("drops.rx_buffer", "packets", "dropped because the NIC's receive buffer was full"),
@@ -130,6 +132,8 @@ METRICS: tuple[Metric, ...] = (
 COUNTERPARTS: dict[str, str] = {
     "offered_gbps": "the traffic generator's Tx rate in L2 bits (pktgen, TRex)",
     "throughput_gbps": "mlx5 `tx_bytes_phy` × 8 per second (frame bytes with FCS)",
+    "offered_wire_gbps": "the traffic generator's L1 rate (TRex and pktgen show both L1 and L2)",
+    "throughput_wire_gbps": "testpmd's Tx rate plus 20 B a frame (L1)",
     "rx_pps": "DPDK `rte_eth_stats.ipackets` per second (testpmd's Rx-pps)",
     "drops.rx_buffer": "mlx5 `rx_discards_phy` (port buffer full)",
     "drops.no_descriptor": "mlx5 `rx_out_of_buffer` (no software buffer posted)",

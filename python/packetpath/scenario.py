@@ -115,6 +115,24 @@ def resolve(scenario: ScenarioLike, set: Overrides = None, seed: int | None = No
     return Scenario(name, str(description), values, origins, validate(values), profile)
 
 
+# A part's capability: a value above the profile's asks about hardware the
+# profile's machine does not have (a what-if), not how to configure it.
+PART_LIMITS = ("pcie.gen", "pcie.lanes", "nic.line_rate", "cpu.max_cores", "cpu.freq", "l2.size", "llc.size", "llc.ways",
+               "dram.channels", "dram.channel_bw")
+
+
+def what_ifs(s: Scenario) -> list[str]:
+    """Each part's capability the scenario or ``--set`` raises above what its profile says the part has:
+    ``"pcie.gen = 5 (--set; profile ddio-skylake: 3)"``. Everything else the part carries stays as the profile
+    sizes it (a faster link keeps the root port's write buffer, say)."""
+    if s.profile is None:
+        return []
+    p = profiles.load(s.profile)
+    part = validate(p.values)
+    return [f"{key} = {s.values[key]} ({s.origins[key]}; profile {p.name}: {p.values[key]})" for key in PART_LIMITS
+            if key in p.values and s.origins.get(key) != f"profile {p.name}" and s.config[key] > part[key]]
+
+
 def table_is_file(scenario: ScenarioLike) -> bool:
     """Whether a scenario is a TOML file of the user's (not a built-in name, not a dict)."""
     return not isinstance(scenario, Mapping) and os.fspath(scenario) not in builtin_names()

@@ -3,6 +3,7 @@
 //! window only.
 
 use crate::units::Time;
+use crate::wire::WIRE_OVERHEAD;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -109,6 +110,10 @@ pub struct PacketMetrics {
     pub offered_gbps: f64,
     /// Frame bits that left the Tx ports per second.
     pub throughput_gbps: f64,
+    /// The same on the wire: with each frame's preamble, SFD and
+    /// inter-frame gap, as `traffic.rate` and a port's line rate count.
+    pub offered_wire_gbps: f64,
+    pub throughput_wire_gbps: f64,
     pub rx_pps: f64,
     pub drop_rate: f64,
     pub drops: Drops,
@@ -644,6 +649,8 @@ impl NicCounters {
         PacketMetrics {
             offered_gbps: c.arrived_bytes as f64 * 8.0 / secs / 1e9,
             throughput_gbps: c.tx_bytes as f64 * 8.0 / secs / 1e9,
+            offered_wire_gbps: (c.arrived_bytes + c.arrived * WIRE_OVERHEAD) as f64 * 8.0 / secs / 1e9,
+            throughput_wire_gbps: (c.tx_bytes + c.tx_pkts * WIRE_OVERHEAD) as f64 * 8.0 / secs / 1e9,
             rx_pps: c.rx_pkts as f64 / secs,
             drop_rate: ratio(c.drop_rx_buffer + c.drop_no_desc + c.drop_core, c.arrived),
             drops: Drops {
