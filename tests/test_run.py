@@ -83,8 +83,10 @@ def test_metrics_table_lists_every_report_metric(report):
 
 
 def test_offered_load_is_the_configured_rate(report):
-    # traffic.rate counts frame + preamble + inter-frame gap, as offered_gbps does
-    assert report["offered_gbps"] == pytest.approx(100, rel=0.02)
+    # traffic.rate counts frame + preamble + inter-frame gap, as offered_wire_gbps does; offered_gbps counts frame bits
+    assert report["offered_wire_gbps"] == pytest.approx(100, rel=0.005)
+    assert report["offered_gbps"] == pytest.approx(report["offered_wire_gbps"] * 1500 / 1520, rel=1e-9)
+    assert report["throughput_gbps"] < report["throughput_wire_gbps"] <= 100 * 1.001
     assert report["rx_pps"] <= 100e9 / ((1500 + 20) * 8) * 1.02
 
 

@@ -213,7 +213,8 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     reproduce("ddio", jobs=2, out=tmp_path / "ddio", run=short_run, progress=False)
     page = htmlreport.build(tmp_path / "report", folders=[tmp_path / "ddio"])
     text = page.read_text()
-    assert not re.search(r"<(script|link)[^>]+(src|href)=\"https?:", text)  # plotly.js is inline: offline
+    assert not re.search(r"<(script|link)[^>]+(src|href)=\"https?:", text)  # plotly.js is beside the page: offline
+    assert (page.parent / "plotly.min.js").stat().st_size > 1e6 and page.stat().st_size < 1e6  # one copy, not in the page
     p = subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
          f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
@@ -255,7 +256,8 @@ def test_sweep_store_report_renders_in_headless_chromium(tmp_path):
         sweep("l2fwd", grid, set=SHORT, seed=seed, jobs=2, store=tmp_path / "s", progress=False)
     page = sweepreport.build(tmp_path / "s", tmp_path / "report")
     text = page.read_text()
-    assert not re.search(r"<(script|link)[^>]+(src|href)=\"https?:", text)  # plotly.js is inline: offline
+    assert not re.search(r"<(script|link)[^>]+(src|href)=\"https?:", text)  # plotly.js is beside the page: offline
+    assert (page.parent / "plotly.min.js").stat().st_size > 1e6 and page.stat().st_size < 1e6  # one copy, not in the page
     assert "<td>traffic.size</td><td>B</td><td>x axis</td><td>64, 512, 1500</td>" in text
     assert "<td>llc.ddio_ways</td><td>-</td><td>colour</td><td>2, 4</td>" in text
     assert "the mean of 2 runs (their seeds)" in text and "throughput_gbps (Gbps) against traffic.size (B)" in text

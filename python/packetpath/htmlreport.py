@@ -130,9 +130,9 @@ def _spread(figures: list[dict[str, Any]], module: Any, results: dict[str, Any],
             s["sd"] = sd
 
 
-def chart(fig: Mapping[str, Any], div_id: str, first: bool) -> str:
-    """One figure as a Plotly chart (HTML fragment; Plotly's JavaScript with
-    the first chart of the page). Y from zero, legend beside the plot, the
+def chart(fig: Mapping[str, Any], div_id: str) -> str:
+    """One figure as a Plotly chart (HTML fragment; Plotly's JavaScript is the
+    page's ``plotly.min.js``, see `write_page`). Y from zero, legend beside the plot, the
     seeds' spread as error bars, the paper's values as black diamonds or a
     dashed level."""
     import plotly.graph_objects as go
@@ -160,20 +160,29 @@ def chart(fig: Mapping[str, Any], div_id: str, first: bool) -> str:
     if fig.get("xscale") in ("log2", "log"):
         ticks = sorted({x for s in fig["series"] for x in s["x"]})
         figure.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
-    return figure.to_html(full_html=False, include_plotlyjs=first, div_id=div_id, config={"displaylogo": False})
+    return figure.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config={"displaylogo": False})
+
+
+PLOTLY_JS = "plotly.min.js"
+"""The charting library, one copy per report folder beside its pages (they open offline)."""
 
 
 def write_page(template: str, out: str | os.PathLike, **values: Any) -> Path:
-    """Render a Jinja2 ``template`` (HTML escaped; ``version`` and ``generated``
-    given) into ``out/index.html``, replaced whole; returns its path."""
+    """Render a Jinja2 ``template`` (HTML escaped; ``version``, ``generated``
+    and ``plotly_js`` given) into ``out/index.html``, replaced whole, with
+    Plotly's JavaScript beside it; returns the page's path."""
     import jinja2
+    from plotly.offline import get_plotlyjs
 
     from packetpath import __version__
 
     page = jinja2.Environment(autoescape=jinja2.select_autoescape(default=True)).from_string(template).render(
-        version=__version__, generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), **values)
+        version=__version__, generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), plotly_js=PLOTLY_JS, **values)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    library = get_plotlyjs()
+    if not (out / PLOTLY_JS).is_file() or (out / PLOTLY_JS).read_text(encoding="utf-8") != library:
+        (out / PLOTLY_JS).write_text(library, encoding="utf-8")
     path = out / "index.html"
     tmp = path.with_name(".index.html.tmp")
     tmp.write_text(page, encoding="utf-8")
@@ -185,11 +194,9 @@ def write(sections: Sequence[Mapping[str, Any]], out: str | os.PathLike) -> Path
     """Write ``out/index.html``; returns its path."""
     import markupsafe
 
-    first = True
     for section in sections:
         for fig in section["figures"]:
-            fig["html"] = markupsafe.Markup(chart(fig, f"chart-{section['paper']}-{fig['id']}", first))
-            first = False
+            fig["html"] = markupsafe.Markup(chart(fig, f"chart-{section['paper']}-{fig['id']}"))
     return write_page(_PAGE, out, sections=sections, charts=sum(len(s["figures"]) for s in sections))
 
 
@@ -223,6 +230,7 @@ _PAGE = """<!DOCTYPE html>
 window.__errors = [];
 window.addEventListener("error", function (e) { window.__errors.push(String(e.message)); });
 </script>
+<script src="{{ plotly_js }}"></script>
 <style>
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1200px; padding: 1em 1.5em; color: #222; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }

@@ -23,6 +23,7 @@ from packetpath.errors import ConfigError
 ROLES = (("x", "x axis"), ("color", "colour"), ("facet_col", "facet columns"), ("facet_row", "facet rows"))
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
+<script src="{{ plotly_js }}"></script>
 <title>packetpath sweep report: {{ store }}</title>
 <style>
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
@@ -95,7 +96,7 @@ def build(store: Any, out: str | os.PathLike) -> Path:
         fig.update_layout(height=380 * max(1, agg[roles["facet_row"]].nunique() if "facet_row" in roles else 1),
                           margin={"t": 40, "r": 10}, legend={"title": label(roles["color"]) if "color" in roles else ""})
         title = f"{label(m.path)} against {label(axes[0])}"
-        html = fig.to_html(full_html=False, include_plotlyjs=not charts, div_id=f"chart-{i}", config={"displaylogo": False})
+        html = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"chart-{i}", config={"displaylogo": False})
         charts.append({"id": f"m{i}", "title": title, "meaning": m.meaning[:1].upper() + m.meaning[1:] + ".", "runs": runs, "html": html})
     if not charts:
         raise ConfigError(f"the store {store.path}: no metric varies across its {len(df)} runs, nothing to chart")
