@@ -7,7 +7,7 @@
 #   make operations    what an l2fwd packet costs, by modelled operation (callgrind)
 #   make golden store the golden runs' report digests again (after a change meant to move results)
 #   make docs   the documentation site into out/docs (Sphinx; opens offline)
-#   make reproductions  run all six reproductions into out/ and commit them as the docs' latest runs
+#   make reproductions  run every reproduction into out/ and make them the docs' latest runs
 #   make wheel  a wheel in dist/ that compute nodes pip-install without cargo
 #
 # Stamp files in .venv make every step a no-op until its inputs change. The
@@ -95,12 +95,12 @@ readme: build
 docs: build
 	$(BIN)/sphinx-build -q -W --keep-going -b html docs out/docs
 
-# Every paper's reproduction, then its claims and charts become the latest
-# run the docs and the README show (about 12 minutes on two cores).
-PAPERS := ddio nicmem-nfv nicmem-kvs shring dpa netdimm hostnet
+# Every reproduction packetpath.reproduce ships, then its claims and charts
+# become the latest run the docs and the README show (about 15 minutes on two cores).
 reproductions: build
-	for p in $(PAPERS); do $(BIN)/packetpath reproduce $$p --out out/$$p || exit 1; done
-	$(BIN)/python -m packetpath._docs data $(addprefix out/,$(PAPERS))
+	papers=$$($(BIN)/python -c 'from packetpath.reproduce._runner import papers; print(*papers())') && \
+	for p in $$papers; do $(BIN)/packetpath reproduce $$p --out out/$$p || exit 1; done && \
+	$(BIN)/python -m packetpath._docs data $$(for p in $$papers; do echo out/$$p; done)
 	$(MAKE) readme
 
 clean:

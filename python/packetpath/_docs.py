@@ -100,7 +100,7 @@ def cli_page() -> str:
            "A mistake prints one line `error: ...` and exits with status 2; an engine failure exits 3; Ctrl-C exits 130.\n"]
 
     def walk(command: Any, ctx: Any) -> None:
-        if ctx.parent is not None:
+        if ctx.parent is not None or command.params:
             out.append(f"\n## `{ctx.command_path}`\n\n```text\n{command.get_usage(ctx)}\n```\n\n{command.help or ''}\n")
             rows = []
             for p in command.params:

@@ -101,13 +101,62 @@ def render_figure(figure: Mapping[str, Any], stem: str | os.PathLike, formats: S
     return _save(fig, Path(stem), formats)
 
 
-def label(key: str) -> str:
-    """A parameter or metric with its unit: ``traffic.size (B)``."""
+def base_unit(key: str) -> str:
+    """The unit the store keeps a parameter or metric in (``Mbps``, ``ps``, ``B``, ``ns``)."""
     from packetpath import metrics, schema
 
     d = schema.lookup(key)
-    unit = d["base_unit"] if d else next((m.unit for m in metrics.METRICS if m.path == key), "")
+    return d["base_unit"] if d else next((m.unit for m in metrics.METRICS if m.path == key), "")
+
+
+def label(key: str, unit: str | None = None) -> str:
+    """A parameter or metric with its unit: ``traffic.size (B)``; ``unit`` overrides the stored one."""
+    unit = base_unit(key) if unit is None else unit
     return f"{key} ({unit})" if unit else key
+
+
+# Larger units a base unit reads better in: (unit, base units in one).
+_LARGER = {
+    "Mbps": (("Gbps", 1e3),),
+    "ps": (("ns", 1e3), ("us", 1e6), ("ms", 1e9), ("s", 1e12)),
+    "ns": (("us", 1e3), ("ms", 1e6)),
+    "B": (("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30)),
+    "MHz": (("GHz", 1e3),),
+    "MB/s": (("GB/s", 1e3),),
+}
+
+
+def readable(key: str, values: Any) -> tuple[str, float]:
+    """The unit to show ``values`` of ``key`` in, and the factor to divide them by: the
+    largest in which every non-zero value is at least 1 (25000 Mbps: 25 Gbps)."""
+    unit = base_unit(key)
+    try:
+        nonzero = [abs(float(v)) for v in values if v == v and v is not None and float(v) != 0]
+    except (TypeError, ValueError):
+        return unit, 1.0
+    best = (unit, 1.0)
+    for name, factor in _LARGER.get(unit, ()):
+        if nonzero and min(nonzero) >= factor:
+            best = (name, factor)
+    return best
+
+
+def with_base_units(condition: str) -> str:
+    """An SQL condition whose comparisons of a parameter with a value in units
+    (``"traffic.rate" = 25Gbps``, ``"sim.duration" >= 1ms``) compare in the
+    store's base units instead; a unit the parameter does not take is a ConfigError."""
+    import re
+
+    from packetpath import schema
+    from packetpath.scenario import validate
+
+    def base(m: re.Match) -> str:
+        key, op, text = m[1], m[2], m[3]
+        if schema.lookup(key) is None:
+            return m[0]
+        return f'"{key}" {op} {validate({key: text})[key]}'
+
+    return re.sub(r'"([a-z0-9_]+\.[a-z0-9_.]+)"\s*(<=|>=|<>|!=|==|=|<|>)\s*(\d+(?:\.\d+)?\s*[A-Za-zµ/]+)', base, condition)
 
 
 def swept(df: Any) -> list[str]:
@@ -155,7 +204,7 @@ def plot_store(
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise ConfigError(f"{role} '{name}': no such column in the store {store.path}{hint}")
     quoted = [f'"{c}"' for c in (x, by) if c]
-    condition = f"WHERE {where}" if where else ""
+    condition = f"WHERE {with_base_units(where)}" if where else ""
     # Never average over a parameter the runs were swept over: say which.
     runs = store.query(f"SELECT * FROM runs {condition}")
     hidden = [k for k in swept(runs) if k not in (x, by)]
@@ -176,6 +225,15 @@ def plot_store(
     if df.empty:
         raise ConfigError(f"no runs to plot in the store {store.path}" + (f" where {where}" if where else ""))
 
+    # readable units: 25 Gbps rather than 25000 Mbps
+    units = {}
+    for key, column in ((x, x), (by, by), (metric, "y")):
+        if key and df[column].dtype.kind in "if":
+            units[key], factor = readable(key, df[column])
+            if factor != 1:
+                df[column] = df[column] / factor
+                if column == "y" and "sd" in df:
+                    df["sd"] = df["sd"] / factor
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     if kind == "heatmap":
@@ -183,12 +241,13 @@ def plot_store(
         image = ax.imshow(table.values, aspect="auto", origin="lower", cmap="viridis")
         ax.set_xticks(range(len(table.columns)), [f"{v:g}" if isinstance(v, float) else str(v) for v in table.columns])
         ax.set_yticks(range(len(table.index)), [f"{v:g}" if isinstance(v, float) else str(v) for v in table.index])
-        fig.colorbar(image, ax=ax, label=label(metric))
-        ax.set(xlabel=label(x), ylabel=label(by), title=f"{metric}")
+        fig.colorbar(image, ax=ax, label=label(metric, units.get(metric)))
+        ax.set(xlabel=label(x, units.get(x)), ylabel=label(by, units.get(by)), title=f"{metric}")
     else:
         groups = [(None, df)] if not by else list(df.groupby(by, sort=True))
         for value, part in groups:
-            line = None if by is None else f"{by}={value}"
+            shown = f"{value:g} {units.get(by, '')}".strip() if isinstance(value, numbers.Real) else value
+            line = None if by is None else f"{by}={shown}"
             if kind == "line":
                 sd = part["sd"].fillna(0) if (part["n"] > 1).any() else None
                 ax.errorbar(part[x], part["y"], yerr=sd, fmt="o-", capsize=3, label=line)
@@ -196,7 +255,7 @@ def plot_store(
                 ax.scatter(part[x], part["y"], label=line, s=16)
         if by:
             ax.legend(fontsize="small")
-        ax.set(xlabel=label(x), ylabel=label(metric), title=f"{metric} vs {x}")
+        ax.set(xlabel=label(x, units.get(x)), ylabel=label(metric, units.get(metric)), title=f"{metric} vs {x}")
         _readable_axes(ax, df[x], df["y"])
     return _save(fig, Path(out), formats)
 

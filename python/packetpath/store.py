@@ -103,8 +103,9 @@ def _arrow_schema():
             t = pa.bool_()
         else:  # choices, text, lists (as JSON)
             t = pa.string()
-        fields.append(pa.field(d["key"], t))
-    fields += [pa.field(m.path, pa.float64()) for m in metrics.METRICS]
+        # the base unit the value is stored in travels with the column (Parquet field metadata)
+        fields.append(pa.field(d["key"], t, metadata={"unit": d["base_unit"]} if d["base_unit"] else None))
+    fields += [pa.field(m.path, pa.float64(), metadata={"unit": m.unit} if m.unit else None) for m in metrics.METRICS]
     fields += [pa.field(c, pa.int64()) for c in SIM_COLUMNS]
     fields += [pa.field(c, pa.string()) for c in BOTTLENECK_COLUMNS]
     fields += [pa.field("report", pa.string()), pa.field("wall_s", pa.float64())]

@@ -7,7 +7,7 @@ third and fourth facet the chart into columns and rows; a fifth or more are
 averaged over, and the page names them. Runs that differ only in their seed
 are one point: their mean, with their standard deviation as an error bar.
 Y axes start at zero, so run-to-run noise never looks like a trend. Charts
-are Plotly's (its JavaScript inlined once: the page needs no network), the
+are Plotly's (its JavaScript one file beside the page: it needs no network), the
 page a Jinja2 template.
 """
 
@@ -64,7 +64,7 @@ def build(store: Any, out: str | os.PathLike) -> Path:
 
     from packetpath import metrics
     from packetpath.htmlreport import write_page
-    from packetpath.plots import label, swept, whole_numbers
+    from packetpath.plots import base_unit, label, readable, swept, whole_numbers
     from packetpath.store import Store
 
     store = store if isinstance(store, Store) else Store.existing(store)
@@ -74,8 +74,14 @@ def build(store: Any, out: str | os.PathLike) -> Path:
     keys = swept(df)
     axes, averaged = keys[:len(ROLES)], keys[len(ROLES):]
     roles = {arg: k for (arg, _), k in zip(ROLES, axes)}
+    # swept parameters in readable units (25 Gbps, not 25000 Mbps)
+    unit = {}
+    for k in axes:
+        unit[k], factor = readable(k, df[k]) if df[k].dtype.kind in "if" else (base_unit(k), 1.0)
+        if factor != 1:
+            df[k] = df[k] / factor
     for k in axes[1:]:  # colours and facets are categories
-        df[k] = df[k].astype(str)
+        df[k] = df[k].map(lambda v: f"{v:g}" if isinstance(v, float) else str(v))
     numeric = [m for m in metrics.METRICS if m.path in df.columns and df[m.path].dtype.kind in "if" and df[m.path].notna().any()]
     charts, constant = [], []
     for i, m in enumerate(numeric):
@@ -85,17 +91,19 @@ def build(store: Any, out: str | os.PathLike) -> Path:
             continue
         agg = df.groupby(axes, sort=True)[m.path].agg(["mean", "std", "count"]).reset_index()
         runs = int(agg["count"].max())
+        y_unit, factor = readable(m.path, agg["mean"])
+        agg[["mean", "std"]] = agg[["mean", "std"]] / factor
         # categories in natural order (64 before 1500), whole-number x values as ticks
         order = {k: sorted(agg[k].unique(), key=_natural) for k in axes[1:]}
         fig = px.line(agg, y="mean", error_y="std" if runs > 1 else None, markers=True, category_orders=order,
-                      labels={"mean": label(m.path), **{k: label(k) for k in axes}}, **roles)
+                      labels={"mean": label(m.path, y_unit), **{k: label(k, unit[k]) for k in axes}}, **roles)
         fig.update_yaxes(rangemode="tozero")
         xs = sorted(agg[axes[0]].unique())
         if whole_numbers(xs) and len(xs) <= 20:
             fig.update_xaxes(tickmode="array", tickvals=[int(v) for v in xs])
         fig.update_layout(height=380 * max(1, agg[roles["facet_row"]].nunique() if "facet_row" in roles else 1),
-                          margin={"t": 40, "r": 10}, legend={"title": label(roles["color"]) if "color" in roles else ""})
-        title = f"{label(m.path)} against {label(axes[0])}"
+                          margin={"t": 40, "r": 10}, legend={"title": label(roles["color"], unit[roles["color"]]) if "color" in roles else ""})
+        title = f"{label(m.path, y_unit)} against {label(axes[0], unit[axes[0]])}"
         html = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"chart-{i}", config={"displaylogo": False})
         charts.append({"id": f"m{i}", "title": title, "meaning": m.meaning[:1].upper() + m.meaning[1:] + ".", "runs": runs, "html": html})
     if not charts:
@@ -104,7 +112,7 @@ def build(store: Any, out: str | os.PathLike) -> Path:
     bounds = list(df["bottleneck.resource"].dropna().value_counts().items()) if "bottleneck.resource" in df.columns else []
     return write_page(
         PAGE, out, store=str(store.path), runs=len(df), versions=", ".join(store.engine_versions()),
-        swept=[{"key": k, "unit": label(k)[len(k):].strip(" ()") or "-", "role": dict(zip(axes, (name for _, name in ROLES))).get(k, "averaged over"),
+        swept=[{"key": k, "unit": unit.get(k) or base_unit(k) or "-", "role": dict(zip(axes, (name for _, name in ROLES))).get(k, "averaged over"),
                 "vals": ", ".join(sorted(df[k].astype(str).unique(), key=_natural))} for k in keys],
         averaged=averaged, bounds=bounds, charts=[c | {"html": markupsafe.Markup(c["html"])} for c in charts], constant=constant)
 
