@@ -61,7 +61,7 @@ pub fn typed(scenario: &Value) -> Result<(Values, Cfg), String> {
     let cfg = Cfg::from_values(&values);
     for key in given {
         match kind_of(key) {
-            Some(kinds) if !kinds.contains(&cfg.sim.kind) => {
+            Some(kinds) if !kinds.contains(&cfg.sim.kind.word()) => {
                 return Err(format!(
                     "{key}: a parameter of sim.kind = {}, but sim.kind = {}; set sim.kind = {} or drop {key}",
                     kinds.join(" or "),
@@ -90,7 +90,7 @@ mod tests {
         let e = typed(&json!({"sim": {"kind": "pcie_bench"}, "pcie_bench": {"mode": "read"}, "netdimm": {"nic": "dnic"}})).unwrap_err();
         assert_eq!(e, "netdimm.nic: a parameter of sim.kind = netdimm, but sim.kind = pcie_bench; set sim.kind = netdimm or drop netdimm.nic");
         let (_, cfg) = typed(&json!({"sim": {"kind": "pcie_bench"}, "pcie_bench": {"mode": "write"}})).unwrap();
-        assert_eq!((cfg.sim.kind, cfg.pcie_bench.mode), ("pcie_bench", "write"));
+        assert_eq!((cfg.sim.kind, cfg.pcie_bench.mode), (SimKind::PcieBench, PcieBenchMode::Write));
         // hardware shared by every kind may be set for any of them
         assert!(typed(&json!({"sim": {"kind": "netdimm"}, "netdimm": {"ranks": 4}, "llc": {"ways": 11}})).is_ok());
         let e = typed(&json!({"sim": {"kind": "world"}})).unwrap_err();

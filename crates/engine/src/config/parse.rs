@@ -285,6 +285,6 @@ mod tests {
         // FromVal panics on a kind that does not match its field's type.
         let (values, _) = parse(&serde_json::json!({})).unwrap();
         let cfg = crate::config::Cfg::from_values(&values);
-        assert_eq!((cfg.llc.ways, cfg.sim.kind, cfg.traffic.pcap.as_str()), (11, "packet", ""));
+        assert_eq!((cfg.llc.ways, cfg.sim.kind, cfg.traffic.pcap.as_str()), (11, crate::config::SimKind::Packet, ""));
     }
 }

@@ -6,7 +6,7 @@
 //! parameter.
 
 use crate::units::Unit;
-use super::value::{FromVal, Values};
+use super::value::{FromVal, Val, Values};
 
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -50,7 +50,7 @@ macro_rules! kind {
 }
 
 /// A parameter's field type in its section, in base units (ps, bytes,
-/// Mbps, MHz); a choice is one of its words.
+/// Mbps, MHz); a choice is its own enum.
 macro_rules! field_type {
     (int) => { u64 };
     (float) => { f64 };
@@ -59,12 +59,12 @@ macro_rules! field_type {
     (ints) => { Vec<u64> };
     (floats) => { Vec<f64> };
     (bools) => { Vec<bool> };
-    (choice [$($w:literal),*]) => { &'static str };
+    (choice $Enum:ident) => { $Enum };
 }
 
 macro_rules! params {
     ($( $sec:ident : $Sec:ident {
-        $( $field:ident : $kind:ident $([$($w:literal),*])? ($unit:ident, $default:literal, $min:expr, $max:expr, $doc:literal) ),* $(,)?
+        $( $field:ident : $kind:ident $(<$Enum:ident>[$($w:literal => $V:ident),*])? ($unit:ident, $default:literal, $min:expr, $max:expr, $doc:literal) ),* $(,)?
     } )*) => {
         /// The parameter table, section by section.
         pub static PARAMS: &[ParamDef] = &[$($(
@@ -79,11 +79,41 @@ macro_rules! params {
             },
         )*)*];
 
+        // One enum per choice parameter: a misspelt word does not compile,
+        // and a match over it is exhaustive.
+        $($($(
+            #[doc = concat!("`", stringify!($sec), ".", stringify!($field), "`: ", $doc)]
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub enum $Enum { $( #[doc = concat!("`", $w, "`")] $V, )* }
+
+            impl $Enum {
+                /// The word a scenario writes for it.
+                pub fn word(self) -> &'static str {
+                    match self { $( $Enum::$V => $w, )* }
+                }
+            }
+
+            impl std::fmt::Display for $Enum {
+                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str(self.word())
+                }
+            }
+
+            impl FromVal for $Enum {
+                fn from_val(v: &Val) -> $Enum {
+                    match v {
+                        $( Val::Choice($w) => $Enum::$V, )*
+                        v => panic!("engine bug: {v:?} is not a word of {}", stringify!($Enum)),
+                    }
+                }
+            }
+        )?)*)*
+
         $(
             #[doc = concat!("The `", stringify!($sec), "` section of a validated scenario.")]
             #[derive(Clone, Debug)]
             pub struct $Sec {
-                $( #[doc = $doc] pub $field: field_type!($kind $([$($w),*])?), )*
+                $( #[doc = $doc] pub $field: field_type!($kind $($Enum)?), )*
             }
         )*
 
@@ -110,18 +140,18 @@ macro_rules! params {
 // with a source for each.
 params! {
     sim: SimCfg {
-        kind: choice["packet", "pcie_bench", "copy_bench", "dpa", "netdimm", "mem_bench", "hostnet"](None, "packet", 0, 0, "what runs: packet traffic through the server, or a microbenchmark or device model (pcie_bench, copy_bench, dpa for dpa_bench, netdimm, mem_bench, hostnet for cores and a DMA device contending for memory); a parameter of another kind is an error"),
+        kind: choice<SimKind>["packet" => Packet, "pcie_bench" => PcieBench, "copy_bench" => CopyBench, "dpa" => Dpa, "netdimm" => Netdimm, "mem_bench" => MemBench, "hostnet" => Hostnet](None, "packet", 0, 0, "what runs: packet traffic through the server, or a microbenchmark or device model (pcie_bench, copy_bench, dpa for dpa_bench, netdimm, mem_bench, hostnet for cores and a DMA device contending for memory); a parameter of another kind is an error"),
         seed: int(None, "1", 0, u32::MAX, "seed of every random stream (each component derives its own)"),
         duration: int(Time, "5ms", 1_000, 10e12, "simulated time measured after the warm-up"),
         warmup: int(Time, "2ms", 0, 10e12, "simulated time run before measuring (rings, caches, queues fill)"),
         sample_period: int(Time, "0ns", 0, 100e12, "record a timeline sample (throughput, drops, dshRing's ring set) every period from the start of the run; 0 = no timeline"),
-        until: choice["duration", "converged"](None, "duration", 0, 0, "when a packet run stops: after sim.duration, or at the first batch boundary where throughput and mean latency have converged (sim.duration then caps the run)"),
+        until: choice<SimUntil>["duration" => Duration, "converged" => Converged](None, "duration", 0, 0, "when a packet run stops: after sim.duration, or at the first batch boundary where throughput and mean latency have converged (sim.duration then caps the run)"),
         batch: int(Time, "100us", 1_000, 10e12, "sim.until = converged: the length of one batch of the batch-means method"),
         rel_error: float(None, "0.01", 0.0001, 0.5, "sim.until = converged: the largest 95 % confidence half-width of the batch means of throughput and of mean latency, relative to their mean"),
     }
     traffic: TrafficCfg {
         rate: int(Rate, "100Gbps", 1, 1.6e6, "offered load per NIC port, on the wire (frame + preamble + inter-frame gap)"),
-        size_dist: choice["fixed", "imix", "bimodal", "empirical", "pcap"](None, "fixed", 0, 0, "frame-size distribution"),
+        size_dist: choice<TrafficSizeDist>["fixed" => Fixed, "imix" => Imix, "bimodal" => Bimodal, "empirical" => Empirical, "pcap" => Pcap](None, "fixed", 0, 0, "frame-size distribution"),
         size: int(Bytes, "1500", 64, 9216, "frame size incl. FCS for size_dist = fixed"),
         bimodal_small: int(Bytes, "64", 64, 9216, "small frame size for size_dist = bimodal"),
         bimodal_large: int(Bytes, "1500", 64, 9216, "large frame size for size_dist = bimodal"),
@@ -129,10 +159,10 @@ params! {
         sizes: ints(Bytes, "[]", 64, 9216, "frame sizes for size_dist = empirical"),
         weights: floats(None, "[]", 0, INF, "relative weights of traffic.sizes"),
         pcap: text(None, "", 0, 0, "pcap file replayed for size_dist = pcap (sizes, flows and gaps scaled to traffic.rate)"),
-        arrival: choice["constant", "poisson", "bursty"](None, "constant", 0, 0, "inter-arrival process"),
+        arrival: choice<TrafficArrival>["constant" => Constant, "poisson" => Poisson, "bursty" => Bursty](None, "constant", 0, 0, "inter-arrival process"),
         burst_len: int(None, "32", 1, 1_000_000, "frames per back-to-back burst for arrival = bursty"),
         flows: int(None, "1024", 1, 16_777_216, "number of distinct 5-tuples (one 10.0.0.0/8 client address each)"),
-        flow_popularity: choice["uniform", "zipf", "hot"](None, "uniform", 0, 0, "how packets pick a flow (hot: a KVS hot set, see traffic.hot_*)"),
+        flow_popularity: choice<TrafficFlowPopularity>["uniform" => Uniform, "zipf" => Zipf, "hot" => Hot](None, "uniform", 0, 0, "how packets pick a flow (hot: a KVS hot set, see traffic.hot_*)"),
         zipf_s: float(None, "1.0", 0, 5, "Zipf exponent for flow_popularity = zipf"),
         target_share: float(None, "0", 0, 1, "share of frames steered at the first core of each NIC (RSS hash 0), the shRing paper's overloaded target core (Fig 12)"),
         target_size: int(Bytes, "64", 0, 9216, "frame size of the frames steered at the target core; 0 = they keep their own size (load imbalance without a size change)"),
@@ -163,7 +193,7 @@ params! {
         nicmem_buf_size: int(Bytes, "2KiB", 64, 65536, "bytes of one nicmem payload buffer"),
         header_split: bool(None, "false", 0, 0, "split each received frame at nic.split_offset: header to a host buffer, payload to a second buffer (two scatter entries per descriptor, two chained mbufs)"),
         split_offset: int(Bytes, "64", 14, 9216, "header bytes of a split frame; frames no longer than this are not split"),
-        payload_mem: choice["host", "nicmem"](None, "host", 0, 0, "where payload buffers of split frames live; nicmem = a primary ring of nicmem buffers, spilling to host buffers when it is empty (split rings)"),
+        payload_mem: choice<NicPayloadMem>["host" => Host, "nicmem" => Nicmem](None, "host", 0, 0, "where payload buffers of split frames live; nicmem = a primary ring of nicmem buffers, spilling to host buffers when it is empty (split rings)"),
         host_queues: int(None, "0", 0, 256, "queues per NIC that get no nicmem buffers with payload_mem = nicmem (the last ones); the others are nicmem queues"),
         tx_inline: bool(None, "false", 0, 0, "header inlining: the core copies a split frame's header into the Tx WQE, so the NIC reads no header buffer"),
         max_wqe_size: int(Bytes, "1KiB", 64, 65536, "largest Tx WQE the NIC accepts (bounds inlined bytes)"),
@@ -194,14 +224,14 @@ params! {
         dma_reads_mps: float(None, "0", 0, 100_000, "million MRd TLPs per second the device's DMA engine issues at most; 0 = only the link limits"),
     }
     pcie_bench: PcieBenchCfg {
-        mode: choice["read", "write", "read_write", "latency"](None, "read", 0, 0, "sim.kind = pcie_bench: the pcie-bench microbenchmark of the device's DMA"),
+        mode: choice<PcieBenchMode>["read" => Read, "write" => Write, "read_write" => ReadWrite, "latency" => Latency](None, "read", 0, 0, "sim.kind = pcie_bench: the pcie-bench microbenchmark of the device's DMA"),
         size: int(Bytes, "64", 1, 65536, "bytes per DMA transfer"),
         window: int(Bytes, "8KiB", 64, 1e10, "host buffer the transfers walk through (wrapping)"),
-        cache: choice["warm", "cold"](None, "warm", 0, 0, "host buffer cached before the run (warm) or flushed before each transfer (cold)"),
+        cache: choice<PcieBenchCache>["warm" => Warm, "cold" => Cold](None, "warm", 0, 0, "host buffer cached before the run (warm) or flushed before each transfer (cold)"),
         transfers: int(None, "100000", 1, 100_000_000, "transfers to time"),
     }
     copy_bench: CopyBenchCfg {
-        mode: choice["host_to_host", "host_to_nicmem", "nicmem_to_host"](None, "host_to_host", 0, 0, "sim.kind = copy_bench: the memcpy loop one core runs (nicmem paper Sec. 6.5)"),
+        mode: choice<CopyBenchMode>["host_to_host" => HostToHost, "host_to_nicmem" => HostToNicmem, "nicmem_to_host" => NicmemToHost](None, "host_to_host", 0, 0, "sim.kind = copy_bench: the memcpy loop one core runs (nicmem paper Sec. 6.5)"),
         size: int(Bytes, "32KiB", 64, 1e9, "bytes of the source (and destination) buffer"),
         iterations: int(None, "100", 1, 1_000_000, "copies of the whole buffer"),
     }
@@ -213,8 +243,8 @@ params! {
     }
     hostnet: HostnetCfg {
         c2m_cores: int(None, "1", 0, 63, "sim.kind = hostnet: cores running the C2M loop over their own 1 GiB buffers, line after line, as many loads in flight as their fill buffers allow (cpu.mlp)"),
-        c2m: choice["read", "read_write"](None, "read", 0, 0, "the C2M loop: sequential 64 B loads (C2M-Read), or sequential 64 B stores, each line read for ownership and written back when the LLC evicts it (C2M-ReadWrite)"),
-        p2m: choice["none", "write", "read"](None, "write", 0, 0, "the P2M device's sequential DMA: memory writes (storage reads: P2M-Write), memory reads (storage writes: P2M-Read) or none"),
+        c2m: choice<HostnetC2m>["read" => Read, "read_write" => ReadWrite](None, "read", 0, 0, "the C2M loop: sequential 64 B loads (C2M-Read), or sequential 64 B stores, each line read for ownership and written back when the LLC evicts it (C2M-ReadWrite)"),
+        p2m: choice<HostnetP2m>["none" => Off, "write" => Write, "read" => Read](None, "write", 0, 0, "the P2M device's sequential DMA: memory writes (storage reads: P2M-Write), memory reads (storage writes: P2M-Read) or none"),
         p2m_rate: int(ByteRate, "14GB/s", 1, 1e7, "bytes per second the P2M device moves when memory keeps up (default: the host network study's Optane SSDs alone, ~14 GB/s, SIGCOMM'24 Sec. 5.1)"),
     }
     iio: IioCfg {
@@ -230,10 +260,10 @@ params! {
         size: int(Bytes, "24.75MiB", 65536, 1e10, "last-level cache capacity (all slices)"),
         ways: int(None, "11", 1, 20, "LLC associativity"),
         slices: int(None, "18", 1, 128, "LLC slices (sets are spread over slices by the slice hash)"),
-        slice_hash: choice["measured", "random", "none"](None, "measured", 0, 0, "how a physical line picks its slice: measured = the mapping measured on Xeon Scalable parts with llc.slices slices (McCalpin, TACC TR-2021-03; 16, 18, 20, 24 or 28 slices; 40 on Ice Lake-SP; 56 on Sapphire Rapids), random = a strong hash no hardware uses, none = plain modulo over all sets"),
+        slice_hash: choice<LlcSliceHash>["measured" => Measured, "random" => Random, "none" => Off](None, "measured", 0, 0, "how a physical line picks its slice: measured = the mapping measured on Xeon Scalable parts with llc.slices slices (McCalpin, TACC TR-2021-03; 16, 18, 20, 24 or 28 slices; 40 on Ice Lake-SP; 56 on Sapphire Rapids), random = a strong hash no hardware uses, none = plain modulo over all sets"),
         inclusive: bool(None, "false", 0, 0, "the LLC holds every line an L2 holds (inclusive) or, as on Skylake-SP and later Xeons, mostly L2 victims with a snoop filter tracking the L2s' lines (false)"),
         sf_ways: int(None, "12", 1, 20, "llc.inclusive = false: snoop-filter ways per LLC set (entries tracking lines held in L2s)"),
-        replacement: choice["lru", "random", "qlru", "qlru_adaptive"](None, "lru", 0, 0, "LLC replacement policy within the allowed ways"),
+        replacement: choice<LlcReplacement>["lru" => Lru, "random" => Random, "qlru" => Qlru, "qlru_adaptive" => QlruAdaptive](None, "lru", 0, 0, "LLC replacement policy within the allowed ways"),
         latency: int(Time, "20ns", 0, 1e6, "load-to-use latency of an LLC hit"),
         ddio_ways: int(None, "2", 0, 20, "LLC ways DMA writes may allocate into (IIO LLC WAYS); 0 = DDIO off"),
         cat_masks: ints(None, "[]", 1, 4294967295u32, "per NIC: CAT way mask of the cores serving it; missing = all ways"),
@@ -241,7 +271,7 @@ params! {
         set_sample: int(None, "1", 1, 1024, "set sampling, for speed: the LLC and L2s model the lines of a fixed, scrambled 1 in N of their sets exactly; other accesses take the recent outcome mix of modelled ones of their kind. 1 = the full model; a power of two"),
     }
     mem: MemCfg {
-        hugepage: choice["2MiB", "1GiB", "flat"](None, "2MiB", 0, 0, "pages backing DPDK's memory: each hugepage is physically contiguous, consecutive pages sit at unrelated physical frames (drawn by seed); flat = physical equals virtual (gem5's page table)"),
+        hugepage: choice<MemHugepage>["2MiB" => TwoMiB, "1GiB" => OneGiB, "flat" => Flat](None, "2MiB", 0, 0, "pages backing DPDK's memory: each hugepage is physically contiguous, consecutive pages sit at unrelated physical frames (drawn by seed); flat = physical equals virtual (gem5's page table)"),
     }
     l2: L2Cfg {
         size: int(Bytes, "1MiB", 4096, 1e9, "private L2 per core"),
@@ -259,9 +289,9 @@ params! {
         turnaround: int(Time, "0ns", 0, 1e6, "with dram.write_batch: bus turnaround per drain, read-to-write plus write-to-read (tRTW + tWTR)"),
         banks: int(None, "0", 0, 256, "banks per channel (ranks x banks per rank), each busy a row cycle (dram.t_rc) per access; 0 = banks are not modelled"),
         t_rc: int(Time, "46ns", 1, 1e6, "with dram.banks: the row cycle a bank is busy per access (tRAS + tRP, closed page)"),
-        speed: choice["DDR4-2400", "DDR4-2666", "DDR4-2933", "DDR4-3200"](None, "DDR4-2666", 0, 0, "the DIMMs' JEDEC speed bin: every timing the memory controller obeys (sim.kind = mem_bench, hostnet)"),
+        speed: choice<DramSpeed>["DDR4-2400" => Ddr4_2400, "DDR4-2666" => Ddr4_2666, "DDR4-2933" => Ddr4_2933, "DDR4-3200" => Ddr4_3200](None, "DDR4-2666", 0, 0, "the DIMMs' JEDEC speed bin: every timing the memory controller obeys (sim.kind = mem_bench, hostnet)"),
         ranks: int(None, "2", 1, 4, "ranks per channel (of 16 banks in 4 bank groups, 8 Gb x8 devices) (sim.kind = mem_bench, hostnet)"),
-        page_policy: choice["open", "closed", "open_adaptive"](None, "open", 0, 0, "when the memory controller closes a row: at a conflict (open), after every access (closed), or after an access no queued request hits (open_adaptive) (sim.kind = mem_bench, hostnet)"),
+        page_policy: choice<DramPagePolicy>["open" => Open, "closed" => Closed, "open_adaptive" => OpenAdaptive](None, "open", 0, 0, "when the memory controller closes a row: at a conflict (open), after every access (closed), or after an access no queued request hits (open_adaptive) (sim.kind = mem_bench, hostnet)"),
         read_queue: int(None, "32", 1, 1024, "memory controller read queue entries per channel (sim.kind = mem_bench, hostnet)"),
         write_queue: int(None, "32", 1, 1024, "memory controller write queue entries per channel (sim.kind = mem_bench, hostnet)"),
         bank_queue: int(None, "8", 1, 64, "command queue entries per bank (sim.kind = mem_bench, hostnet)"),
@@ -294,7 +324,7 @@ params! {
         rx_burst: int(None, "32", 1, 1024, "packets taken per rx_burst call"),
         tx_burst: int(None, "32", 1, 1024, "packets handed per tx_burst call"),
         sw_queue: int(None, "1024", 0, 1_000_000, "packets the application buffers when the Tx ring is full (FastClick queue)"),
-        nf: choice["l2fwd", "l3fwd", "workpackage", "nat", "lb", "flowcount", "nat_lb", "kvs"](None, "l2fwd", 0, 0, "network function each core runs (nat_lb: NAT then LB, a table each; kvs: a MICA-like key-value server; requests are the traffic's frames, keys its flows)"),
+        nf: choice<AppNf>["l2fwd" => L2fwd, "l3fwd" => L3fwd, "workpackage" => Workpackage, "nat" => Nat, "lb" => Lb, "flowcount" => Flowcount, "nat_lb" => NatLb, "kvs" => Kvs](None, "l2fwd", 0, 0, "network function each core runs (nat_lb: NAT then LB, a table each; kvs: a MICA-like key-value server; requests are the traffic's frames, keys its flows)"),
         nf_cycles: int(None, "20", 0, 10_000_000, "compute cycles per packet of the NF itself (beyond its memory accesses)"),
         nat_cycles: int(None, "0", 0, 10_000_000, "app.nf = nat or nat_lb: the NAT's own compute cycles per packet beyond the generic ones (app.nf_cycles) and the flow-table accesses the model prices (FastClick's NAT element graph)"),
         lb_cycles: int(None, "0", 0, 10_000_000, "app.nf = lb or nat_lb: the LB's own compute cycles per packet beyond the generic ones (app.nf_cycles) and the flow-table accesses the model prices (FastClick's LB element graph)"),
@@ -307,13 +337,13 @@ params! {
         flow_table_size: int(None, "1048576", 1024, 16_777_216, "nat/lb: flow entries per core's cuckoo table (NAT uses two per flow)"),
         preload_flows: bool(None, "true", 0, 0, "nat/lb/flowcount and accelNFV: start with every flow of the traffic in its core's table and the NIC's context cache (a long-running NF); false = tables fill during the run"),
         lb_backends: int(None, "32", 1, 65536, "lb: backend servers new flows are spread over round-robin"),
-        wp_payload: choice["none", "read", "write"](None, "none", 0, 0, "WorkPackage: also read or overwrite every payload line of the packet (shRing Sec. 5.2)"),
+        wp_payload: choice<AppWpPayload>["none" => Off, "read" => Read, "write" => Write](None, "none", 0, 0, "WorkPackage: also read or overwrite every payload line of the packet (shRing Sec. 5.2)"),
         slow_core_reads: int(None, "0", 0, 1_000_000, "WorkPackage: extra random reads per packet on the first core of each NIC (shRing Fig 11's slowed target core)"),
     }
     mempool: MempoolCfg {
         size: int(None, "65535", 64, 100_000_000, "mbufs in each NIC's packet pool"),
         cache: int(None, "256", 0, 512, "per-core mempool cache (DPDK caps it at 512)"),
-        order: choice["lifo", "fifo"](None, "lifo", 0, 0, "reuse order of freed buffers: lifo (DPDK per-core cache) or fifo"),
+        order: choice<MempoolOrder>["lifo" => Lifo, "fifo" => Fifo](None, "lifo", 0, 0, "reuse order of freed buffers: lifo (DPDK per-core cache) or fifo"),
         mbuf_size: int(Bytes, "2368", 512, 65536, "bytes of one mempool object: 64 B object header + 128 B mbuf + 128 B headroom + data room"),
     }
     corunner: CorunnerCfg {
@@ -323,33 +353,33 @@ params! {
     }
     antagonist: AntagonistCfg {
         cores: int(None, "0", 0, 255, "co-located memory-bound cores beside the packet cores (the host network study's antagonists), each a loop over a buffer of its own on the same LLC, controllers and channels"),
-        pattern: choice["seq", "random"](None, "seq", 0, 0, "the lines an antagonist touches: in order or uniformly at random"),
-        op: choice["read", "write"](None, "read", 0, 0, "loads, or stores of whole lines (read for ownership, then written back when evicted)"),
+        pattern: choice<AntagonistPattern>["seq" => Seq, "random" => Random](None, "seq", 0, 0, "the lines an antagonist touches: in order or uniformly at random"),
+        op: choice<AntagonistOp>["read" => Read, "write" => Write](None, "read", 0, 0, "loads, or stores of whole lines (read for ownership, then written back when evicted)"),
         delay: int(None, "0", 0, 1e6, "core cycles an antagonist waits per line touched (its intensity; 0 = as fast as its misses allow)"),
         buffer: int(Bytes, "64MiB", 64, 1e11, "buffer each antagonist loops over"),
     }
     dpa_bench: DpaBenchCfg {
-        workload: choice["compute", "chase", "bandwidth", "latency", "net", "recency", "clocksync"](None, "compute", 0, 0, "sim.kind = dpa: the BlueField-3 workload host, Arm or DPA threads run (DPA paper)"),
-        proc: choice["host", "arm", "dpa"](None, "dpa", 0, 0, "processor whose threads run the workload"),
+        workload: choice<DpaBenchWorkload>["compute" => Compute, "chase" => Chase, "bandwidth" => Bandwidth, "latency" => Latency, "net" => Net, "recency" => Recency, "clocksync" => Clocksync](None, "compute", 0, 0, "sim.kind = dpa: the BlueField-3 workload host, Arm or DPA threads run (DPA paper)"),
+        proc: choice<DpaBenchProc>["host" => Host, "arm" => Arm, "dpa" => Dpa](None, "dpa", 0, 0, "processor whose threads run the workload"),
         threads: int(None, "1", 1, 256, "threads running the workload (spread round-robin over the processor's cores)"),
-        mem: choice["host", "arm", "dpa"](None, "dpa", 0, 0, "memory holding the data buffer (chase, bandwidth, random reads, KV aggregation buffer); host/arm processors use their own"),
-        mem2: choice["none", "host", "arm", "dpa"](None, "none", 0, 0, "bandwidth: a second memory the last mem2_threads threads use (mixed-memory bandwidth)"),
+        mem: choice<DpaBenchMem>["host" => Host, "arm" => Arm, "dpa" => Dpa](None, "dpa", 0, 0, "memory holding the data buffer (chase, bandwidth, random reads, KV aggregation buffer); host/arm processors use their own"),
+        mem2: choice<DpaBenchMem2>["none" => Off, "host" => Host, "arm" => Arm, "dpa" => Dpa](None, "none", 0, 0, "bandwidth: a second memory the last mem2_threads threads use (mixed-memory bandwidth)"),
         mem2_threads: int(None, "0", 0, 256, "bandwidth: threads (of dpa_bench.threads) that access dpa_bench.mem2"),
-        net_buf: choice["host", "arm", "dpa"](None, "dpa", 0, 0, "memory of the network (packet) buffers of a DPA workload"),
-        pattern: choice["seq", "random"](None, "seq", 0, 0, "bandwidth: sequential or uniformly random 8 B accesses"),
-        op: choice["read", "write"](None, "read", 0, 0, "bandwidth: loads of 8 B or stores of whole 64 B lines"),
+        net_buf: choice<DpaBenchNetBuf>["host" => Host, "arm" => Arm, "dpa" => Dpa](None, "dpa", 0, 0, "memory of the network (packet) buffers of a DPA workload"),
+        pattern: choice<DpaBenchPattern>["seq" => Seq, "random" => Random](None, "seq", 0, 0, "bandwidth: sequential or uniformly random 8 B accesses"),
+        op: choice<DpaBenchOp>["read" => Read, "write" => Write](None, "read", 0, 0, "bandwidth: loads of 8 B or stores of whole 64 B lines"),
         working_set: int(Bytes, "1MiB", 64, 16e9, "chase/bandwidth: bytes the accesses fall into (shared by the threads of one memory)"),
         stride: int(Bytes, "64", 8, 1e9, "chase: distance between the nodes of the pointer chain"),
         accesses: int(None, "20000", 1, 1e9, "chase/bandwidth: measured accesses per thread (after one warm-up pass)"),
         compute_ops: int(None, "100000", 1, 1e12, "compute: multiplications per thread"),
-        net_mode: choice["send", "receive", "reflector", "ipcheck", "kv"](None, "reflector", 0, 0, "net: what each thread does per packet"),
+        net_mode: choice<DpaBenchNetMode>["send" => Send, "receive" => Receive, "reflector" => Reflector, "ipcheck" => Ipcheck, "kv" => Kv](None, "reflector", 0, 0, "net: what each thread does per packet"),
         pkt_size: int(Bytes, "1024", 64, 9216, "net/latency: frame size"),
         packets: int(None, "2000", 1, 1e9, "net/latency/recency: packets (round trips for latency; the bunch for recency) per thread"),
         payload_read: float(None, "0", 0, 1, "latency: share of the payload the reflector reads and sums as 8 B integers"),
         random_reads: int(None, "0", 0, 100_000, "latency: random 8 B reads per packet from an 8 MiB buffer in dpa_bench.mem"),
         kv_tuples: int(None, "8", 1, 512, "kv: 16 B key-value tuples per packet (after a 64 B header)"),
         kv_keys: int(None, "65536", 1, 4_194_304, "kv: distinct keys (16 B aggregation entries)"),
-        kv_dist: choice["uniform", "zipf"](None, "uniform", 0, 0, "kv: key popularity (zipf stands in for the skewed Yelp trace)"),
+        kv_dist: choice<DpaBenchKvDist>["uniform" => Uniform, "zipf" => Zipf](None, "uniform", 0, 0, "kv: key popularity (zipf stands in for the skewed Yelp trace)"),
         kv_zipf_s: float(None, "0.99", 0, 5, "kv: Zipf exponent for kv_dist = zipf"),
         sync_interval: int(Time, "100ms", 1, 100e12, "clocksync: time between two synchronisations (the bound grows with drift in between)"),
         drift_ppm: float(None, "10", 0, 1e6, "clocksync: clock drift, microseconds per second"),
@@ -420,13 +450,13 @@ params! {
         dpa_doorbell_latency: int(Time, "50ns", 0, 1e7, "DPA doorbell to the on-chip NIC"),
     }
     netdimm: NetdimmCfg {
-        nic: choice["dnic", "dnic.zcpy", "inic", "inic.zcpy", "netdimm"](None, "netdimm", 0, 0, "sim.kind = netdimm: the NIC attachment whose one-way host-to-host latency is modelled (NetDIMM paper)"),
-        traffic: choice["fixed", "database", "webserver", "hadoop"](None, "fixed", 0, 0, "message sizes: fixed, or a Facebook cluster's packet-size distribution (Roy et al., SIGCOMM'15)"),
+        nic: choice<NetdimmNic>["dnic" => Dnic, "dnic.zcpy" => DnicZcpy, "inic" => Inic, "inic.zcpy" => InicZcpy, "netdimm" => Netdimm](None, "netdimm", 0, 0, "sim.kind = netdimm: the NIC attachment whose one-way host-to-host latency is modelled (NetDIMM paper)"),
+        traffic: choice<NetdimmTraffic>["fixed" => Fixed, "database" => Database, "webserver" => Webserver, "hadoop" => Hadoop](None, "fixed", 0, 0, "message sizes: fixed, or a Facebook cluster's packet-size distribution (Roy et al., SIGCOMM'15)"),
         size: int(Bytes, "64", 1, 65536, "message payload (UDP) bytes for traffic = fixed"),
         messages: int(None, "2000", 1, 10_000_000, "messages sent one at a time (the first ring's worth warm the caches and are not measured)"),
         mtu: int(Bytes, "1514", 64, 9216, "largest Ethernet frame (header + payload, no FCS)"),
         segmentation: bool(None, "false", 0, 0, "split messages larger than the MTU into frames; off = such a message is an error"),
-        app_buffers: choice["netdimm", "host"](None, "netdimm", 0, 0, "where applications allocate network buffers; host takes the COPY_NEEDED path"),
+        app_buffers: choice<NetdimmAppBuffers>["netdimm" => Netdimm, "host" => Host](None, "netdimm", 0, 0, "where applications allocate network buffers; host takes the COPY_NEEDED path"),
         channel: int(None, "0", 0, 63, "memory channel the NetDIMM sits on (must be < dram.channels)"),
         interleave: bool(None, "false", 0, 0, "interleave the NetDIMM address range across channels (not allowed: the nNIC sees one channel)"),
         ranks: int(None, "2", 1, 8, "ranks of the NetDIMM's local DRAM"),
@@ -441,11 +471,11 @@ params! {
         ncache_latency: int(Time, "2ns", 0, 1e6, "nCache SRAM access time"),
         prefetch_lines: int(None, "4", 0, 64, "lines the next-line prefetcher fetches after a payload access"),
         alloc_pages: int(None, "2", 0, 64, "pages allocCache keeps per subarray"),
-        nf: choice["none", "l3f", "dpi"](None, "none", 0, 0, "instead of one-way latency: the receiving host runs this NF on line-rate traffic beside a memory-bound co-runner, whose latency is reported (Fig 12b)"),
+        nf: choice<NetdimmNf>["none" => Off, "l3f" => L3f, "dpi" => Dpi](None, "none", 0, 0, "instead of one-way latency: the receiving host runs this NF on line-rate traffic beside a memory-bound co-runner, whose latency is reported (Fig 12b)"),
         load: float(None, "0", 0, 0.95, "share of the line rate offered as Poisson message arrivals, queueing at cores, NICs and port; 0 = one at a time"),
     }
     ddr: DdrCfg {
-        speed: choice["DDR4-2400", "DDR4-2666", "DDR4-2933", "DDR4-3200"](None, "DDR4-2400", 0, 0, "the JEDEC speed bin of the NetDIMM's local DRAM (tRCD, CL, CWL, tRP, tRAS and the burst, as the host's dram.speed)"),
+        speed: choice<DdrSpeed>["DDR4-2400" => Ddr4_2400, "DDR4-2666" => Ddr4_2666, "DDR4-2933" => Ddr4_2933, "DDR4-3200" => Ddr4_3200](None, "DDR4-2400", 0, 0, "the JEDEC speed bin of the NetDIMM's local DRAM (tRCD, CL, CWL, tRP, tRAS and the burst, as the host's dram.speed)"),
     }
     inic: InicCfg {
         fabric_latency: int(Time, "20ns", 0, 1e7, "one-way latency between a core and an on-die NIC over the on-chip interconnect"),
@@ -458,7 +488,7 @@ params! {
     }
     rings: RingsCfg {
         sharing: int(None, "1", 1, 64, "cores sharing one Rx descriptor ring (shRing/N); 1 = a private ring per core (privRing); each core keeps its own completion ring"),
-        discipline: choice["arr", "list"](None, "arr", 0, 0, "how sharing cores hand descriptors back: arr = bitmap + in-order consumer index (RxArr), list = linked free list the NIC follows (RxList)"),
+        discipline: choice<RingsDiscipline>["arr" => Arr, "list" => List](None, "arr", 0, 0, "how sharing cores hand descriptors back: arr = bitmap + in-order consumer index (RxArr), list = linked free list the NIC follows (RxList)"),
         dynamic: bool(None, "false", 0, 0, "dshRing (shRing Sec. 4.5): keep private and shared rings and switch RSS between them by the policy below"),
         dshring_period: int(Time, "10ms", 1_000, 10e12, "dshRing: sampling period of throughput, memory bandwidth and Rx-call intervals"),
         dshring_window: int(None, "16", 2, 1024, "dshRing: samples in the sliding window"),

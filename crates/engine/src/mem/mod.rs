@@ -30,6 +30,7 @@ pub mod sample;
 pub mod slice;
 mod slice_data;
 
+use crate::config::{LlcReplacement, LlcSliceHash};
 use crate::config::{DramCfg, L2Cfg, LlcCfg, MemCfg};
 use crate::sim::{rng, stream};
 use crate::units::Time;
@@ -173,9 +174,9 @@ pub fn llc_indexing(llc: &LlcCfg) -> Result<Indexing, String> {
     let sets = llc.size / LINE / llc.ways;
     let hash = match llc.slice_hash {
         _ if llc.slices == 1 => return Ok(Indexing::Modulo),
-        "none" => return Ok(Indexing::Modulo),
-        "random" => SliceFn::Random { slices: llc.slices },
-        _ => SliceFn::measured(llc.slices).ok_or_else(|| {
+        LlcSliceHash::Off => return Ok(Indexing::Modulo),
+        LlcSliceHash::Random => SliceFn::Random { slices: llc.slices },
+        LlcSliceHash::Measured => SliceFn::measured(llc.slices).ok_or_else(|| {
             format!(
                 "llc.slice_hash = measured: no measured mapping for llc.slices = {}; measured mappings exist for {:?} slices; set llc.slice_hash = random (a strong hash) or none",
                 llc.slices,
@@ -232,10 +233,10 @@ impl Memory {
         // (validation checked the mapping exists)
         let indexing = llc_indexing(llc_cfg).unwrap_or(Indexing::Modulo);
         let policy = match llc_cfg.replacement {
-            "random" => Policy::Random,
-            "qlru" => Policy::Qlru,
-            "qlru_adaptive" => Policy::QlruAdaptive,
-            _ => Policy::Lru,
+            LlcReplacement::Random => Policy::Random,
+            LlcReplacement::Qlru => Policy::Qlru,
+            LlcReplacement::QlruAdaptive => Policy::QlruAdaptive,
+            LlcReplacement::Lru => Policy::Lru,
         };
         let sf_ways = llc_cfg.sf_ways as usize;
         let sf = (!llc_cfg.inclusive).then(|| {

@@ -15,15 +15,16 @@
 //! does for a simulated process (the NetDIMM paper's setup).
 
 use super::cache::{LINE, MAX_LINE};
+use crate::config::MemHugepage;
 use crate::sim::{rng, stream};
 use rand::seq::SliceRandom as _;
 
 /// Bytes of a `mem.hugepage` page; 0 for `flat`.
-pub fn page_bytes(hugepage: &str) -> u64 {
+pub fn page_bytes(hugepage: MemHugepage) -> u64 {
     match hugepage {
-        "2MiB" => 2 << 20,
-        "1GiB" => 1 << 30,
-        _ => 0,
+        MemHugepage::TwoMiB => 2 << 20,
+        MemHugepage::OneGiB => 1 << 30,
+        MemHugepage::Flat => 0,
     }
 }
 
@@ -35,8 +36,7 @@ pub struct PageTable {
 }
 
 impl PageTable {
-    /// `hugepage`: "flat", "2MiB" or "1GiB" (the parameter's words).
-    pub fn new(hugepage: &str, seed: u64) -> PageTable {
+    pub fn new(hugepage: MemHugepage, seed: u64) -> PageTable {
         let page_bytes = page_bytes(hugepage);
         if page_bytes == 0 {
             return PageTable { shift: 0, frames: Vec::new() };
@@ -77,7 +77,7 @@ mod tests {
 
     #[test]
     fn pages_are_contiguous_inside_and_scattered_between() {
-        let t = PageTable::new("2MiB", 1);
+        let t = PageTable::new(MemHugepage::TwoMiB, 1);
         let page = t.page_lines();
         assert_eq!(page, 32768);
         let v = 1 << 24; // 1 GiB, page-aligned
@@ -92,7 +92,7 @@ mod tests {
 
     #[test]
     fn frames_are_distinct_and_inside_physical_memory() {
-        let t = PageTable::new("1GiB", 7);
+        let t = PageTable::new(MemHugepage::OneGiB, 7);
         let mut seen: Vec<u64> = (0..64).map(|p| t.phys(p << 24) >> 24).collect();
         assert!(seen.iter().all(|&f| f < 64));
         seen.sort();
@@ -102,9 +102,9 @@ mod tests {
 
     #[test]
     fn flat_is_the_identity_and_seeds_change_the_layout() {
-        let t = PageTable::new("flat", 1);
+        let t = PageTable::new(MemHugepage::Flat, 1);
         assert_eq!(t.phys(12345), 12345);
-        let (a, b) = (PageTable::new("2MiB", 1), PageTable::new("2MiB", 2));
+        let (a, b) = (PageTable::new(MemHugepage::TwoMiB, 1), PageTable::new(MemHugepage::TwoMiB, 2));
         assert!((0..64u64).any(|p| a.phys(p << 15) != b.phys(p << 15)));
     }
 }

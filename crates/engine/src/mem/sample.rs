@@ -27,13 +27,14 @@
 //! fires on an unsampled line's predicted L2 miss, so with prefetchers on
 //! sampling is no longer exact for the modelled lines.
 
+use crate::config::LlcSliceHash;
 use crate::config::{L2Cfg, LlcCfg};
 
 /// Sets the low line bits alone index: in the LLC (within a slice, under
 /// the slice hash) and in an L2. Sampling reads the bits both share.
 pub fn low_index_sets(llc: &LlcCfg, l2: &L2Cfg) -> (u64, u64) {
     let llc_sets = llc.size / 64 / llc.ways;
-    let llc_low = if llc.slice_hash != "none" {
+    let llc_low = if llc.slice_hash != LlcSliceHash::Off {
         llc_sets / llc.slices
     } else {
         llc_sets

@@ -24,6 +24,7 @@ pub mod lpm;
 pub mod nmkvs;
 pub mod workpackage;
 
+use crate::config::AppNf;
 use crate::cpu::Stall;
 use crate::mem::Memory;
 use crate::nic::PktRef;
@@ -112,21 +113,21 @@ impl Nf {
 /// the NF named `nf` (`app.nf`): NAT, LB and the flow counter one, the
 /// NAT + LB chain two. The parameter checks size host memory by it before
 /// the NF exists.
-pub fn flow_tables_per_core(nf: &str) -> u64 {
+pub fn flow_tables_per_core(nf: AppNf) -> u64 {
     match nf {
-        "nat" | "lb" | "flowcount" => 1,
-        "nat_lb" => 2,
-        _ => 0,
+        AppNf::Nat | AppNf::Lb | AppNf::Flowcount => 1,
+        AppNf::NatLb => 2,
+        AppNf::L2fwd | AppNf::L3fwd | AppNf::Workpackage | AppNf::Kvs => 0,
     }
 }
 
 /// Entries one flow takes in the fullest of its core's tables (NAT keeps
 /// both directions; LB and the counters one).
-pub fn entries_per_flow(nf: &str) -> u64 {
+pub fn entries_per_flow(nf: AppNf) -> u64 {
     match nf {
-        "nat" | "nat_lb" => 2,
-        "lb" | "flowcount" => 1,
-        _ => 0,
+        AppNf::Nat | AppNf::NatLb => 2,
+        AppNf::Lb | AppNf::Flowcount => 1,
+        AppNf::L2fwd | AppNf::L3fwd | AppNf::Workpackage | AppNf::Kvs => 0,
     }
 }
 

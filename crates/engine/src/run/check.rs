@@ -2,7 +2,9 @@
 //! knowledge (a flow table's footprint, a WQE's layout, PAUSE headroom).
 //! They run after parsing and before any component is built.
 
+use crate::config::{AppNf, DpaBenchMem2, DpaBenchNetMode, DpaBenchProc, DpaBenchWorkload, LlcSliceHash, NetdimmNf, NetdimmNic, NetdimmTraffic, NicPayloadMem, SimKind, SimUntil, TrafficFlowPopularity, TrafficSizeDist};
 use crate::config::Cfg;
+use crate::devices::dpa::{Mem, Proc};
 
 fn pow2(key: &str, v: u64) -> Result<(), String> {
     if v.is_power_of_two() {
@@ -18,10 +20,10 @@ fn pow2(key: &str, v: u64) -> Result<(), String> {
 
 /// Checks that involve more than one parameter.
 pub fn cross_check(c: &Cfg) -> Result<(), String> {
-    if c.sim.kind == "hostnet" {
+    if c.sim.kind == SimKind::Hostnet {
         super::hostnet::check(c)?;
     }
-    if c.sim.kind == "mem_bench" {
+    if c.sim.kind == SimKind::MemBench {
         super::mem_bench::check(c)?;
     }
     for (k, v) in [
@@ -49,14 +51,14 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
         ));
     }
     let sets = c.llc.size / 64 / ways;
-    if c.llc.slice_hash == "none" && !sets.is_power_of_two() {
+    if c.llc.slice_hash == LlcSliceHash::Off && !sets.is_power_of_two() {
         return Err(format!(
             "llc.slice_hash = none: plain modulo indexing needs a power-of-two number of sets, but llc.size / 64 B / llc.ways = {sets}; use a slice hash or llc.slices = 1"
         ));
     }
     crate::mem::llc_indexing(&c.llc)?;
     let batches = crate::run::packet::converge::MIN_BATCHES as u64;
-    if c.sim.until == "converged" && c.sim.duration / c.sim.batch < batches {
+    if c.sim.until == SimUntil::Converged && c.sim.duration / c.sim.batch < batches {
         return Err(format!(
             "sim.batch = {}us: sim.until = converged needs at least {batches} batches in sim.duration = {}us; shorten the batch or lengthen the duration",
             c.sim.batch as f64 / 1e6, c.sim.duration as f64 / 1e6
@@ -124,10 +126,10 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
         ));
     }
     let max_frame = match c.traffic.size_dist {
-        "fixed" => c.traffic.size,
-        "bimodal" => c.traffic.bimodal_large
+        TrafficSizeDist::Fixed => c.traffic.size,
+        TrafficSizeDist::Bimodal => c.traffic.bimodal_large
             .max(c.traffic.bimodal_small),
-        "empirical" => {
+        TrafficSizeDist::Empirical => {
             let (s, w) = (c.traffic.sizes.as_slice(), c.traffic.weights.as_slice());
             if s.is_empty() || s.len() != w.len() || w.iter().sum::<f64>() <= 0.0 {
                 return Err(format!(
@@ -138,15 +140,15 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
             }
             *s.iter().max().unwrap()
         }
-        "pcap" => {
+        TrafficSizeDist::Pcap => {
             if c.traffic.pcap.as_str().is_empty() {
                 return Err("traffic.pcap: size_dist = pcap needs a file path".into());
             }
             9216
         }
-        _ => 1518,
+        TrafficSizeDist::Imix => 1518,
     };
-    if !c.traffic.pcap.as_str().is_empty() && c.traffic.size_dist != "pcap" {
+    if !c.traffic.pcap.as_str().is_empty() && c.traffic.size_dist != TrafficSizeDist::Pcap {
         return Err(format!(
             "traffic.pcap = {}: only read with traffic.size_dist = pcap (now {}); set both, or drop traffic.pcap",
             c.traffic.pcap.as_str().escape_debug(),
@@ -184,7 +186,7 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
             c.nic.line_rate as f64 / 1e3
         ));
     }
-    if !c.traffic.phase_rate.as_slice().is_empty() && c.traffic.size_dist == "pcap" {
+    if !c.traffic.phase_rate.as_slice().is_empty() && c.traffic.size_dist == TrafficSizeDist::Pcap {
         return Err("traffic.phase_rate: a pcap replay keeps the trace's own rate; leave phase_rate empty".into());
     }
     let targeted = c.traffic.target_share > 0.0
@@ -202,7 +204,7 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
     };
     let data_room = c.mempool.mbuf_size
         .saturating_sub(crate::cpu::mempool::DATA_OFFSET);
-    if max_frame > data_room && c.traffic.size_dist != "pcap" {
+    if max_frame > data_room && c.traffic.size_dist != TrafficSizeDist::Pcap {
         return Err(format!(
             "mempool.mbuf_size = {}: a {max_frame} B frame needs at least {} B (320 B of headers and headroom + the frame)",
             c.mempool.mbuf_size,
@@ -302,18 +304,18 @@ fn cross_check_bf3(c: &Cfg) -> Result<(), String> {
         ));
     }
     let workload = c.dpa_bench.workload;
-    if c.sim.kind != "dpa" {
+    if c.sim.kind != SimKind::Dpa {
         return Ok(());
     }
     let proc = c.dpa_bench.proc;
     let threads = c.dpa_bench.threads;
     let (max, what) = match proc {
-        "dpa" => (
+        DpaBenchProc::Dpa => (
             c.dpa.usable_threads,
             "dpa.usable_threads".to_string(),
         ),
-        "arm" => (c.arm.cores, "arm.cores".to_string()),
-        _ => (
+        DpaBenchProc::Arm => (c.arm.cores, "arm.cores".to_string()),
+        DpaBenchProc::Host => (
             c.cpu.max_cores * c.host.threads_per_core,
             format!(
                 "cpu.max_cores x host.threads_per_core = {}",
@@ -328,7 +330,7 @@ fn cross_check_bf3(c: &Cfg) -> Result<(), String> {
     }
     let bg = c.dpa_bench.background;
     let ports = c.nic.line_rate * c.nic.count;
-    if workload == "clocksync" && bg >= ports {
+    if workload == DpaBenchWorkload::Clocksync && bg >= ports {
         return Err(format!(
             "dpa_bench.background = {}Gbps: at or above the {}Gbps of the ports (nic.line_rate x nic.count); queues would grow without bound",
             bg as f64 / 1e3,
@@ -337,61 +339,57 @@ fn cross_check_bf3(c: &Cfg) -> Result<(), String> {
     }
     let mem2 = c.dpa_bench.mem2;
     let n2 = c.dpa_bench.mem2_threads;
-    if workload == "bandwidth" && mem2 != "none" && (n2 == 0 || n2 >= threads) {
+    if workload == DpaBenchWorkload::Bandwidth && mem2 != DpaBenchMem2::Off && (n2 == 0 || n2 >= threads) {
         return Err(format!("dpa_bench.mem2_threads = {n2}: with dpa_bench.mem2 = {mem2} give 1..{} threads (the rest use dpa_bench.mem)", threads.saturating_sub(1)));
     }
-    if proc == "dpa" {
+    if proc == DpaBenchProc::Dpa {
         // The memories the workload touches.
         let mut used = vec![];
-        if workload != "compute"
-            && !(workload == "net" && c.dpa_bench.net_mode != "kv")
-            && !(matches!(workload, "latency" | "clocksync") && c.dpa_bench.random_reads == 0)
+        if workload != DpaBenchWorkload::Compute
+            && !(workload == DpaBenchWorkload::Net && c.dpa_bench.net_mode != DpaBenchNetMode::Kv)
+            && !(matches!(workload, DpaBenchWorkload::Latency | DpaBenchWorkload::Clocksync) && c.dpa_bench.random_reads == 0)
         {
-            used.push(("dpa_bench.mem", c.dpa_bench.mem));
+            used.push(("dpa_bench.mem", Mem::from(c.dpa_bench.mem)));
         }
-        if workload == "bandwidth" && mem2 != "none" {
-            used.push(("dpa_bench.mem2", mem2));
+        if workload == DpaBenchWorkload::Bandwidth && mem2 != DpaBenchMem2::Off {
+            used.push(("dpa_bench.mem2", Mem::second(mem2).expect("mem2 is set")));
         }
-        if matches!(workload, "latency" | "clocksync" | "net") {
-            used.push(("dpa_bench.net_buf", c.dpa_bench.net_buf));
+        if matches!(workload, DpaBenchWorkload::Latency | DpaBenchWorkload::Clocksync | DpaBenchWorkload::Net) {
+            used.push(("dpa_bench.net_buf", Mem::from(c.dpa_bench.net_buf)));
         }
-        let host = used.iter().find(|u| u.1 == "host");
-        let arm = used.iter().find(|u| u.1 == "arm");
+        let host = used.iter().find(|u| u.1 == Mem::Host);
+        let arm = used.iter().find(|u| u.1 == Mem::Arm);
         if let (Some(h), Some(a)) = (host, arm) {
             return Err(format!("{} = host with {} = arm: DPA threads cannot use host and Arm memory together (DOCA 2.5)", h.0, a.0));
         }
     }
-    let mem = if proc == "dpa" {
-        c.dpa_bench.mem
-    } else {
-        proc
-    };
+    let mem = Mem::of_buffer(Proc::from(proc), c.dpa_bench.mem.into());
     let (cap, key) = match mem {
-        "dpa" => (c.dpa.memory_size, "dpa.memory_size"),
-        "arm" => (c.arm.memory_size, "arm.memory_size"),
-        _ => (
+        Mem::Dpa => (c.dpa.memory_size, "dpa.memory_size"),
+        Mem::Arm => (c.arm.memory_size, "arm.memory_size"),
+        Mem::Host => (
             8u64 << 30,
             "the 8 GiB of host memory the model gives buffers",
         ),
     };
-    let ws = if workload == "net" && c.dpa_bench.net_mode == "kv" {
+    let ws = if workload == DpaBenchWorkload::Net && c.dpa_bench.net_mode == DpaBenchNetMode::Kv {
         c.dpa_bench.kv_keys * 16
     } else {
         c.dpa_bench.working_set
     };
-    let which = if workload == "net" {
+    let which = if workload == DpaBenchWorkload::Net {
         "dpa_bench.kv_keys x 16 B"
     } else {
         "dpa_bench.working_set"
     };
-    if matches!(workload, "chase" | "bandwidth") || which != "dpa_bench.working_set" {
+    if matches!(workload, DpaBenchWorkload::Chase | DpaBenchWorkload::Bandwidth) || which != "dpa_bench.working_set" {
         if ws > cap {
             return Err(format!(
                 "{which} = {ws} B: larger than {mem} memory ({key} = {cap} B)"
             ));
         }
     }
-    if workload == "chase" && c.dpa_bench.working_set < c.dpa_bench.stride {
+    if workload == DpaBenchWorkload::Chase && c.dpa_bench.working_set < c.dpa_bench.stride {
         return Err(format!(
             "dpa_bench.working_set = {} B: smaller than dpa_bench.stride = {} B",
             c.dpa_bench.working_set,
@@ -422,21 +420,23 @@ pub struct MemoryPart {
 pub fn memory_estimate(c: &Cfg) -> Vec<MemoryPart> {
     let part = |key, value, what, bytes| MemoryPart { key, value, what, bytes };
     match c.sim.kind {
-        "packet" => packet_memory(c),
-        "dpa" => {
+        SimKind::Packet => packet_memory(c),
+        SimKind::Dpa => {
             let (b, threads) = (&c.dpa_bench, c.dpa_bench.threads as u64);
             // round trips and recency probes keep one record per packet;
             // bandwidth, each access's completion time (its warm-up: at most 600 K)
-            let per_packet = matches!(b.workload, "latency" | "clocksync" | "recency") as u64 * b.packets.saturating_mul(16);
+            let per_packet = matches!(b.workload, DpaBenchWorkload::Latency | DpaBenchWorkload::Clocksync | DpaBenchWorkload::Recency) as u64 * b.packets.saturating_mul(16);
             let per_access =
-                (b.workload == "bandwidth") as u64 * threads.saturating_mul(b.accesses).max(600_000).saturating_mul(8);
+                (b.workload == DpaBenchWorkload::Bandwidth) as u64 * threads.saturating_mul(b.accesses).max(600_000).saturating_mul(8);
             vec![
                 part("llc.size", c.llc.size, "cache tags", tag_bytes(c, 1)),
                 part("dpa_bench.packets", b.packets, "per-packet records", per_packet),
                 part("dpa_bench.accesses", b.accesses, "per-access completions", per_access),
             ]
         }
-        _ => vec![part("llc.size", c.llc.size, "cache tags", tag_bytes(c, 2))],
+        SimKind::PcieBench | SimKind::CopyBench | SimKind::Netdimm | SimKind::MemBench | SimKind::Hostnet => {
+            vec![part("llc.size", c.llc.size, "cache tags", tag_bytes(c, 2))]
+        }
     }
 }
 
@@ -455,7 +455,7 @@ fn packet_memory(c: &Cfg) -> Vec<MemoryPart> {
     let part = |key, value, what, bytes| MemoryPart { key, value, what, bytes };
     // l3fwd's LPM: a /24 is one tbl24 entry, a shorter prefix up to 256, a
     // longer one a 256-entry tbl8 group: ~512 B a route, rounded up.
-    let routes = if c.app.nf == "l3fwd" { c.app.l3fwd_routes * 512 } else { 0 };
+    let routes = if c.app.nf == AppNf::L3fwd { c.app.l3fwd_routes * 512 } else { 0 };
     vec![
         part("app.flow_table_size", c.app.flow_table_size, "flow tables", tables),
         part("llc.size", c.llc.size, "cache tags", tag_bytes(c, cores)),
@@ -499,13 +499,13 @@ fn check_kvs(c: &Cfg) -> Result<(), String> {
         ));
     }
     let hot = area / value.next_multiple_of(64);
-    if c.app.nf == "kvs" && hot > c.traffic.flows {
+    if c.app.nf == AppNf::Kvs && hot > c.traffic.flows {
         return Err(format!(
             "kvs.hot_area = {area} B: holds {hot} hot items, more than the {} items (traffic.flows)",
             c.traffic.flows
         ));
     }
-    if c.traffic.flow_popularity == "hot" && c.traffic.hot_flows > c.traffic.flows {
+    if c.traffic.flow_popularity == TrafficFlowPopularity::Hot && c.traffic.hot_flows > c.traffic.flows {
         return Err(format!(
             "traffic.hot_flows = {}: more hot items than traffic.flows = {}",
             c.traffic.hot_flows,
@@ -513,7 +513,7 @@ fn check_kvs(c: &Cfg) -> Result<(), String> {
         ));
     }
     let small = c.traffic.hot_share_small;
-    if small >= 0.0 && (c.traffic.flow_popularity != "hot" || c.traffic.size_dist != "bimodal") {
+    if small >= 0.0 && (c.traffic.flow_popularity != TrafficFlowPopularity::Hot || c.traffic.size_dist != TrafficSizeDist::Bimodal) {
         return Err(format!(
             "traffic.hot_share_small = {small}: needs flow_popularity = hot and size_dist = bimodal (its small frames are the GETs); -1 = off"
         ));
@@ -533,7 +533,7 @@ fn check_rings(c: &Cfg) -> Result<(), String> {
         if n == 1 {
             return Err("rings.dynamic = true: needs rings.sharing > 1 (the shared rings to switch to)".into());
         }
-        if c.nic.payload_mem == "nicmem" {
+        if c.nic.payload_mem == NicPayloadMem::Nicmem {
             return Err("rings.dynamic = true: not supported with nic.payload_mem = nicmem".into());
         }
     }
@@ -569,7 +569,7 @@ fn check_nicmem(c: &Cfg, max_frame: u64) -> Result<(), String> {
             "nic.split_offset = {off} B: beyond the largest frame of the traffic ({max_frame} B)"
         ));
     }
-    let nicmem = c.nic.payload_mem == "nicmem";
+    let nicmem = c.nic.payload_mem == NicPayloadMem::Nicmem;
     if nicmem && !split {
         return Err("nic.payload_mem = nicmem: needs nic.header_split = true (the header must reach the cores in host memory)".into());
     }
@@ -600,7 +600,7 @@ fn check_nicmem(c: &Cfg, max_frame: u64) -> Result<(), String> {
             c.nic.max_wqe_size
         ));
     }
-    if c.nic.accel && (c.app.nf != "flowcount" || split) {
+    if c.nic.accel && (c.app.nf != AppNf::Flowcount || split) {
         return Err(format!(
             "nic.accel = true: the NIC runs the per-flow counter on its hairpin path; needs app.nf = flowcount (got {}) and no header split",
             c.app.nf
@@ -650,14 +650,14 @@ fn netdimm_check(c: &Cfg) -> Result<(), String> {
             c.dram.channels - 1
         ));
     }
-    if c.netdimm.nf != "none" && !matches!(c.netdimm.nic, "inic" | "netdimm") {
+    if c.netdimm.nf != NetdimmNf::Off && !matches!(c.netdimm.nic, NetdimmNic::Inic | NetdimmNic::Netdimm) {
         return Err(format!("netdimm.nf = {}: the co-runner experiment (Fig 12b) runs with netdimm.nic = inic or netdimm, not {}", c.netdimm.nf, c.netdimm.nic));
     }
     if c.netdimm.interleave {
         return Err("netdimm.interleave = true: the NetDIMM address range must stay on one channel (flex mode, paper Sec. 4.2.1); set it to false".into());
     }
-    if c.sim.kind == "netdimm"
-        && c.netdimm.traffic == "fixed"
+    if c.sim.kind == SimKind::Netdimm
+        && c.netdimm.traffic == NetdimmTraffic::Fixed
         && !c.netdimm.segmentation
     {
         let frame = c.netdimm.size + crate::wire::UDP_HEADERS;
@@ -671,8 +671,8 @@ fn netdimm_check(c: &Cfg) -> Result<(), String> {
             ));
         }
     }
-    if c.sim.kind == "netdimm"
-        && c.netdimm.traffic != "fixed"
+    if c.sim.kind == SimKind::Netdimm
+        && c.netdimm.traffic != NetdimmTraffic::Fixed
         && c.netdimm.mtu < 1514
     {
         return Err(format!(

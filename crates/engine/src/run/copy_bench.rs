@@ -16,7 +16,7 @@
 use crate::cpu::wc::WcBuffers;
 use crate::cpu::Stall;
 use crate::mem::{AddressMap, Memory};
-use crate::config::Cfg;
+use crate::config::{Cfg, CopyBenchMode};
 use crate::pcie::{PcieConfig, PcieLink};
 use crate::report::{CopyBenchReport, Report, Body, SimInfo};
 use crate::units::{cycles_to_ps, Time};
@@ -34,7 +34,7 @@ pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
     let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);
     let mut link = PcieLink::new(PcieConfig::from_section(&c.pcie)?);
     let mut map = AddressMap::new();
-    let mode = c.copy_bench.mode.to_string();
+    let mode = c.copy_bench.mode;
     let size = c.copy_bench.size.next_multiple_of(64);
     let (src, dst) = (map.alloc(size, 4096), map.alloc(size, 4096));
     let lines = size / 64;
@@ -56,19 +56,19 @@ pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
             let n = BATCH.min(lines - first);
             for l in first..first + n {
                 let off = l * 64;
-                match mode.as_str() {
-                    "nicmem_to_host" => {
+                match mode {
+                    CopyBenchMode::NicmemToHost => {
                         // Uncached loads: one MMIO round trip each, in order.
                         for _ in 0..64u64.div_ceil(uc_bytes) {
                             t = link.mmio_read(t, uc_bytes, nicmem_ps);
                         }
                         stall.add(mem.core_access(0, dst + off, true, t));
                     }
-                    "host_to_nicmem" => {
+                    CopyBenchMode::HostToNicmem => {
                         stall.add(mem.core_access(0, src + off, false, t));
                         t = wc.store_line(t, |at| link.mmio_write(at, 64) - link.latency());
                     }
-                    _ => {
+                    CopyBenchMode::HostToHost => {
                         stall.add(mem.core_access(0, src + off, false, t));
                         if streaming {
                             mem.nt_store(dst + off, t);
@@ -86,7 +86,7 @@ pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
     let bytes = size * c.copy_bench.iterations;
     Ok(Report {
         body: Body::CopyBench { copy_bench: CopyBenchReport {
-            mode,
+            mode: mode.to_string(),
             size,
             gbytes_s: bytes as f64 / t.max(1) as f64 * 1e3,
             ns_per_line: t as f64 / 1e3 / (bytes / 64) as f64,

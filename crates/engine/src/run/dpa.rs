@@ -19,6 +19,7 @@
 //! Threads advance in time order (a heap of ready times), so threads on a
 //! core share its issue slots and all threads share the hops' pipes.
 
+use crate::config::{DpaBenchKvDist, DpaBenchNetMode, DpaBenchOp, DpaBenchPattern, DpaBenchWorkload};
 use crate::devices::dpa::cores::Cores;
 use crate::devices::dpa::hop::Pipe;
 use crate::devices::dpa::memsys::MemSys;
@@ -131,15 +132,6 @@ impl Machine {
     }
 }
 
-/// The memory a workload's buffer lives in: host and Arm threads use their
-/// own memory; DPA threads the one named.
-fn mem_of(proc: Proc, name: &str) -> Mem {
-    match proc {
-        Proc::Host => Mem::Host,
-        Proc::Arm => Mem::Arm,
-        Proc::Dpa => Mem::parse(name).unwrap_or(Mem::Dpa),
-    }
-}
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
     super::unguarded(|g| run_guarded(c, g))
@@ -148,7 +140,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
 /// [`run`], telling `g` of every unit of work (a chunk of operations, a
 /// load, a packet).
 pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
-    let proc = Proc::parse(c.dpa_bench.proc);
+    let proc = Proc::from(c.dpa_bench.proc);
     let mut r = DpaReport {
         workload: c.dpa_bench.workload.to_string(),
         proc: c.dpa_bench.proc.to_string(),
@@ -156,14 +148,14 @@ pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
         ..DpaReport::default()
     };
     let mut m = Machine::new(c, proc);
-    let end = match r.workload.as_str() {
-        "compute" => compute(c, &mut m, &mut r, g),
-        "chase" => chase(c, &mut m, &mut r, g),
-        "bandwidth" => bandwidth(c, &mut m, &mut r, g),
-        "latency" => latency(c, m, &mut r, g),
-        "clocksync" => clocksync(c, m, &mut r, g),
-        "recency" => recency(c, &mut m, &mut r, g),
-        _ => net(c, &mut m, &mut r, g),
+    let end = match c.dpa_bench.workload {
+        DpaBenchWorkload::Compute => compute(c, &mut m, &mut r, g),
+        DpaBenchWorkload::Chase => chase(c, &mut m, &mut r, g),
+        DpaBenchWorkload::Bandwidth => bandwidth(c, &mut m, &mut r, g),
+        DpaBenchWorkload::Latency => latency(c, m, &mut r, g),
+        DpaBenchWorkload::Clocksync => clocksync(c, m, &mut r, g),
+        DpaBenchWorkload::Recency => recency(c, &mut m, &mut r, g),
+        DpaBenchWorkload::Net => net(c, &mut m, &mut r, g),
     }?;
     Ok(Report {
         body: Body::Dpa { dpa: r },
@@ -196,7 +188,7 @@ fn compute(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result
 /// Fig 5: one thread follows a chain of nodes `stride` apart through the
 /// working set, in a random order; mean load-to-use latency.
 fn chase(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Time, String> {
-    let mem = mem_of(m.proc, c.dpa_bench.mem);
+    let mem = Mem::of_buffer(m.proc, c.dpa_bench.mem.into());
     r.mem = format!("{mem:?}").to_lowercase();
     let stride = c.dpa_bench.stride;
     let nodes = (c.dpa_bench.working_set / stride).max(1);
@@ -232,8 +224,8 @@ fn chase(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<T
 /// through a working set; the last `mem2_threads` threads use `mem2`.
 fn bandwidth(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Time, String> {
     let threads = c.dpa_bench.threads as usize;
-    let mem1 = mem_of(m.proc, c.dpa_bench.mem);
-    let mem2 = Mem::parse(c.dpa_bench.mem2).filter(|_| m.proc == Proc::Dpa);
+    let mem1 = Mem::of_buffer(m.proc, c.dpa_bench.mem.into());
+    let mem2 = Mem::second(c.dpa_bench.mem2).filter(|_| m.proc == Proc::Dpa);
     let n2 = if mem2.is_some() {
         c.dpa_bench.mem2_threads as usize
     } else {
@@ -242,8 +234,8 @@ fn bandwidth(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Resu
     let groups = [(mem1, threads - n2), (mem2.unwrap_or(mem1), n2)];
     r.mem = format!("{mem1:?}").to_lowercase();
     let ws = c.dpa_bench.working_set.next_multiple_of(64);
-    let write = c.dpa_bench.op == "write";
-    let random = c.dpa_bench.pattern == "random";
+    let write = c.dpa_bench.op == DpaBenchOp::Write;
+    let random = c.dpa_bench.pattern == DpaBenchPattern::Random;
     let step = if write { 64 } else { 8 };
     let accesses = c.dpa_bench.accesses;
     // Per thread: (memory, next offset, start offset); its own rng.
@@ -412,7 +404,7 @@ enum KeyGen {
 impl KeyGen {
     fn new(c: &Cfg) -> KeyGen {
         let n = c.dpa_bench.kv_keys;
-        if c.dpa_bench.kv_dist == "uniform" {
+        if c.dpa_bench.kv_dist == DpaBenchKvDist::Uniform {
             return KeyGen::Uniform(n);
         }
         let s = c.dpa_bench.kv_zipf_s;
@@ -564,8 +556,8 @@ impl Background {
 fn round_trips(c: &Cfg, client: Machine, r: &mut DpaReport, g: &mut Guard) -> Result<(Vec<Time>, Time), String> {
     let proc = client.proc;
     let mut ms = [client, Machine::new(c, proc)];
-    let net = mem_of(proc, c.dpa_bench.net_buf);
-    let data = mem_of(proc, c.dpa_bench.mem);
+    let net = Mem::of_buffer(proc, c.dpa_bench.net_buf.into());
+    let data = Mem::of_buffer(proc, c.dpa_bench.mem.into());
     r.mem = format!("{net:?}").to_lowercase();
     let size = c.dpa_bench.pkt_size;
     let nic = c.bf3.nic_latency;
@@ -634,11 +626,11 @@ fn round_trips(c: &Cfg, client: Machine, r: &mut DpaReport, g: &mut Guard) -> Re
 /// (receive-side modes) or as fast as they can send (send).
 fn net(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Time, String> {
     let threads = c.dpa_bench.threads as usize;
-    let net = mem_of(m.proc, c.dpa_bench.net_buf);
-    let data = mem_of(m.proc, c.dpa_bench.mem);
+    let net = Mem::of_buffer(m.proc, c.dpa_bench.net_buf.into());
+    let data = Mem::of_buffer(m.proc, c.dpa_bench.mem.into());
     r.mem = format!("{data:?}").to_lowercase();
     r.net_buf = format!("{net:?}").to_lowercase();
-    let mode = c.dpa_bench.net_mode.to_string();
+    let mode = c.dpa_bench.net_mode;
     let size = c.dpa_bench.pkt_size;
     let nic = c.bf3.nic_latency;
     let ports = c.nic.count;
@@ -650,7 +642,7 @@ fn net(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Tim
     let total = packets * threads as u64;
     let keys = KeyGen::new(c);
     let mut rg = rng(c.sim.seed, STREAM, 1000);
-    let tuples = if mode == "kv" {
+    let tuples = if mode == DpaBenchNetMode::Kv {
         c.dpa_bench.kv_tuples
     } else {
         0
@@ -658,15 +650,15 @@ fn net(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Tim
     let w = PktWork {
         reads_payload: 0.0,
         random_reads: 0,
-        reply: mode == "reflector" || mode == "ipcheck",
-        ipcheck: mode == "ipcheck",
+        reply: matches!(mode, DpaBenchNetMode::Reflector | DpaBenchNetMode::Ipcheck),
+        ipcheck: mode == DpaBenchNetMode::Ipcheck,
         kv_tuples: tuples,
     };
-    let size = if mode == "kv" { 64 + 16 * tuples } else { size };
+    let size = if mode == DpaBenchNetMode::Kv { 64 + 16 * tuples } else { size };
     let mut end: Time = 0;
     let mut done_pkts = 0u64;
     let mut dropped = 0u64;
-    if mode == "send" {
+    if mode == DpaBenchNetMode::Send {
         // each thread keeps up to a ring of sends in flight
         let mut inflight: Vec<VecDeque<Time>> = vec![VecDeque::new(); threads];
         let mut left = vec![packets; threads];

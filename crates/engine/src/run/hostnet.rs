@@ -25,6 +25,7 @@
 //! per request; the study's, by Little's law from occupancies, agree with
 //! them in steady state.
 
+use crate::config::{HostnetC2m, HostnetP2m, SimUntil};
 use super::Guard;
 use crate::config::Cfg;
 use crate::mem::dram::controller::Config;
@@ -128,7 +129,7 @@ struct Tally {
 pub fn check(c: &Cfg) -> Result<Config, String> {
     let cfg = Config::host(&c.dram)?;
     let h = &c.hostnet;
-    let driver = (h.p2m != "none") as u64;
+    let driver = (h.p2m != HostnetP2m::Off) as u64;
     if h.c2m_cores + driver > c.cpu.max_cores {
         return Err(format!(
             "hostnet.c2m_cores = {}: at most cpu.max_cores{} = {}{}",
@@ -139,7 +140,7 @@ pub fn check(c: &Cfg) -> Result<Config, String> {
         ));
     }
     let link = crate::pcie::phy::raw_gbps(c.pcie.gen as u8, c.pcie.lanes as u8) / 8.0;
-    if h.p2m != "none" && h.p2m_rate as f64 / 1e3 > link {
+    if h.p2m != HostnetP2m::Off && h.p2m_rate as f64 / 1e3 > link {
         return Err(format!(
             "hostnet.p2m_rate = {} GB/s: above the device's PCIe Gen{} x{} link, {link:.2} GB/s after line coding; lower it or raise pcie.gen or pcie.lanes",
             h.p2m_rate as f64 / 1e3,
@@ -147,7 +148,7 @@ pub fn check(c: &Cfg) -> Result<Config, String> {
             c.pcie.lanes
         ));
     }
-    if c.sim.until != "duration" {
+    if c.sim.until != SimUntil::Duration {
         return Err(format!("sim.until = {}: a hostnet run measures sim.duration after sim.warmup; allowed: duration", c.sim.until));
     }
     if c.sim.sample_period > 0 {
@@ -184,7 +185,7 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
     let seed = c.sim.seed;
     let mut cores: Vec<Core> = (0..n).map(|_| Core { free: c.cpu.mlp, lines: 0, write_backs: VecDeque::new() }).collect();
     // The device: its next line, when it may issue it, its IIO entries free.
-    let (p2m_write, p2m_read) = (h.p2m == "write", h.p2m == "read");
+    let (p2m_write, p2m_read) = (h.p2m == HostnetP2m::Write, h.p2m == HostnetP2m::Read);
     let gap = (64_000_000 / h.p2m_rate.max(1)).max(1);
     let (mut dev_line, mut dev_next) = (0u64, 0 as Time);
     let credits = if p2m_read { c.iio.read_buffer } else { c.iio.write_buffer };
@@ -262,7 +263,7 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
                     t.c2m_reads += 1;
                     t.c2m_read_ps += latency;
                 }
-                if h.c2m == "read_write" {
+                if h.c2m == HostnetC2m::ReadWrite {
                     // (the line an LLC share back, in this pass or the last)
                     let line = (core.lines + BUFFER / 64 - lag) % (BUFFER / 64);
                     core.write_backs.push_back(physical(seed, f.core as u64, line * 64));

@@ -11,6 +11,7 @@ pub mod netdimm;
 pub mod packet;
 pub mod pcie_bench;
 
+use crate::config::SimKind;
 use crate::config::Cfg;
 use crate::report::Report;
 use serde_json::Value;
@@ -42,13 +43,13 @@ pub fn run(cfg: &Cfg) -> Result<Report, String> {
 pub fn run_with(cfg: &Cfg, progress: &mut dyn FnMut(f64) -> bool) -> Result<Report, String> {
     let mut g = Guard::new(progress);
     match cfg.sim.kind {
-        "pcie_bench" => pcie_bench::run_guarded(cfg, &mut g),
-        "copy_bench" => copy_bench::run_guarded(cfg, &mut g),
-        "mem_bench" => mem_bench::run_guarded(cfg, &mut g),
-        "hostnet" => hostnet::run_guarded(cfg, &mut g),
-        "dpa" => dpa::run_guarded(cfg, &mut g),
-        "netdimm" => netdimm::run_guarded(cfg, &mut g),
-        _ => packet::World::build_with(cfg, &mut *g.progress)?
+        SimKind::PcieBench => pcie_bench::run_guarded(cfg, &mut g),
+        SimKind::CopyBench => copy_bench::run_guarded(cfg, &mut g),
+        SimKind::MemBench => mem_bench::run_guarded(cfg, &mut g),
+        SimKind::Hostnet => hostnet::run_guarded(cfg, &mut g),
+        SimKind::Dpa => dpa::run_guarded(cfg, &mut g),
+        SimKind::Netdimm => netdimm::run_guarded(cfg, &mut g),
+        SimKind::Packet => packet::World::build_with(cfg, &mut *g.progress)?
             .run_with(g.progress)
             .map_err(|e| format!("{e} (seed {})", cfg.sim.seed)),
     }

@@ -39,6 +39,7 @@
 //! DIMM's banks) are booked message by message, so a message's early steps
 //! can queue behind a previous message's later bookings on the same host.
 
+use crate::config::{NetdimmAppBuffers, NetdimmNf, NetdimmNic, NetdimmTraffic};
 use crate::cpu::Stall;
 use crate::devices::netdimm::dram::{DdrTiming, Geometry};
 use crate::devices::netdimm::rowclone::Mode;
@@ -181,7 +182,7 @@ pub struct Sim {
 }
 
 fn ddr(c: &Cfg) -> DdrTiming {
-    crate::mem::dram::timing::bin(c.ddr.speed).expect("the table lists the bins").in_ps()
+    crate::mem::dram::timing::bin(c.ddr.speed.word()).expect("the table lists the bins").in_ps()
 }
 
 pub fn netdimm_config(c: &Cfg) -> NetDimmConfig {
@@ -208,9 +209,9 @@ impl Sim {
     pub fn new(c: &Cfg) -> Result<Sim, String> {
         let nic = c.netdimm.nic;
         let kind = match nic {
-            "dnic" | "dnic.zcpy" => Kind::Dnic,
-            "inic" | "inic.zcpy" => Kind::Inic,
-            _ => Kind::NetDimm,
+            NetdimmNic::Dnic | NetdimmNic::DnicZcpy => Kind::Dnic,
+            NetdimmNic::Inic | NetdimmNic::InicZcpy => Kind::Inic,
+            NetdimmNic::Netdimm => Kind::NetDimm,
         };
         let pcfg = PcieConfig::from_section(&c.pcie)?;
         let ndcfg = netdimm_config(c);
@@ -239,8 +240,8 @@ impl Sim {
         let device = d.t_rcd + d.t_cl + d.t_burst;
         Ok(Sim {
             kind,
-            zcpy: nic.ends_with(".zcpy"),
-            copy_needed: c.netdimm.app_buffers == "host",
+            zcpy: matches!(nic, NetdimmNic::DnicZcpy | NetdimmNic::InicZcpy),
+            copy_needed: c.netdimm.app_buffers == NetdimmAppBuffers::Host,
             tx: host(0),
             rx: host(1),
             freq: c.cpu.freq,
@@ -640,12 +641,12 @@ impl Sim {
 
 /// Message payload sizes: fixed, or a Facebook cluster's frame sizes
 /// (Roy et al., SIGCOMM'15, as the NetDIMM paper Sec. 5.1 describes them).
-fn size_of(dist: &str, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
+fn size_of(dist: NetdimmTraffic, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
     let frame = match dist {
         // uniform between 64 B and the 1514 B MTU
-        "database" => r.gen_range(64..=1514),
+        NetdimmTraffic::Database => r.gen_range(64..=1514),
         // ~90 % below 300 B
-        "webserver" => {
+        NetdimmTraffic::Webserver => {
             if r.gen::<f64>() < 0.9 {
                 r.gen_range(64..300)
             } else {
@@ -653,7 +654,7 @@ fn size_of(dist: &str, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
             }
         }
         // ~41 % below 100 B, ~52 % at the MTU
-        "hadoop" => {
+        NetdimmTraffic::Hadoop => {
             let u = r.gen::<f64>();
             if u < 0.41 {
                 r.gen_range(64..100)
@@ -663,7 +664,7 @@ fn size_of(dist: &str, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
                 r.gen_range(100..1514)
             }
         }
-        _ => return fixed,
+        NetdimmTraffic::Fixed => return fixed,
     };
     frame - HEADERS
 }
@@ -689,14 +690,14 @@ fn run_corunner(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
     let ring = map.alloc(RING * sim.slot, 4096);
     let co_lines = (c.corunner.buffer / 64).max(1);
     let co_base = map.alloc(co_lines * 64, 4096);
-    let dpi = c.netdimm.nf == "dpi";
+    let dpi = c.netdimm.nf == NetdimmNf::Dpi;
     let ch = c.netdimm.channel as usize;
     let llc_lat = c.llc.latency;
     let n = c.netdimm.messages;
     let warm = RING.min(n / 2);
     let mut r = rng(c.sim.seed, STREAM, 0);
     let mut co = rng(c.sim.seed, STREAM, 9);
-    let dist = c.netdimm.traffic.to_string();
+    let dist = c.netdimm.traffic;
     let mc = sim.mc_one_way;
     let (mut t, mut t_co) = (0 as Time, 0 as Time);
     let (mut lat_sum, mut accesses, mut t_warm) = (0u64, 0u64, 0 as Time);
@@ -705,7 +706,7 @@ fn run_corunner(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
         if k == warm {
             t_warm = t;
         }
-        let payload = size_of(&dist, c.netdimm.size, &mut r).min(sim.max_payload);
+        let payload = size_of(dist, c.netdimm.size, &mut r).min(sim.max_payload);
         let frame = (payload + HEADERS).max(MIN_FRAME);
         let slot = k % RING;
         let lines = if dpi { frame.div_ceil(64) } else { 1 };
@@ -764,14 +765,14 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
 
 /// [`run`], telling `g` of every message (and co-runner load).
 pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
-    if c.netdimm.nf != "none" {
+    if c.netdimm.nf != NetdimmNf::Off {
         return run_corunner(c, g);
     }
     let mut sim = Sim::new(c)?;
     let n = c.netdimm.messages;
     let warm = RING.min(n / 2);
     let mut r = rng(c.sim.seed, STREAM, 0);
-    let dist = c.netdimm.traffic.to_string();
+    let dist = c.netdimm.traffic;
     let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
     let mut sum = Breakdown::default();
     let (mut bytes, mut frames_bytes, mut wire_ps) = (0u64, 0u64, 0 as Time);
@@ -787,7 +788,7 @@ pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
             sim.rx.nd.ncache.hits = 0;
             sim.rx.nd.ncache.misses = 0;
         }
-        let size = size_of(&dist, c.netdimm.size, &mut r);
+        let size = size_of(dist, c.netdimm.size, &mut r);
         let (b, _, _) = sim.message(m, size);
         if m >= warm {
             sum.add(&b);

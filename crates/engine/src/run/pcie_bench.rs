@@ -5,6 +5,7 @@
 //! posted credits and memory hierarchy as the NIC, so its numbers are the
 //! NIC's limits.
 
+use crate::config::{PcieBenchCache, PcieBenchMode};
 use crate::mem::{DmaMode, Memory};
 use crate::config::Cfg;
 use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
@@ -24,10 +25,10 @@ pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
     let mut link = PcieLink::new(pcfg);
     let mut tags = ReadTags::new(pcfg.max_read_tags);
     let mut credits = PostedCredits::new(pcfg.write_buffer_lines);
-    let mode = c.pcie_bench.mode.to_string();
+    let mode = c.pcie_bench.mode;
     let size = c.pcie_bench.size;
     let window = c.pcie_bench.window.max(size);
-    let cold = c.pcie_bench.cache == "cold";
+    let cold = c.pcie_bench.cache == PcieBenchCache::Cold;
     let n = c.pcie_bench.transfers;
     let base: u64 = 1 << 32;
     if !cold {
@@ -46,10 +47,10 @@ pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
         if cold {
             mem.flush(addr, size, t);
         }
-        let write = match mode.as_str() {
-            "write" => true,
-            "read_write" => i % 2 == 0,
-            _ => false,
+        let write = match mode {
+            PcieBenchMode::Write => true,
+            PcieBenchMode::ReadWrite => i % 2 == 0,
+            PcieBenchMode::Read | PcieBenchMode::Latency => false,
         };
         let (start, done) = if write {
             // Posted credits: wait until the root port has room.
@@ -81,7 +82,7 @@ pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
         last = last.max(done);
         // Bandwidth modes issue as fast as the link takes requests; the
         // latency mode waits for each transfer, as pcie-bench's LAT_RD does.
-        t = if mode == "latency" {
+        t = if mode == PcieBenchMode::Latency {
             done
         } else {
             link.up.free_at().max(t)
@@ -101,7 +102,7 @@ pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
             mem.stats.dma_read_hits + mem.stats.dma_read_misses,
         ),
         pcie_bench: PcieBenchReport {
-            mode,
+            mode: mode.to_string(),
             size,
             gbps: done_bytes as f64 * 8.0 / span as f64 * 1e3,
             transfers_per_s: n.saturating_sub(1) as f64 / span as f64 * 1e12,

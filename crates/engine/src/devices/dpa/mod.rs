@@ -12,6 +12,8 @@ pub mod cores;
 pub mod hop;
 pub mod memsys;
 
+use crate::config::{DpaBenchMem, DpaBenchMem2, DpaBenchNetBuf, DpaBenchProc};
+
 /// Which processor runs a thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Proc {
@@ -29,23 +31,63 @@ pub enum Mem {
     Dpa,
 }
 
-impl Proc {
-    pub fn parse(s: &str) -> Proc {
-        match s {
-            "host" => Proc::Host,
-            "arm" => Proc::Arm,
-            _ => Proc::Dpa,
+impl From<DpaBenchProc> for Proc {
+    fn from(p: DpaBenchProc) -> Proc {
+        match p {
+            DpaBenchProc::Host => Proc::Host,
+            DpaBenchProc::Arm => Proc::Arm,
+            DpaBenchProc::Dpa => Proc::Dpa,
         }
     }
 }
 
+impl From<DpaBenchMem> for Mem {
+    fn from(m: DpaBenchMem) -> Mem {
+        match m {
+            DpaBenchMem::Host => Mem::Host,
+            DpaBenchMem::Arm => Mem::Arm,
+            DpaBenchMem::Dpa => Mem::Dpa,
+        }
+    }
+}
+
+impl From<DpaBenchNetBuf> for Mem {
+    fn from(m: DpaBenchNetBuf) -> Mem {
+        match m {
+            DpaBenchNetBuf::Host => Mem::Host,
+            DpaBenchNetBuf::Arm => Mem::Arm,
+            DpaBenchNetBuf::Dpa => Mem::Dpa,
+        }
+    }
+}
+
+impl std::fmt::Display for Mem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mem::Host => "host",
+            Mem::Arm => "arm",
+            Mem::Dpa => "dpa",
+        })
+    }
+}
+
 impl Mem {
-    pub fn parse(s: &str) -> Option<Mem> {
-        match s {
-            "host" => Some(Mem::Host),
-            "arm" => Some(Mem::Arm),
-            "dpa" => Some(Mem::Dpa),
-            _ => None,
+    /// `dpa_bench.mem2`: the second memory of a mixed-memory bandwidth run, if any.
+    pub fn second(m: DpaBenchMem2) -> Option<Mem> {
+        match m {
+            DpaBenchMem2::Off => None,
+            DpaBenchMem2::Host => Some(Mem::Host),
+            DpaBenchMem2::Arm => Some(Mem::Arm),
+            DpaBenchMem2::Dpa => Some(Mem::Dpa),
+        }
+    }
+    /// The memory a workload's buffer lives in: host and Arm threads use
+    /// their own memory; DPA threads `dpa_choice`, the one named.
+    pub fn of_buffer(proc: Proc, dpa_choice: Mem) -> Mem {
+        match proc {
+            Proc::Host => Mem::Host,
+            Proc::Arm => Mem::Arm,
+            Proc::Dpa => dpa_choice,
         }
     }
     /// Each memory is a 16 GiB window of the model's physical address space.

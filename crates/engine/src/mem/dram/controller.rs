@@ -28,7 +28,7 @@
 
 use super::map::{Geometry, Loc, Map};
 use super::timing::{self, Gaps, Timing};
-use crate::config::DramCfg;
+use crate::config::{DramCfg, DramPagePolicy};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -39,13 +39,12 @@ pub enum PagePolicy {
     OpenAdaptive,
 }
 
-impl PagePolicy {
-    pub fn from_name(s: &str) -> Option<PagePolicy> {
-        match s {
-            "open" => Some(PagePolicy::Open),
-            "closed" => Some(PagePolicy::Closed),
-            "open_adaptive" => Some(PagePolicy::OpenAdaptive),
-            _ => None,
+impl From<DramPagePolicy> for PagePolicy {
+    fn from(p: DramPagePolicy) -> PagePolicy {
+        match p {
+            DramPagePolicy::Open => PagePolicy::Open,
+            DramPagePolicy::Closed => PagePolicy::Closed,
+            DramPagePolicy::OpenAdaptive => PagePolicy::OpenAdaptive,
         }
     }
 }
@@ -97,7 +96,7 @@ impl Config {
     /// A host channel as the profile's `dram` section describes it, checked
     /// against the channel bandwidth and idle latency it must agree with.
     pub fn host(c: &DramCfg) -> Result<Config, String> {
-        let timing = timing::bin(c.speed).ok_or_else(|| format!("dram.speed = {}: no such speed bin", c.speed))?;
+        let timing = timing::bin(c.speed.word()).ok_or_else(|| format!("dram.speed = {}: no such speed bin", c.speed))?;
         if c.write_high > c.write_queue {
             return Err(format!(
                 "dram.write_high = {}: at most dram.write_queue = {}, the writes the queue holds (a drain would never start); lower dram.write_high with dram.write_queue",
@@ -131,7 +130,7 @@ impl Config {
         let cfg = Config {
             timing,
             map: Map::host(Geometry::ddr4_8gb_x8(c.ranks)),
-            page: PagePolicy::from_name(c.page_policy).expect("the table lists the policies"),
+            page: c.page_policy.into(),
             read_queue: c.read_queue as usize,
             write_queue: c.write_queue as usize,
             bank_queue: c.bank_queue as usize,

@@ -15,6 +15,7 @@ mod rx;
 mod shring;
 mod tx;
 
+use crate::config::{AntagonistOp, AntagonistPattern, AppNf, AppWpPayload, MempoolOrder, NicPayloadMem, RingsDiscipline, SimUntil, TrafficArrival, TrafficFlowPopularity, TrafficSizeDist};
 use crate::cpu::memloop::MemLoop;
 use crate::cpu::mempool::Mempool;
 use crate::cpu::Core;
@@ -406,34 +407,34 @@ pub(crate) const NICMEM_BASE: u64 = 1 << 40;
 
 fn traffic_spec(c: &Cfg, port: u16) -> TrafficSpec {
     let size = match c.traffic.size_dist {
-        "fixed" => SizeDist::Fixed(c.traffic.size as u32),
-        "imix" => SizeDist::Imix,
-        "bimodal" => SizeDist::Bimodal {
+        TrafficSizeDist::Fixed => SizeDist::Fixed(c.traffic.size as u32),
+        TrafficSizeDist::Imix => SizeDist::Imix,
+        TrafficSizeDist::Bimodal => SizeDist::Bimodal {
             small: c.traffic.bimodal_small as u32,
             large: c.traffic.bimodal_large as u32,
             small_share: c.traffic.bimodal_small_share,
         },
-        "empirical" => SizeDist::Empirical {
+        TrafficSizeDist::Empirical => SizeDist::Empirical {
             sizes: c.traffic.sizes.as_slice().iter().map(|&s| s as u32).collect(),
             weights: c.traffic.weights.as_slice().to_vec(),
         },
-        _ => SizeDist::Pcap(c.traffic.pcap.as_str().into()),
+        TrafficSizeDist::Pcap => SizeDist::Pcap(c.traffic.pcap.as_str().into()),
     };
     let arrival = match c.traffic.arrival {
-        "constant" => Arrival::Constant,
-        "poisson" => Arrival::Poisson,
-        _ => Arrival::Bursty {
+        TrafficArrival::Constant => Arrival::Constant,
+        TrafficArrival::Poisson => Arrival::Poisson,
+        TrafficArrival::Bursty => Arrival::Bursty {
             burst_len: c.traffic.burst_len as u32,
         },
     };
     let popularity = match c.traffic.flow_popularity {
-        "zipf" => Popularity::Zipf(c.traffic.zipf_s),
-        "hot" => Popularity::Hot {
+        TrafficFlowPopularity::Zipf => Popularity::Zipf(c.traffic.zipf_s),
+        TrafficFlowPopularity::Hot => Popularity::Hot {
             hot: c.traffic.hot_flows as u32,
             share: c.traffic.hot_share,
             small_share: Some(c.traffic.hot_share_small).filter(|&s| s >= 0.0),
         },
-        _ => Popularity::Uniform,
+        TrafficFlowPopularity::Uniform => Popularity::Uniform,
     };
     TrafficSpec {
         rate_mbps: c.traffic.rate,
@@ -551,7 +552,7 @@ impl World {
         let sharing = c.rings.sharing as usize;
         let dynamic = c.rings.dynamic;
         // nicmem goes to the rings of the first cores (host_queues: the last ones).
-        let nicmem_rings = if c.nic.payload_mem == "nicmem" {
+        let nicmem_rings = if c.nic.payload_mem == NicPayloadMem::Nicmem {
             (cores_per_nic - (c.nic.host_queues as usize)).div_ceil(sharing)
         } else {
             0
@@ -567,7 +568,7 @@ impl World {
                 c.mempool.mbuf_size,
                 c.mempool.size as usize,
                 cores_per_nic,
-                if c.mempool.order == "fifo" {
+                if c.mempool.order == MempoolOrder::Fifo {
                     0
                 } else {
                     c.mempool.cache as usize
@@ -619,7 +620,7 @@ impl World {
                             // The lock, consumer index and list tail share a
                             // line; the bitmap words follow.
                             r.sync_addr = map.alloc(64 + rx_size.div_ceil(8), 64);
-                            r.disc = if c.rings.discipline == "list" {
+                            r.disc = if c.rings.discipline == RingsDiscipline::List {
                                 Discipline::List {
                                     list: RxList::new(rx_size as u32),
                                     cached: vec![false; rx_size as usize],
@@ -755,7 +756,7 @@ impl World {
             });
         }
         let mut nf = match c.app.nf {
-            "l3fwd" => {
+            AppNf::L3fwd => {
                 let routes = l3fwd_routes(c, nics);
                 let tbl24 = map.alloc((1 << 24) * 4, 1 << 21);
                 // tbl8's size is known once the routes are in.
@@ -763,14 +764,14 @@ impl World {
                 lpm.tbl8_addr = map.alloc(lpm.tbl8_bytes(), 4096);
                 Nf::L3fwd(lpm)
             }
-            "workpackage" => Nf::WorkPackage(WorkPackage {
+            AppNf::Workpackage => Nf::WorkPackage(WorkPackage {
                 base: map.alloc(c.app.wp_size, 4096),
                 size: c.app.wp_size,
                 reads: c.app.wp_reads as u32,
                 payload: match c.app.wp_payload {
-                    "read" => Some(false),
-                    "write" => Some(true),
-                    _ => None,
+                    AppWpPayload::Read => Some(false),
+                    AppWpPayload::Write => Some(true),
+                    AppWpPayload::Off => None,
                 },
                 slow_reads: c.app.slow_core_reads as u32,
                 cores_per_nic,
@@ -798,13 +799,13 @@ impl World {
                     next: vec![0; cores.len()],
                 };
                 match nf {
-                    "nat" => nat(tables()),
-                    "lb" => lb(tables()),
-                    "flowcount" => Nf::FlowCount { tables: tables() },
+                    AppNf::Nat => nat(tables()),
+                    AppNf::Lb => lb(tables()),
+                    AppNf::Flowcount => Nf::FlowCount { tables: tables() },
                     _ => Nf::Chain(vec![nat(tables()), lb(tables())]),
                 }
             }
-            "kvs" => {
+            AppNf::Kvs => {
                 let items = c.traffic.flows;
                 let value = c.kvs.value_size;
                 let vbuf = value.next_multiple_of(64);
@@ -862,7 +863,7 @@ impl World {
             .map(|i| {
                 let base = map.alloc(a.buffer, 4096);
                 let r = rng(seed, stream::ANTAGONIST, i as u64);
-                MemLoop::new(antagonist_core + i, base, a.buffer, a.pattern == "random", a.op == "write", a.delay, r)
+                MemLoop::new(antagonist_core + i, base, a.buffer, a.pattern == AntagonistPattern::Random, a.op == AntagonistOp::Write, a.delay, r)
             })
             .collect();
         let line_rate = c.nic.line_rate;
@@ -877,10 +878,10 @@ impl World {
             rx_inline,
             nf_cycles: c.app.nf_cycles
                 + match c.app.nf {
-                    "nat" => c.app.nat_cycles,
-                    "lb" => c.app.lb_cycles,
-                    "nat_lb" => c.app.nat_cycles + c.app.lb_cycles,
-                    _ => 0,
+                    AppNf::Nat => c.app.nat_cycles,
+                    AppNf::Lb => c.app.lb_cycles,
+                    AppNf::NatLb => c.app.nat_cycles + c.app.lb_cycles,
+                    AppNf::L2fwd | AppNf::L3fwd | AppNf::Workpackage | AppNf::Flowcount | AppNf::Kvs => 0,
                 },
         };
         let core_rng = (0..cores.len())
@@ -910,7 +911,7 @@ impl World {
                 last: [0; 3],
                 samples: vec![],
             }),
-            batches: (c.sim.until == "converged").then(|| converge::Batches::new(c.sim.batch, c.sim.rel_error)),
+            batches: (c.sim.until == SimUntil::Converged).then(|| converge::Batches::new(c.sim.batch, c.sim.rel_error)),
         };
         for n in 0..w.nics.len() {
             let nic = &mut w.nics[n];
