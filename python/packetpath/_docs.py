@@ -146,13 +146,38 @@ def reproduction_page(paper: str) -> str:
     out = [f"{GENERATED_NOTE}# {paper}\n\n*{_title(paper)}*\n\n{body.strip()}\n\n"
            f"`packetpath reproduce {paper} --out out/{paper}` runs it. The latest run, as committed with the code:\n\n"
            f"**{score(claims)}**\n\n"]
-    rows = [[c.figure, c.claim, fmt(c.paper_value), simulated_text(c), c.tolerance, f"**{c.verdict}**",
-             c.why or ("—" if c.verdict == "pass" else "(no reason given)")] for c in claims]
-    out.append(_table(["figure", "claim", "paper", "simulated", "passes when", "verdict", "why"], rows))
+    out.append(_table(["figure", "claims", *VERDICT_ORDER], [
+        [figure, len(group), *(sum(c.verdict == v for c in group) or "" for v in VERDICT_ORDER)]
+        for figure, group in _by_figure(claims).items()]))
+    # each claim: its verdict first, the values, and where it does not pass, why
+    for figure, group in _by_figure(claims).items():
+        out.append(f"\n## {figure}\n\n")
+        for c in group:
+            why = c.why or ("" if c.verdict == "pass" else "(no reason given)")
+            out.append(f"- **{c.verdict}**: {_md(c.claim)}. Paper {_md(fmt(c.paper_value))}, simulated "
+                       f"{_md(simulated_text(c))} (passes when {_md(c.tolerance)}).{' *Why:* ' + _md(why) if why else ''}\n")
     charts = sorted((DATA / paper).glob("*.png"), key=lambda p: _natural(p.stem))
     if charts:
         out.append("\n## Charts\n\n" + "".join(f"![{p.stem}](data/{paper}/{p.name})\n\n" for p in charts))
     return "".join(out)
+
+
+VERDICT_ORDER = ("pass", "inconclusive", "anchor", "fail")
+
+
+def _by_figure(claims: list[Any]) -> dict[str, list[Any]]:
+    """Claims grouped by figure, in the order the paper module states them."""
+    groups: dict[str, list[Any]] = {}
+    for c in claims:
+        groups.setdefault(c.figure, []).append(c)
+    return groups
+
+
+def _md(text: Any) -> str:
+    """Claim text as Markdown text: no emphasis or markup from its own characters."""
+    import re
+
+    return re.sub(r"([\\`*_\[\]<>|])", r"\\\1", str(text))
 
 
 def _natural(text: str) -> list[Any]:
