@@ -261,6 +261,9 @@ def test_sweep_store_report_renders_in_headless_chromium(tmp_path):
     assert "<td>traffic.size</td><td>B</td><td>x axis</td><td>64, 512, 1500</td>" in text
     assert "<td>llc.ddio_ways</td><td>-</td><td>colour</td><td>2, 4</td>" in text
     assert "the mean of 2 runs (their seeds)" in text and "throughput_gbps (Gbps) against traffic.size (B)" in text
+    # a metric's meaning is text: its `names` are code, never raw backticks
+    notes = re.findall(r'<p class="note">(.*?)</p>', text, flags=re.S)
+    assert notes and not any("`" in n for n in notes) and any("<code>" in n for n in notes)
     charts = text.count('class="plotly-graph-div"')
     assert charts > 10
     p = subprocess.run(

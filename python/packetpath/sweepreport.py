@@ -57,6 +57,15 @@ section { margin-bottom: 2.5em; }
 """
 
 
+def _code_spans(text: str) -> Any:
+    """Text with its `backticked` names as <code>, everything else escaped."""
+    import re
+
+    import markupsafe
+
+    return markupsafe.Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(markupsafe.escape(text))))
+
+
 def build(store: Any, out: str | os.PathLike) -> Path:
     """Write ``out/index.html`` for the runs of ``store`` (a `Store` or its directory)."""
     import markupsafe
@@ -105,7 +114,8 @@ def build(store: Any, out: str | os.PathLike) -> Path:
                           margin={"t": 40, "r": 10}, legend={"title": label(roles["color"], unit[roles["color"]]) if "color" in roles else ""})
         title = f"{label(m.path, y_unit)} against {label(axes[0], unit[axes[0]])}"
         html = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"chart-{i}", config={"displaylogo": False})
-        charts.append({"id": f"m{i}", "title": title, "meaning": m.meaning[:1].upper() + m.meaning[1:] + ".", "runs": runs, "html": html})
+        meaning = _code_spans(m.meaning[:1].upper() + m.meaning[1:] + ".")
+        charts.append({"id": f"m{i}", "title": title, "meaning": meaning, "runs": runs, "html": html})
     if not charts:
         raise ConfigError(f"the store {store.path}: no metric varies across its {len(df)} runs, nothing to chart")
     # most frequent first, as value_counts orders them
