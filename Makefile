@@ -99,7 +99,7 @@ docs: build
 # become the latest run the docs and the README show (about 15 minutes on two cores).
 reproductions: build
 	papers=$$($(BIN)/python -c 'from packetpath.reproduce._runner import papers; print(*papers())') && \
-	for p in $$papers; do $(BIN)/packetpath reproduce $$p --out out/$$p || exit 1; done && \
+	for p in $$papers; do rm -rf out/$$p && $(BIN)/packetpath reproduce $$p --out out/$$p || exit 1; done && \
 	$(BIN)/python -m packetpath._docs data $$(for p in $$papers; do echo out/$$p; done)
 	$(MAKE) readme
 

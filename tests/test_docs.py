@@ -51,6 +51,16 @@ def test_every_paper_has_a_latest_run_and_every_claim_that_does_not_pass_says_wh
             assert c.verdict == "pass" or c.why.strip(), f"{paper} {c.figure} {c.claim!r} is {c.verdict} with no reason"
 
 
+def test_every_reason_a_paper_module_gives_is_for_one_of_its_claims():
+    """A reason keyed by claim text is lost when the claim is renamed: each key must name a claim."""
+    from packetpath.reproduce._runner import load_paper
+
+    for paper in papers():
+        texts = {c.claim for c in _docs.latest_claims(paper)}
+        for text in getattr(load_paper(paper), "WHY", {}):
+            assert text in texts, f"{paper}: WHY names no claim: {text!r}"
+
+
 def test_every_counterpart_names_a_metric():
     assert set(metrics.COUNTERPARTS) <= {m.path for m in metrics.METRICS}
 
@@ -70,7 +80,7 @@ class _Links(HTMLParser):
             self.links.append(a["href"])
         # what the page loads must come with it: the site works offline
         for key in ("src",) if tag in ("script", "img") else ("href",) if tag == "link" else ():
-            if a.get(key, "").startswith(("http:", "https:", "//")):
+            if (a.get(key) or "").startswith(("http:", "https:", "//")):
                 self.external.append(a[key])
 
 

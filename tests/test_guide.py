@@ -86,8 +86,8 @@ def test_the_guide_shows_its_commands():
     # the three questions run on today's hardware at 400 Gbps
     assert all("profile=sapphirerapids-cx7" in c and "traffic.rate=400Gbps" in c for c in commands("questions.md") if c[0] != "plot")
     # and every picture it shows is in the repository
-    for png in re.findall(r"\]\((guide-q\d\.png)\)", page.read_text()):
-        assert (page.parent / png).stat().st_size > 0
+    pngs = re.findall(r"\]\((guide-q\d\.png)\)", page.read_text())
+    assert len(pngs) == 3 and all((page.parent / png).stat().st_size > 0 for png in pngs)
 
 
 # (in the guide's order: a plot reads the store its sweeps filled)

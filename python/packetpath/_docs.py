@@ -12,15 +12,16 @@ reference can never disagree with the code:
   and charts ``packetpath reproduce PAPER --out`` wrote) the score, every claim
   with its verdict and, where it does not pass, why; then the charts.
 
-``python -m packetpath._docs readme [README.md]`` writes the README's score
-lines (between ``<!-- scores:start -->`` and ``<!-- scores:end -->``) from the
-same data; ``python -m packetpath._docs data OUT`` copies a reproduction
+``python -m packetpath._docs readme [README.md]`` writes the README's first
+run and score lines (between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``
+markers) from a run of l2fwd and the same data; ``python -m packetpath._docs data OUT`` copies a reproduction
 folder's ``claims.json`` and charts in as the latest run (`make reproductions`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -125,7 +126,7 @@ def latest_claims(paper: str) -> list[Any]:
     from packetpath.reproduce import Claim
 
     path = DATA / paper / "claims.json"
-    return [Claim(**{k: v for k, v in c.items() if k != "pass"}) for c in json.loads(path.read_text())]
+    return [Claim.from_json(c) for c in json.loads(path.read_text())]
 
 
 def _title(paper: str) -> str:
@@ -156,7 +157,7 @@ def reproduction_page(paper: str) -> str:
             why = c.why or ("" if c.verdict == "pass" else "(no reason given)")
             out.append(f"- **{c.verdict}**: {_md(c.claim)}. Paper {_md(fmt(c.paper_value))}, simulated "
                        f"{_md(simulated_text(c))} (passes when {_md(c.tolerance)}).{' *Why:* ' + _md(why) if why else ''}\n")
-    charts = sorted((DATA / paper).glob("*.png"), key=lambda p: _natural(p.stem))
+    charts = sorted((DATA / paper).glob("*.png"), key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.stem)])
     if charts:
         out.append("\n## Charts\n\n" + "".join(f"![{p.stem}](data/{paper}/{p.name})\n\n" for p in charts))
     return "".join(out)
@@ -175,15 +176,7 @@ def _by_figure(claims: list[Any]) -> dict[str, list[Any]]:
 
 def _md(text: Any) -> str:
     """Claim text as Markdown text: no emphasis or markup from its own characters."""
-    import re
-
     return re.sub(r"([\\`*_\[\]<>|])", r"\\\1", str(text))
-
-
-def _natural(text: str) -> list[Any]:
-    import re
-
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
 def papers() -> list[str]:

@@ -702,7 +702,7 @@ def plot_cmd(
     x: Annotated[str, typer.Option("--x", metavar="KEY", help="Parameter on the x axis.")],
     by: Annotated[str | None, typer.Option("--by", metavar="KEY", help="One line per value of this parameter (heatmap: the y axis).")] = None,
     kind: Annotated[str, typer.Option(help="line, scatter or heatmap.")] = "line",
-    where: Annotated[str | None, typer.Option(metavar="SQL", help="Condition on the runs, e.g. '\"cpu.cores\" = 2'.")] = None,
+    where: Annotated[str | None, typer.Option(metavar="SQL", help="Condition on the runs, e.g. '\"cpu.cores\" = 2'; a comparison's value may carry its unit ('\"traffic.rate\" >= 25Gbps').")] = None,
     store: StoreOpt = DEFAULT_STORE,
     out: Annotated[Path, typer.Option(metavar="STEM", help="Output path without extension; writes STEM.png and STEM.svg.")] = Path("plot"),
 ) -> None:

@@ -1,7 +1,7 @@
 """The offline HTML report of reproductions: every reproduced figure as a
 chart beside the paper's claims on it, the parameters of every run, and the
-claims on no drawn figure — one self-contained page. Charts are Plotly's
-(its JavaScript inlined once: no CDN, no network), the page a Jinja2 template.
+claims on no drawn figure — one page, with Plotly's JavaScript one file
+beside it (no CDN, no network); the page is a Jinja2 template.
 
 It reads report folders written by ``packetpath reproduce --out`` (claims.json
 and runs.json) and asks the paper module for its figures as data
@@ -65,9 +65,8 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
                  if isinstance(b := r.get("latency_breakdown_ns"), dict) and b.get("total")}
     judged = []
     for c in claims:
-        c.setdefault("verdict", "pass" if c.get("pass") else "fail")  # a folder written before verdicts
-        claim = Claim(**{k: c.get(k) for k in ("paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "verdict", "spread")},
-                      why=c.get("why") or "")
+        claim = Claim.from_json(c)
+        c["verdict"] = claim.verdict
         c["paper_text"], c["simulated_text"], c["verdict_text"] = fmt(c["paper_value"]), simulated_text(claim), verdict_text(claim)
         judged.append(claim)
     # Each claim once: under the first chart of its figure (a chart of "Fig 14"

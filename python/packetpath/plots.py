@@ -128,35 +128,48 @@ _LARGER = {
 
 def readable(key: str, values: Any) -> tuple[str, float]:
     """The unit to show ``values`` of ``key`` in, and the factor to divide them by: the
-    largest in which every non-zero value is at least 1 (25000 Mbps: 25 Gbps)."""
+    largest in which every non-zero value is at least 1 (25000 Mbps: 25 Gbps); a
+    parameter's values must also come out whole (1500 B stays 1500 B, not 1.46 KiB)."""
+    from packetpath import schema
+
     unit = base_unit(key)
+    whole = schema.lookup(key) is not None
     try:
         nonzero = [abs(float(v)) for v in values if v == v and v is not None and float(v) != 0]
     except (TypeError, ValueError):
         return unit, 1.0
     best = (unit, 1.0)
     for name, factor in _LARGER.get(unit, ()):
-        if nonzero and min(nonzero) >= factor:
+        if nonzero and min(nonzero) >= factor and (not whole or all(v % factor == 0 for v in nonzero)):
             best = (name, factor)
     return best
 
 
 def with_base_units(condition: str) -> str:
-    """An SQL condition whose comparisons of a parameter with a value in units
-    (``"traffic.rate" = 25Gbps``, ``"sim.duration" >= 1ms``) compare in the
-    store's base units instead; a unit the parameter does not take is a ConfigError."""
+    """An SQL condition whose comparisons of a parameter with a value that
+    carries its unit (``"traffic.rate" = 25Gbps``, ``"sim.duration" >= 1ms``)
+    compare in the store's base units instead. Text in quotes and numbers
+    without a unit are left alone; a unit the parameter does not take is a
+    ConfigError."""
     import re
 
-    from packetpath import schema
-    from packetpath.scenario import validate
+    from packetpath import _engine, schema
+
+    number = r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?"
+    comparison = re.compile(rf'"([a-z0-9_]+\.[a-z0-9_.]+)"(\s*(?:<=|>=|<>|!=|==|=|<|>)\s*)({number}[A-Za-zµ][A-Za-zµ/]*)(?![\w.])')
 
     def base(m: re.Match) -> str:
         key, op, text = m[1], m[2], m[3]
         if schema.lookup(key) is None:
             return m[0]
-        return f'"{key}" {op} {validate({key: text})[key]}'
+        try:
+            return f'"{key}"{op}{_engine.quantity(key, text):.17g}'
+        except ValueError as e:
+            raise ConfigError(f"--where: {e}") from None
 
-    return re.sub(r'"([a-z0-9_]+\.[a-z0-9_.]+)"\s*(<=|>=|<>|!=|==|=|<|>)\s*(\d+(?:\.\d+)?\s*[A-Za-zµ/]+)', base, condition)
+    # (only outside '...' string literals)
+    parts = re.split(r"('(?:[^']|'')*')", condition)
+    return "".join(p if i % 2 else comparison.sub(base, p) for i, p in enumerate(parts))
 
 
 def swept(df: Any) -> list[str]:
@@ -183,7 +196,8 @@ def plot_store(
 
     ``kind="line"``: one line per value of ``by``; ``"scatter"``: every run,
     coloured by ``by``; ``"heatmap"``: ``x`` against ``by``, coloured by the
-    metric. ``where`` is an SQL condition on the ``runs`` view. A parameter
+    metric. ``where`` is an SQL condition on the ``runs`` view, whose comparisons
+    may give values with units (`with_base_units`). A parameter
     the selected runs were swept over that is neither ``x`` nor ``by`` is an
     error naming it (the plot would average over it silently); seeds are
     averaged. Axes carry units. Writes ``out.png`` and ``out.svg``; returns
@@ -246,7 +260,7 @@ def plot_store(
     else:
         groups = [(None, df)] if not by else list(df.groupby(by, sort=True))
         for value, part in groups:
-            shown = f"{value:g} {units.get(by, '')}".strip() if isinstance(value, numbers.Real) else value
+            shown = f"{value:g} {units.get(by, '')}".strip() if isinstance(value, numbers.Real) and not isinstance(value, bool) else value
             line = None if by is None else f"{by}={shown}"
             if kind == "line":
                 sd = part["sd"].fillna(0) if (part["n"] > 1).any() else None

@@ -32,7 +32,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from packetpath import api, schema
 from packetpath.errors import ConfigError, EngineError
-from packetpath.scenario import Overrides, ScenarioLike, parse_overrides, parse_text, resolve
+from packetpath.scenario import Overrides, ScenarioLike, parse_overrides, parse_text, resolve, what_ifs
 from packetpath.store import Store, config_hash, frame, make_row
 
 class Interrupted(KeyboardInterrupt):
@@ -59,6 +59,8 @@ class Task:
     """Every parameter normalised by the engine: what the run id hashes."""
     run_id: str = ""
     profile: str | None = None
+    what_ifs: tuple[str, ...] = ()
+    """Parts raised above the profile's (`packetpath.scenario.what_ifs`): the stored report lists them."""
 
 
 def offered_packets(config: dict[str, Any]) -> float:
@@ -74,7 +76,7 @@ def offered_packets(config: dict[str, Any]) -> float:
 
 def make_task(name: str, scenario: ScenarioLike, set: Overrides = None, seed: int | None = None) -> Task:
     s = resolve(scenario, set, seed)
-    return Task(name, s.name, s.values, s.config, config_hash(s.config), s.profile)
+    return Task(name, s.name, s.values, s.config, config_hash(s.config), s.profile, tuple(what_ifs(s)))
 
 
 # -- grids -----------------------------------------------------------------------
@@ -308,6 +310,8 @@ def _run_todo(
             report, wall_s = outcome()
         except (ConfigError, EngineError) as e:
             raise type(e)(f"{title}/{task.name}: {e}") from None
+        if task.what_ifs:  # (the run saw flat values, without the profile they are measured against)
+            report = {**report, "what_ifs": list(task.what_ifs)}
         row = make_row(task.run_id, task.scenario, task.name, task.config, report, wall_s)
         rows[task.run_id] = row
         pending.append(row)

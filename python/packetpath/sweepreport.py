@@ -123,7 +123,7 @@ def build(store: Any, out: str | os.PathLike) -> Path:
     return write_page(
         PAGE, out, store=str(store.path), runs=len(df), versions=", ".join(store.engine_versions()),
         swept=[{"key": k, "unit": unit.get(k) or base_unit(k) or "-", "role": dict(zip(axes, (name for _, name in ROLES))).get(k, "averaged over"),
-                "vals": ", ".join(sorted(df[k].astype(str).unique(), key=_natural))} for k in keys],
+                "vals": ", ".join(sorted({f"{v:g}" if isinstance(v, float) else str(v) for v in df[k]}, key=_natural))} for k in keys],
         averaged=averaged, bounds=bounds, charts=[c | {"html": markupsafe.Markup(c["html"])} for c in charts], constant=constant)
 
 

@@ -36,6 +36,12 @@ fn params_json() -> String {
     packetpath_engine::api::params_json()
 }
 
+/// A quantity with a unit in a parameter's base unit (`quantity("traffic.rate", "25Gbps")` is 25000.0).
+#[pyfunction]
+fn quantity(key: String, text: String) -> PyResult<f64> {
+    packetpath_engine::config::parse::quantity(&key, &text).map_err(PyValueError::new_err)
+}
+
 #[pyfunction]
 fn validate_json(py: Python<'_>, scenario: String) -> PyResult<String> {
     guarded(py, || packetpath_engine::api::validate_json(&scenario))
@@ -96,6 +102,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__build__", env!("PACKETPATH_BUILD"))?;
     m.add_function(wrap_pyfunction!(params_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(lru_trace, m)?)?;
     Ok(())

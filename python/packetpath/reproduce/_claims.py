@@ -97,6 +97,13 @@ class Claim:
         """The claim as ``reproduce --json`` prints it; ``pass`` is ``verdict == "pass"``."""
         return asdict(self) | {"runs": list(self.runs), "pass": self.passed}
 
+    @classmethod
+    def from_json(cls, c: dict[str, Any]) -> Claim:
+        """A claim as `to_json` wrote it; a folder written before verdicts has only ``pass``."""
+        verdict = c.get("verdict") or ("pass" if c.get("pass") else "fail")
+        fields = ("paper", "figure", "claim", "metric", "paper_value", "simulated", "tolerance", "spread", "bounds")
+        return cls(**{k: c.get(k) for k in fields}, verdict=verdict, why=c.get("why") or "", runs=tuple(c.get("runs") or ()))
+
     def as_anchor(self, why: str) -> Claim:
         """The same claim, shown but not scored: ``why`` names the profile value or arithmetic."""
         return replace(self, verdict="anchor", why=why)

@@ -267,14 +267,14 @@ WHY = {
         "a buffer's reuse distance is the ring size in packets whatever the rate, so the hit rate is the same at every "
         "throughput; at 4096 descriptors the ring's buffers overflow the DDIO ways and hit less than the testbed's",
     "one core forwards 82-86 Gbps of 1024 B frames (4096 desc., at every IIO LLC WAYS setting)":
-        "one core keeps up with 100 Gbps of 1024 B frames (~170 cycles a packet): the testbed's core or its one Tx ring "
+        "one core keeps up with 100 Gbps of 1024 B frames: the testbed's core or its one Tx ring "
         "was the limit. The ConnectX-5's Tx descheduling of a ring whose frames fill its share of the Tx buffer is in the "
         "engine (`nic.tx_queue_buffer`) but off: the share is unpublished, and a value fitted to this figure would be an anchor",
     "the I/O application's LLC misses grow ~20x via the remote socket":
         "with the cores keeping up, the local application's header reads almost always hit the line the NIC has just "
         "written, so the ratio to the remote case (every header from DRAM) is larger than the testbed's",
     "hit rate improves up to 4 cores, then falls":
-        "the cores are never the bottleneck at 1500 B (~170 cycles a packet), so more cores cannot consume buffers "
+        "the cores are never the bottleneck at 1500 B, so more cores cannot consume buffers "
         "sooner: the ring size, not the core count, sets the reuse distance, and more cores only add rings",
     "disabling DDIO lowers L2 forwarding throughput (98.01 -> 87.02 Gbps)":
         "the loss comes from the root port: with DDIO off every line is committed through a memory channel and each "

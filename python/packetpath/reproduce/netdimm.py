@@ -214,8 +214,8 @@ FIXED = ("the paper's numbers imply about 1 us a message that every attachment p
          "behind the paper's numbers is not yet modelled as such")
 CUT = FIXED.split("; the model")[0] + " is missing here, so the relative cut is too large"
 INIC = ("with the iNIC's DMA landing in the LLC its receive path is a few LLC hits, while NetDIMM's polls, descriptor "
-        "re-read and clone status read each cross the memory channel with the asynchronous NVDIMM-P protocol "
-        "(~70-130 ns each) and an FPM clone costs 2 tRAS + tRP; segmented messages pay that per frame")
+        "re-read and clone status read each cross the memory channel with the asynchronous NVDIMM-P protocol, "
+        "and an FPM clone costs 2 tRAS + tRP; segmented messages pay that per frame")
 CORUNNER = ("with a 64 MiB co-runner buffer in a 2 MiB LLC the iNIC's DDIO pollution barely matters; the paper's "
             "co-runner working set and its NF's own LLC footprint are not stated, and the host memory controller here "
             "is gem5's write batching without row buffers or FR-FCFS")

@@ -121,8 +121,8 @@ def claims(r: Runs) -> list[Claim]:
 
 
 # Why each claim that does not pass fails, in terms of the model (by claim text).
-CEILING = ("the modelled baseline MICA costs ~890 cycles a request, so 4 cores already answer near the 100 GbE line and "
-           "removing its copies and PCIe reads can add at most ~19 %; what makes a real MICA request cost more (request "
+CEILING = ("the modelled baseline MICA request costs few enough cycles that 4 cores already answer near the 100 GbE "
+           "line, so removing its copies and PCIe reads can add little; what makes a real MICA request cost more (request "
            "parsing, batching, the client protocol) is not modelled")
 LATENCY = "latency follows throughput: " + CEILING
 WHY = {
@@ -140,7 +140,7 @@ WHY = {
     "GET/SET mixes: nmKVS never more than 5% worse, in C1 and C2, allhit and nohit":
         "nohit C2 at 75 % SETs: every line the SETs stream into pending buffers enters the non-inclusive LLC when the "
         "L2 evicts it and pushes out reused index lines; Intel's unpublished rule for which L2 victims enter the LLC "
-        "would keep some out (with an inclusive LLC the loss is ~12 % smaller)",
+        "would keep some out (with an inclusive LLC the loss is smaller)",
 }
 
 

@@ -374,17 +374,17 @@ def claims(r: Runs) -> list[Claim]:
 
 
 # Why a claim that does not pass fails, in terms of the model.
-CAP = ("every configuration is capped near 177-186 Gbps by PCIe and the root port's posted credits (the 8 KiB IIO write "
-       "buffer is an assumption) while the NAT, LB and WorkPackage cores keep up, so sharing changes hit rates and "
+CAP = ("every configuration is capped near the same throughput by PCIe and the root port's posted credits (the 8 KiB "
+       "IIO write buffer is an assumption) while the NAT, LB and WorkPackage cores keep up, so sharing changes hit rates and "
        "memory bandwidth but not throughput")
 NO_LOAD_LATENCY = ("packet runs' DRAM is a calendar of channel and bank time without a controller's queues, so a core "
                    "waiting on loaded memory never falls behind its ring as the testbed's did")
-SLOW_TARGET = ("800 extra chained reads cost the target core ~88 us a packet, so a burst holds its peers' descriptors for "
-               "milliseconds; the paper's 257 us implies ~8 us a packet, i.e. its target's extra reads did not all miss "
+SLOW_TARGET = ("800 extra chained reads, each a DRAM miss in one chain, slow the target core so much that a burst "
+               "holds its peers' descriptors for milliseconds; the paper's 257 us implies ~8 us a packet, i.e. its target's extra reads did not all miss "
                "to DRAM in one chain (which array they read is not stated)")
 DSHRING_BOUNCES = ("dshRing does not settle: back on privRing the throughput and memory bandwidth are high again and the "
                    "Rx-call spread (the paper's third test) does not single out the overloaded core, so it returns to "
-                   "shRing and falls back every ~1.5 ms; the paper does not say what keeps its dshRing on privRing (a "
+                   "shRing and falls back again every few samples; the paper does not say what keeps its dshRing on privRing (a "
                    "hold-off after falling back would). Its sampling period is scaled from 10 ms to 50 us")
 WHY = {
     "privRing: Rx rings are 94% occupied on average": NO_LOAD_LATENCY,
@@ -395,7 +395,7 @@ WHY = {
         "every ring's no-drop rate sits within one 5 Gbps step of the link's cap, as one core's l3fwd costs too little "
         "for ring size to matter (Fig 3a); two private rings reach one step more than the shared one",
     "MICA, 128 B values: shRing +11% latency":
-        "with 95 % SETs at 100 Gbps the NIC's PCIe link, not the 8 cores (about half busy), is the limit, so sharing "
+        "with 95 % SETs at 100 Gbps the NIC's PCIe link, not the 8 cores, is the limit, so sharing "
         "changes neither the requests served nor their latency",
     "up to 2.1x higher application cache hit rate":
         "the WorkPackage's reads over a 40 MiB array miss the 22 MiB LLC about as often under every ring, so the LLC "
@@ -413,7 +413,7 @@ WHY = {
         "bitmap update), so the NIC waits microseconds for a descriptor",
     "privRing's throughput declines by only 3% (30% of packets at the target core)":
         "privRing does lose the target core's excess (its no-descriptor drops grow with its share), but the server is "
-        "capped near 175 Gbps by PCIe and the root port's credits at every share, and what the target core drops "
+        "capped by PCIe and the root port's credits at every share, and what the target core drops "
         "relieves that cap, so the total does not fall",
     "dshRing enables shRing while fewer than 15% of packets aim at the target core":
         "dshRing's overload test compares Rx-call intervals, and with every core's bursts full it cannot tell the "

@@ -129,6 +129,14 @@ fn show(v: &Value) -> String {
     }
 }
 
+/// A quantity written with a unit (`25Gbps`, `1ms`, `2MiB`) in `key`'s
+/// base unit, without range or cross-parameter checks: a filter's value
+/// (`--where`), not a scenario's.
+pub fn quantity(key: &str, text: &str) -> Result<f64, String> {
+    let p = lookup(key).ok_or_else(|| format!("unknown parameter '{key}'{}", did_you_mean(key)))?;
+    p.unit.parse(text).map_err(|e| format!("{key} = {e}"))
+}
+
 fn parse_value(p: &ParamDef, v: &Value) -> Result<Val, String> {
     let key = p.key;
     Ok(match p.kind {

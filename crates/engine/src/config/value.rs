@@ -54,6 +54,6 @@ macro_rules! from_val {
         }
     )*};
 }
-from_val!(u64 => Int, f64 => Float, bool => Bool, String => Text, &'static str => Choice,
+from_val!(u64 => Int, f64 => Float, bool => Bool, String => Text,
           Vec<u64> => IntList, Vec<f64> => FloatList, Vec<bool> => BoolList);
 

@@ -10,8 +10,9 @@
 //! `delay` cycles per line (the loop's intensity; 0 = flat out).
 
 use crate::cpu::Stall;
-use crate::mem::Memory;
-use crate::sim::Rng;
+use crate::config::{AntagonistCfg, AntagonistOp, AntagonistPattern};
+use crate::mem::{AddressMap, Memory};
+use crate::sim::{rng, stream, Rng};
 use crate::units::{cycles_to_ps, Time};
 use rand::Rng as _;
 
@@ -33,6 +34,19 @@ pub struct MemLoop {
 }
 
 impl MemLoop {
+    /// The `antagonist` section's loops, on cores `first_core..`, each
+    /// over a buffer of its own from `map`.
+    pub fn antagonists(a: &AntagonistCfg, map: &mut AddressMap, first_core: usize, seed: u64) -> Vec<MemLoop> {
+        (0..a.cores as usize)
+            .map(|i| {
+                let base = map.alloc(a.buffer, 4096);
+                let r = rng(seed, stream::ANTAGONIST, i as u64);
+                let (random, write) = (a.pattern == AntagonistPattern::Random, a.op == AntagonistOp::Write);
+                MemLoop::new(first_core + i, base, a.buffer, random, write, a.delay, r)
+            })
+            .collect()
+    }
+
     /// A loop of core `core` over `bytes` at `base`; `rng` draws the lines
     /// of a random loop.
     pub fn new(core: usize, base: u64, bytes: u64, random: bool, write: bool, delay: u64, rng: Rng) -> MemLoop {

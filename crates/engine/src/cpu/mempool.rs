@@ -5,6 +5,8 @@
 //! is in the LLC: the per-core cache hands back the most recently freed
 //! buffer, the ring the least recently freed one.
 
+use crate::config::MempoolCfg;
+use crate::mem::AddressMap;
 use std::collections::VecDeque;
 
 /// Object layout, as `rte_mempool` + `rte_mbuf` lay it out: a 64 B mempool
@@ -49,6 +51,15 @@ impl Mempool {
             len: count,
             ext_data: None,
         }
+    }
+
+    /// A pool of `mempool.size` mbufs at addresses from `map`, per-core
+    /// caches for `cores` cores (none when `fifo`), laid out in pages of
+    /// `page` bytes (0: flat memory).
+    pub fn from_cfg(m: &MempoolCfg, map: &mut AddressMap, cores: usize, page: u64, fifo: bool) -> Mempool {
+        let bytes = Mempool::footprint(m.mbuf_size, m.size, page);
+        let cache = if fifo { 0 } else { m.cache as usize };
+        Mempool::new(map.alloc(bytes, 4096), m.mbuf_size, m.size as usize, cores, cache).in_pages(page)
     }
 
     /// A pool whose mbufs live in host memory but whose data buffers lie

@@ -24,11 +24,14 @@ pub mod lpm;
 pub mod nmkvs;
 pub mod workpackage;
 
-use crate::config::AppNf;
+use crate::config::{AppCfg, AppNf, AppWpPayload, Cfg};
 use crate::cpu::Stall;
-use crate::mem::Memory;
+use crate::mem::{AddressMap, Memory};
 use crate::nic::PktRef;
-use crate::sim::Rng;
+use crate::sim::{rng, stream, Rng};
+use crate::units::cycles_to_ps;
+use rand::Rng as _;
+use workpackage::WorkPackage;
 use crate::units::Time;
 use flowtable::{FlowTable, Record, Touched, Unpriced};
 use lpm::Lpm;
@@ -107,6 +110,124 @@ impl Nf {
         // MAC swap / TTL and MAC rewrite: the header line is written.
         stall.add(mem.core_access(core, data, true, now));
     }
+}
+
+impl Nf {
+    /// The network function `app.nf` names, its tables and arrays at
+    /// addresses from `map`, for `cores` packet cores in all (the NAT, LB
+    /// and counter keep a table per core).
+    pub fn build(c: &Cfg, map: &mut AddressMap, cores: usize) -> Nf {
+        let cores_per_nic = c.cpu.cores as usize;
+        match c.app.nf {
+            AppNf::L3fwd => {
+                let routes = l3fwd_routes(c);
+                let tbl24 = map.alloc((1 << 24) * 4, 1 << 21);
+                // tbl8's size is known once the routes are in.
+                let mut lpm = Lpm::new(&routes, 0, tbl24, 0);
+                lpm.tbl8_addr = map.alloc(lpm.tbl8_bytes(), 4096);
+                Nf::L3fwd(lpm)
+            }
+            AppNf::Workpackage => Nf::WorkPackage(WorkPackage {
+                base: map.alloc(c.app.wp_size, 4096),
+                size: c.app.wp_size,
+                reads: c.app.wp_reads as u32,
+                payload: match c.app.wp_payload {
+                    AppWpPayload::Read => Some(false),
+                    AppWpPayload::Write => Some(true),
+                    AppWpPayload::Off => None,
+                },
+                slow_reads: c.app.slow_core_reads as u32,
+                cores_per_nic,
+                draws_ps: cycles_to_ps(c.app.wp_draws * c.app.wp_draw_cycles, c.cpu.freq),
+                // One XOR with the loaded word, then the division.
+                step_ps: cycles_to_ps(1 + c.cpu.div_cycles, c.cpu.freq),
+                chain: c.app.wp_chain,
+                mlp: c.cpu.mlp as u32,
+            }),
+            nf @ (AppNf::Nat | AppNf::Lb | AppNf::Flowcount | AppNf::NatLb) => {
+                let entries = c.app.flow_table_size;
+                let (b, k) = FlowTable::footprint(entries);
+                let mut tables = || {
+                    (0..cores)
+                        .map(|_| FlowTable::new(entries, map.alloc(b, 4096), map.alloc(k, 4096)))
+                        .collect()
+                };
+                let nat = |tables| Nf::Nat {
+                    tables,
+                    next_port: vec![1024; cores],
+                };
+                let lb = |tables| Nf::Lb {
+                    tables,
+                    backends: c.app.lb_backends as u32,
+                    next: vec![0; cores],
+                };
+                match nf {
+                    AppNf::Nat => nat(tables()),
+                    AppNf::Lb => lb(tables()),
+                    AppNf::Flowcount => Nf::FlowCount { tables: tables() },
+                    AppNf::NatLb => Nf::Chain(vec![nat(tables()), lb(tables())]),
+                    _ => unreachable!("the arm matched a stateful NF"),
+                }
+            }
+            AppNf::Kvs => {
+                let items = c.traffic.flows;
+                let value = c.kvs.value_size;
+                let vbuf = value.next_multiple_of(64);
+                let hot = (c.kvs.hot_area / vbuf) as usize;
+                let slot = (64 + 128 + value).next_multiple_of(64);
+                // MICA's index: buckets of 64 B, about 8 items each.
+                let buckets = items.div_ceil(8).next_power_of_two();
+                Nf::Kvs(kvs::Kvs {
+                    log_base: map.alloc(items * slot, 4096),
+                    index_base: map.alloc(buckets * 64, 4096),
+                    buckets,
+                    stack_base: map.alloc(cores as u64 * vbuf, 4096),
+                    meta_base: map.alloc(hot as u64 * 64 + 64, 4096),
+                    pending_base: map.alloc(hot as u64 * vbuf + 64, 4096),
+                    value,
+                    hot: vec![nmkvs::HotItem::new(0); hot],
+                    version: vec![0; hot],
+                })
+            }
+            AppNf::L2fwd => Nf::L2fwd,
+        }
+    }
+}
+
+/// Routes of the l3fwd table: mostly /24s as in Internet tables, some
+/// shorter and some longer prefixes, plus a default route; the traffic's
+/// destination prefixes are among them so lookups exercise real entries.
+fn l3fwd_routes(c: &Cfg) -> Vec<(u32, u8, u16)> {
+    let nics = c.nic.count as usize;
+    let mut r = rng(c.sim.seed, stream::ROUTES, 0);
+    let n = c.app.l3fwd_routes as usize;
+    let mut routes = Vec::with_capacity(n + nics * 2);
+    // The traffic's servers sit in 198.18.0.0/15 (RFC 2544 range): one /24
+    // route each, so every destination matches a real entry.
+    for i in 0..512u32 {
+        routes.push((0xC612_0000 | i << 8, 24, (i as usize % nics) as u16));
+    }
+    while routes.len() < n {
+        let len = match r.gen_range(0..100) {
+            0..=69 => 24,
+            70..=84 => r.gen_range(16..24),
+            _ => r.gen_range(25..=32),
+        };
+        routes.push((r.gen::<u32>(), len, r.gen_range(0..nics as u16)));
+    }
+    routes
+}
+
+/// A packet's compute beyond its table accesses: `app.nf_cycles`, plus
+/// FastClick's NAT and LB element graphs where the NF runs them.
+pub fn compute_cycles(app: &AppCfg) -> u64 {
+    app.nf_cycles
+        + match app.nf {
+            AppNf::Nat => app.nat_cycles,
+            AppNf::Lb => app.lb_cycles,
+            AppNf::NatLb => app.nat_cycles + app.lb_cycles,
+            AppNf::L2fwd | AppNf::L3fwd | AppNf::Workpackage | AppNf::Flowcount | AppNf::Kvs => 0,
+        }
 }
 
 /// Flow tables (`app.flow_table_size` entries each) every core keeps for

@@ -189,7 +189,7 @@ fn compute(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result
 /// working set, in a random order; mean load-to-use latency.
 fn chase(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Time, String> {
     let mem = Mem::of_buffer(m.proc, c.dpa_bench.mem.into());
-    r.mem = format!("{mem:?}").to_lowercase();
+    r.mem = mem.to_string();
     let stride = c.dpa_bench.stride;
     let nodes = (c.dpa_bench.working_set / stride).max(1);
     let mut order: Vec<u64> = (0..nodes).collect();
@@ -558,7 +558,7 @@ fn round_trips(c: &Cfg, client: Machine, r: &mut DpaReport, g: &mut Guard) -> Re
     let mut ms = [client, Machine::new(c, proc)];
     let net = Mem::of_buffer(proc, c.dpa_bench.net_buf.into());
     let data = Mem::of_buffer(proc, c.dpa_bench.mem.into());
-    r.mem = format!("{net:?}").to_lowercase();
+    r.mem = net.to_string();
     let size = c.dpa_bench.pkt_size;
     let nic = c.bf3.nic_latency;
     // one pipe per port and direction (0: client -> server)
@@ -628,8 +628,8 @@ fn net(c: &Cfg, m: &mut Machine, r: &mut DpaReport, g: &mut Guard) -> Result<Tim
     let threads = c.dpa_bench.threads as usize;
     let net = Mem::of_buffer(m.proc, c.dpa_bench.net_buf.into());
     let data = Mem::of_buffer(m.proc, c.dpa_bench.mem.into());
-    r.mem = format!("{data:?}").to_lowercase();
-    r.net_buf = format!("{net:?}").to_lowercase();
+    r.mem = data.to_string();
+    r.net_buf = net.to_string();
     let mode = c.dpa_bench.net_mode;
     let size = c.dpa_bench.pkt_size;
     let nic = c.bf3.nic_latency;

@@ -33,6 +33,7 @@ use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp1, WeightedAliasIndex};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::config::{TrafficArrival, TrafficCfg, TrafficFlowPopularity, TrafficSizeDist};
 use crate::units::Time;
 use crate::wire::{wire_bytes, FiveTuple, Toeplitz, MAX_FRAME, MIN_FRAME, PROTO_UDP};
 
@@ -137,6 +138,63 @@ pub struct TrafficSpec {
     pub seed: u64,
     /// NIC port this source feeds; part of the seed and of the flows' addresses.
     pub port: u16,
+}
+
+impl TrafficSpec {
+    /// The source of NIC port `port`, as the `traffic` section describes it.
+    pub fn from_cfg(t: &TrafficCfg, line_rate_mbps: u64, seed: u64, port: u16) -> TrafficSpec {
+        let size = match t.size_dist {
+            TrafficSizeDist::Fixed => SizeDist::Fixed(t.size as u32),
+            TrafficSizeDist::Imix => SizeDist::Imix,
+            TrafficSizeDist::Bimodal => SizeDist::Bimodal {
+                small: t.bimodal_small as u32,
+                large: t.bimodal_large as u32,
+                small_share: t.bimodal_small_share,
+            },
+            TrafficSizeDist::Empirical => SizeDist::Empirical {
+                sizes: t.sizes.as_slice().iter().map(|&s| s as u32).collect(),
+                weights: t.weights.as_slice().to_vec(),
+            },
+            TrafficSizeDist::Pcap => SizeDist::Pcap(t.pcap.as_str().into()),
+        };
+        let arrival = match t.arrival {
+            TrafficArrival::Constant => Arrival::Constant,
+            TrafficArrival::Poisson => Arrival::Poisson,
+            TrafficArrival::Bursty => Arrival::Bursty { burst_len: t.burst_len as u32 },
+        };
+        let popularity = match t.flow_popularity {
+            TrafficFlowPopularity::Zipf => Popularity::Zipf(t.zipf_s),
+            TrafficFlowPopularity::Hot => Popularity::Hot {
+                hot: t.hot_flows as u32,
+                share: t.hot_share,
+                small_share: Some(t.hot_share_small).filter(|&s| s >= 0.0),
+            },
+            TrafficFlowPopularity::Uniform => Popularity::Uniform,
+        };
+        TrafficSpec { rate_mbps: t.rate, line_rate_mbps, size, arrival, flows: t.flows as u32, popularity, seed, port }
+    }
+}
+
+/// The load phases of `traffic.phase_*`.
+pub fn phases(t: &TrafficCfg) -> Vec<Phase> {
+    let (rates, shares) = (t.phase_rate.as_slice(), t.phase_target_share.as_slice());
+    t.phase_at
+        .as_slice()
+        .iter()
+        .enumerate()
+        .map(|(i, &at)| Phase { at, rate_mbps: rates.get(i).copied(), target_share: shares.get(i).copied() })
+        .collect()
+}
+
+impl Source {
+    /// NIC port `port`'s source, built from the `traffic` section: its
+    /// spec, the share aimed at queue 0 and the load phases.
+    pub fn from_cfg(t: &TrafficCfg, line_rate_mbps: u64, seed: u64, port: u16) -> Result<Source, String> {
+        let mut src = Source::new(&TrafficSpec::from_cfg(t, line_rate_mbps, seed, port)).map_err(|e| format!("traffic: {e}"))?;
+        src.aim_at_queue0(t.target_share, t.target_size as u32, seed, port);
+        src.schedule(&phases(t), t.target_size as u32, seed, port).map_err(|e| format!("traffic: {e}"))?;
+        Ok(src)
+    }
 }
 
 /// Read a pcap trace held in memory as a [`Source`] reads its file, at

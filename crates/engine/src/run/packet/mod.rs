@@ -15,14 +15,11 @@ mod rx;
 mod shring;
 mod tx;
 
-use crate::config::{AntagonistOp, AntagonistPattern, AppNf, AppWpPayload, MempoolOrder, NicPayloadMem, RingsDiscipline, SimUntil, TrafficArrival, TrafficFlowPopularity, TrafficSizeDist};
+use crate::config::{MempoolOrder, NicPayloadMem, RingsDiscipline, SimUntil};
 use crate::cpu::memloop::MemLoop;
 use crate::cpu::mempool::Mempool;
 use crate::cpu::Core;
 use crate::mem::{AddressMap, DmaMode, MemStats, Memory};
-use crate::nf::flowtable::FlowTable;
-use crate::nf::lpm::Lpm;
-use crate::nf::workpackage::WorkPackage;
 use crate::nf::Nf;
 use crate::nic::{CompRing, Discipline, PktRef, Port, RxQueue, TxQueue};
 use crate::rings::{rxarr::RxArr, rxlist::RxList};
@@ -30,11 +27,10 @@ use crate::config::Cfg;
 use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
 use crate::report::{NicCounters, Report};
 use crate::sim::{rng, stream, EventQueue, Rng};
-use crate::traffic::{Arrival, Packet, Popularity, SizeDist, Source, TrafficSpec};
-use crate::units::{cycles_to_ps, ser_time, Time};
+use crate::traffic::{Packet, Source};
+use crate::units::{ser_time, Time};
 use crate::wire::pause::FlowControl;
 use hdrhistogram::Histogram;
-use rand::Rng as _;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
@@ -405,86 +401,6 @@ pub(crate) struct Timeline {
 /// host caches never see these addresses.
 pub(crate) const NICMEM_BASE: u64 = 1 << 40;
 
-fn traffic_spec(c: &Cfg, port: u16) -> TrafficSpec {
-    let size = match c.traffic.size_dist {
-        TrafficSizeDist::Fixed => SizeDist::Fixed(c.traffic.size as u32),
-        TrafficSizeDist::Imix => SizeDist::Imix,
-        TrafficSizeDist::Bimodal => SizeDist::Bimodal {
-            small: c.traffic.bimodal_small as u32,
-            large: c.traffic.bimodal_large as u32,
-            small_share: c.traffic.bimodal_small_share,
-        },
-        TrafficSizeDist::Empirical => SizeDist::Empirical {
-            sizes: c.traffic.sizes.as_slice().iter().map(|&s| s as u32).collect(),
-            weights: c.traffic.weights.as_slice().to_vec(),
-        },
-        TrafficSizeDist::Pcap => SizeDist::Pcap(c.traffic.pcap.as_str().into()),
-    };
-    let arrival = match c.traffic.arrival {
-        TrafficArrival::Constant => Arrival::Constant,
-        TrafficArrival::Poisson => Arrival::Poisson,
-        TrafficArrival::Bursty => Arrival::Bursty {
-            burst_len: c.traffic.burst_len as u32,
-        },
-    };
-    let popularity = match c.traffic.flow_popularity {
-        TrafficFlowPopularity::Zipf => Popularity::Zipf(c.traffic.zipf_s),
-        TrafficFlowPopularity::Hot => Popularity::Hot {
-            hot: c.traffic.hot_flows as u32,
-            share: c.traffic.hot_share,
-            small_share: Some(c.traffic.hot_share_small).filter(|&s| s >= 0.0),
-        },
-        TrafficFlowPopularity::Uniform => Popularity::Uniform,
-    };
-    TrafficSpec {
-        rate_mbps: c.traffic.rate,
-        line_rate_mbps: c.nic.line_rate,
-        size,
-        arrival,
-        flows: c.traffic.flows as u32,
-        popularity,
-        seed: c.sim.seed,
-        port,
-    }
-}
-
-/// The load phases of `traffic.phase_*`.
-fn phases(c: &Cfg) -> Vec<crate::traffic::Phase> {
-    let (rates, shares) = (c.traffic.phase_rate.as_slice(), c.traffic.phase_target_share.as_slice());
-    c.traffic.phase_at.as_slice()
-        .iter()
-        .enumerate()
-        .map(|(i, &at)| crate::traffic::Phase {
-            at,
-            rate_mbps: rates.get(i).copied(),
-            target_share: shares.get(i).copied(),
-        })
-        .collect()
-}
-
-/// Routes of the l3fwd table: mostly /24s as in Internet tables, some
-/// shorter and some longer prefixes, plus a default route; the traffic's
-/// destination prefixes are among them so lookups exercise real entries.
-fn l3fwd_routes(c: &Cfg, nics: usize) -> Vec<(u32, u8, u16)> {
-    let mut r = rng(c.sim.seed, stream::ROUTES, 0);
-    let n = c.app.l3fwd_routes as usize;
-    let mut routes = Vec::with_capacity(n + nics * 2);
-    // The traffic's servers sit in 198.18.0.0/15 (RFC 2544 range): one /24
-    // route each, so every destination matches a real entry.
-    for i in 0..512u32 {
-        routes.push((0xC612_0000 | i << 8, 24, (i as usize % nics) as u16));
-    }
-    while routes.len() < n {
-        let len = match r.gen_range(0..100) {
-            0..=69 => 24,
-            70..=84 => r.gen_range(16..24),
-            _ => r.gen_range(25..=32),
-        };
-        routes.push((r.gen::<u32>(), len, r.gen_range(0..nics as u16)));
-    }
-    routes
-}
-
 /// The first NIC whose measured window saw thousands of frames arrive and
 /// handed not one of them to the host (no descriptor given, so no DMA): a
 /// blocked datapath. (A slow core still takes frames until its ring is full,
@@ -562,29 +478,8 @@ impl World {
         for n in 0..nics {
             // (mempools sit in hugepages, no object across a page)
             let page = crate::mem::pages::page_bytes(c.mem.hugepage);
-            let pool_bytes = Mempool::footprint(c.mempool.mbuf_size, c.mempool.size, page);
-            let mut pool = Mempool::new(
-                map.alloc(pool_bytes, 4096),
-                c.mempool.mbuf_size,
-                c.mempool.size as usize,
-                cores_per_nic,
-                if c.mempool.order == MempoolOrder::Fifo {
-                    0
-                } else {
-                    c.mempool.cache as usize
-                },
-            )
-            .in_pages(page);
-            let mut pay_pool = split.then(|| {
-                Mempool::new(
-                    map.alloc(pool_bytes, 4096),
-                    c.mempool.mbuf_size,
-                    c.mempool.size as usize,
-                    cores_per_nic,
-                    c.mempool.cache as usize,
-                )
-                .in_pages(page)
-            });
+            let mut pool = Mempool::from_cfg(&c.mempool, &mut map, cores_per_nic, page, c.mempool.order == MempoolOrder::Fifo);
+            let mut pay_pool = split.then(|| Mempool::from_cfg(&c.mempool, &mut map, cores_per_nic, page, false));
             // nicmem: the NIC's buffer region shared evenly by its nicmem queues.
             let nicmem_buf = c.nic.nicmem_buf_size;
             let per_queue = if nicmem_rings > 0 {
@@ -672,8 +567,7 @@ impl World {
                     }
                 }
             }
-            let mut src =
-                Source::new(&traffic_spec(c, n as u16)).map_err(|e| format!("traffic: {e}"))?;
+            let mut src = Source::from_cfg(&c.traffic, c.nic.line_rate, seed, n as u16)?;
             // A trace's frames are known once read: each must fit an mbuf, as traffic.size must.
             let room = c.mempool.mbuf_size.saturating_sub(crate::cpu::mempool::DATA_OFFSET);
             if let Some(big) = src.trace_max_frame().filter(|&m| m as u64 > room) {
@@ -685,14 +579,6 @@ impl World {
                     big as u64 + crate::cpu::mempool::DATA_OFFSET
                 ));
             }
-            src.aim_at_queue0(
-                c.traffic.target_share,
-                c.traffic.target_size as u32,
-                seed,
-                n as u16,
-            );
-            src.schedule(&phases(c), c.traffic.target_size as u32, seed, n as u16)
-                .map_err(|e| format!("traffic: {e}"))?;
             let next = src.next();
             let remote = c.nic.remote_socket.get(n).copied().unwrap_or(false);
             let ddio = c.nic.ddio.get(n).copied().unwrap_or(true);
@@ -755,78 +641,7 @@ impl World {
                 }),
             });
         }
-        let mut nf = match c.app.nf {
-            AppNf::L3fwd => {
-                let routes = l3fwd_routes(c, nics);
-                let tbl24 = map.alloc((1 << 24) * 4, 1 << 21);
-                // tbl8's size is known once the routes are in.
-                let mut lpm = Lpm::new(&routes, 0, tbl24, 0);
-                lpm.tbl8_addr = map.alloc(lpm.tbl8_bytes(), 4096);
-                Nf::L3fwd(lpm)
-            }
-            AppNf::Workpackage => Nf::WorkPackage(WorkPackage {
-                base: map.alloc(c.app.wp_size, 4096),
-                size: c.app.wp_size,
-                reads: c.app.wp_reads as u32,
-                payload: match c.app.wp_payload {
-                    AppWpPayload::Read => Some(false),
-                    AppWpPayload::Write => Some(true),
-                    AppWpPayload::Off => None,
-                },
-                slow_reads: c.app.slow_core_reads as u32,
-                cores_per_nic,
-                draws_ps: cycles_to_ps(c.app.wp_draws * c.app.wp_draw_cycles, c.cpu.freq),
-                // One XOR with the loaded word, then the division.
-                step_ps: cycles_to_ps(1 + c.cpu.div_cycles, c.cpu.freq),
-                chain: c.app.wp_chain,
-                mlp: c.cpu.mlp as u32,
-            }),
-            nf if crate::nf::flow_tables_per_core(nf) > 0 => {
-                let entries = c.app.flow_table_size;
-                let (b, k) = FlowTable::footprint(entries);
-                let mut tables = || {
-                    (0..cores.len())
-                        .map(|_| FlowTable::new(entries, map.alloc(b, 4096), map.alloc(k, 4096)))
-                        .collect()
-                };
-                let nat = |tables| Nf::Nat {
-                    tables,
-                    next_port: vec![1024; cores.len()],
-                };
-                let lb = |tables| Nf::Lb {
-                    tables,
-                    backends: c.app.lb_backends as u32,
-                    next: vec![0; cores.len()],
-                };
-                match nf {
-                    AppNf::Nat => nat(tables()),
-                    AppNf::Lb => lb(tables()),
-                    AppNf::Flowcount => Nf::FlowCount { tables: tables() },
-                    _ => Nf::Chain(vec![nat(tables()), lb(tables())]),
-                }
-            }
-            AppNf::Kvs => {
-                let items = c.traffic.flows;
-                let value = c.kvs.value_size;
-                let vbuf = value.next_multiple_of(64);
-                let hot = (c.kvs.hot_area / vbuf) as usize;
-                let slot = (64 + 128 + value).next_multiple_of(64);
-                // MICA's index: buckets of 64 B, about 8 items each.
-                let buckets = items.div_ceil(8).next_power_of_two();
-                Nf::Kvs(crate::nf::kvs::Kvs {
-                    log_base: map.alloc(items * slot, 4096),
-                    index_base: map.alloc(buckets * 64, 4096),
-                    buckets,
-                    stack_base: map.alloc(cores.len() as u64 * vbuf, 4096),
-                    meta_base: map.alloc(hot as u64 * 64 + 64, 4096),
-                    pending_base: map.alloc(hot as u64 * vbuf + 64, 4096),
-                    value,
-                    hot: vec![crate::nf::nmkvs::HotItem::new(0); hot],
-                    version: vec![0; hot],
-                })
-            }
-            _ => Nf::L2fwd,
-        };
+        let mut nf = Nf::build(c, &mut map, cores.len());
         if c.app.preload_flows {
             let stateful = crate::nf::flow_tables_per_core(c.app.nf) > 0;
             let mut r = rng(seed, stream::NF, u64::MAX);
@@ -858,14 +673,7 @@ impl World {
         let corunner = c.corunner.enabled.then(|| {
             MemLoop::new(corunner_core, map.alloc(c.corunner.buffer, 4096), c.corunner.buffer, false, false, 0, rng(seed, stream::ANTAGONIST, u64::MAX))
         });
-        let a = &c.antagonist;
-        let antagonists = (0..a.cores as usize)
-            .map(|i| {
-                let base = map.alloc(a.buffer, 4096);
-                let r = rng(seed, stream::ANTAGONIST, i as u64);
-                MemLoop::new(antagonist_core + i, base, a.buffer, a.pattern == AntagonistPattern::Random, a.op == AntagonistOp::Write, a.delay, r)
-            })
-            .collect();
+        let antagonists = MemLoop::antagonists(&c.antagonist, &mut map, antagonist_core, seed);
         let line_rate = c.nic.line_rate;
         let k = Layout {
             rx_desc,
@@ -876,13 +684,7 @@ impl World {
             split: if split { c.nic.split_offset } else { 0 },
             tx_queue_buffer: if c.nic.tx_desched { c.nic.tx_queue_buffer } else { 0 },
             rx_inline,
-            nf_cycles: c.app.nf_cycles
-                + match c.app.nf {
-                    AppNf::Nat => c.app.nat_cycles,
-                    AppNf::Lb => c.app.lb_cycles,
-                    AppNf::NatLb => c.app.nat_cycles + c.app.lb_cycles,
-                    AppNf::L2fwd | AppNf::L3fwd | AppNf::Workpackage | AppNf::Flowcount | AppNf::Kvs => 0,
-                },
+            nf_cycles: crate::nf::compute_cycles(&c.app),
         };
         let core_rng = (0..cores.len())
             .map(|i| rng(seed, stream::NF, i as u64))
