@@ -302,20 +302,17 @@ def test_runs_start_longest_first_and_rows_keep_their_order():
 
 
 def test_a_plot_over_seeds_has_error_bars_integer_ticks_and_starts_at_zero(tmp_path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
+    from packetpath import plots
 
     store = tmp_path / "s"
     sweep("l2fwd", {"cpu.cores": [1, 2], "sim.seed": [1, 2]}, set=SHORT, jobs=1, store=store, progress=False)
     created = []
-    real = plt.subplots
-    plt.subplots = lambda *a, **k: created.append(real(*a, **k)) or created[-1]
+    real = plots._subplots
+    plots._subplots = lambda *a, **k: created.append(real(*a, **k)) or created[-1]
     try:
         packetpath.Results(store).plot("latency_ns.p99", x="cpu.cores", out=tmp_path / "p")
     finally:
-        plt.subplots = real
+        plots._subplots = real
     _, ax = created[0]
     assert ax.get_ylim()[0] == 0
     assert all(float(t).is_integer() for t in ax.get_xticks())
