@@ -327,3 +327,18 @@ def test_sweep_report_orders_categories_as_numbers(tmp_path):
     # x is llc.ddio_ways (ties go alphabetically), the colour traffic.size: 64 before 1500
     assert text.index('"name":"64"') < text.index('"name":"1500"')
     assert '"tickvals":[2,11]' in text
+
+
+def test_where_values_take_units_and_axes_read_in_units():
+    from packetpath.plots import readable, with_base_units
+
+    assert with_base_units('"traffic.rate" = 25Gbps') == '"traffic.rate" = 25000'
+    assert with_base_units('"sim.duration" >= 1ms AND "traffic.size" = 64') == '"sim.duration" >= 1000000000 AND "traffic.size" = 64'
+    # left alone: numbers without a unit, SQL words after a number, exponents, text in quotes
+    for text in ('"traffic.size" = 64 AND "cpu.cores" = 4', '"traffic.rate" >= 25e3', "name = '\"traffic.rate\" = 5Gbps'"):
+        assert with_base_units(text) == text
+    with pytest.raises(ConfigError, match="traffic.rate"):
+        with_base_units('"traffic.rate" = 25GHz')
+    assert readable("traffic.rate", [25000, 50000]) == ("Gbps", 1e3)
+    assert readable("traffic.size", [64, 1500]) == ("B", 1.0)  # a parameter stays whole
+    assert readable("latency_ns.p99", [26_799.5]) == ("us", 1e3)

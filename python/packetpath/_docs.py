@@ -14,8 +14,9 @@ reference can never disagree with the code:
 
 ``python -m packetpath._docs readme [README.md]`` writes the README's first
 run and score lines (between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``
-markers) from a run of l2fwd and the same data; ``python -m packetpath._docs data OUT`` copies a reproduction
-folder's ``claims.json`` and charts in as the latest run (`make reproductions`).
+markers) from a run of l2fwd and the same data; ``python -m packetpath._docs
+data OUT...`` copies reproduction folders' ``claims.json`` and charts in as
+the latest runs (`make reproductions`).
 """
 
 from __future__ import annotations
@@ -138,6 +139,7 @@ def _title(paper: str) -> str:
 
 def reproduction_page(paper: str) -> str:
     from packetpath.reproduce import score
+    from packetpath.reproduce._claims import VERDICTS
     from packetpath.reproduce._report import fmt, simulated_text
     from packetpath.reproduce._runner import load_paper
 
@@ -147,8 +149,8 @@ def reproduction_page(paper: str) -> str:
     out = [f"{GENERATED_NOTE}# {paper}\n\n*{_title(paper)}*\n\n{body.strip()}\n\n"
            f"`packetpath reproduce {paper} --out out/{paper}` runs it. The latest run, as committed with the code:\n\n"
            f"**{score(claims)}**\n\n"]
-    out.append(_table(["figure", "claims", *VERDICT_ORDER], [
-        [figure, len(group), *(sum(c.verdict == v for c in group) or "" for v in VERDICT_ORDER)]
+    out.append(_table(["figure", "claims", *VERDICTS], [
+        [figure, len(group), *(sum(c.verdict == v for c in group) or "" for v in VERDICTS)]
         for figure, group in _by_figure(claims).items()]))
     # each claim: its verdict first, the values, and where it does not pass, why
     for figure, group in _by_figure(claims).items():
@@ -161,9 +163,6 @@ def reproduction_page(paper: str) -> str:
     if charts:
         out.append("\n## Charts\n\n" + "".join(f"![{p.stem}](data/{paper}/{p.name})\n\n" for p in charts))
     return "".join(out)
-
-
-VERDICT_ORDER = ("pass", "inconclusive", "anchor", "fail")
 
 
 def _by_figure(claims: list[Any]) -> dict[str, list[Any]]:
