@@ -369,3 +369,15 @@ def test_a_throughput_must_be_bounded_by_what_the_paper_says():
     assert bound_by(ok, {"run": core}, ("cores",), "the busiest core").passed
     c = bound_by(ok, {"run": credits}, ("cores",), "the busiest core")
     assert c.verdict == "fail" and "posted credits" in c.why
+
+
+def test_a_latency_in_ns_reads_in_us_as_the_figures_draw_it():
+    from packetpath.reproduce import latency
+    from packetpath.reproduce._report import paper_text, rows, simulated_text, tolerance_text
+
+    c = latency("ddio", "Table 2", "median latency 500.82 us", "latency_ns.p50", 500_820, 30_511)
+    assert (paper_text(c), simulated_text(c), tolerance_text(c)) == ("500.8 us", "30.51 us", "within 2x (250 to 1000 us)")
+    assert "e+05" not in " ".join(rows([c])[0])
+    # a ratio or share of latencies, or a short one, stays as it is
+    short = latency("x", "Fig 1", "a short latency", "latency_ns.p50", 800, 900)
+    assert simulated_text(short) == "900" and tolerance_text(short) == short.tolerance

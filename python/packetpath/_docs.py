@@ -140,7 +140,7 @@ def _title(paper: str) -> str:
 def reproduction_page(paper: str) -> str:
     from packetpath.reproduce import score
     from packetpath.reproduce._claims import VERDICTS
-    from packetpath.reproduce._report import fmt, simulated_text
+    from packetpath.reproduce._report import paper_text, simulated_text, tolerance_text
     from packetpath.reproduce._runner import load_paper
 
     module = load_paper(paper)
@@ -157,8 +157,8 @@ def reproduction_page(paper: str) -> str:
         out.append(f"\n## {figure}\n\n")
         for c in group:
             why = c.why or ("" if c.verdict == "pass" else "(no reason given)")
-            out.append(f"- **{c.verdict}**: {_md(c.claim)}. Paper {_md(fmt(c.paper_value))}, simulated "
-                       f"{_md(simulated_text(c))} (passes when {_md(c.tolerance)}).{' *Why:* ' + _md(why) if why else ''}\n")
+            out.append(f"- **{c.verdict}**: {_md(c.claim)}. Paper {_md(paper_text(c))}, simulated "
+                       f"{_md(simulated_text(c))} (passes when {_md(tolerance_text(c))}).{' *Why:* ' + _md(why) if why else ''}\n")
     charts = sorted((DATA / paper).glob("*.png"), key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.stem)])
     if charts:
         out.append("\n## Charts\n\n" + "".join(f"![{p.stem}](data/{paper}/{p.name})\n\n" for p in charts))

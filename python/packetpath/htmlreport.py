@@ -32,7 +32,7 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
     from packetpath.profiles import same_figure
     from packetpath.reproduce import load_paper
     from packetpath.reproduce import Claim, score
-    from packetpath.reproduce._report import fmt, simulated_text, verdict_text
+    from packetpath.reproduce._report import paper_text, simulated_text, tolerance_text, verdict_text
 
     folder = Path(folder)
     try:
@@ -67,7 +67,8 @@ def read_folder(folder: str | os.PathLike) -> dict[str, Any]:
     for c in claims:
         claim = Claim.from_json(c)
         c["verdict"] = claim.verdict
-        c["paper_text"], c["simulated_text"], c["verdict_text"] = fmt(c["paper_value"]), simulated_text(claim), verdict_text(claim)
+        c["paper_text"], c["simulated_text"], c["verdict_text"] = paper_text(claim), simulated_text(claim), verdict_text(claim)
+        c["tolerance"] = tolerance_text(claim)
         judged.append(claim)
     # Each claim once: under the first chart of its figure (a chart of "Fig 14"
     # takes "Fig 14c" too), or among the undrawn.

@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
+import re
 from typing import Any
 
 from rich.table import Table
@@ -28,14 +29,60 @@ def verdict_text(c: Claim) -> str:
     return c.verdict.upper() + (f": {c.why}" if c.why else "") + bounds
 
 
+def _in_us(c: Claim) -> bool:
+    """A latency claim in ns whose values reach 10 us: shown in us, as the figures draw latencies."""
+    name = c.metric.split(" ")[0].split(",")[0]
+    if not (name.endswith("_ns") or "_ns." in name) or name != c.metric:
+        return False  # (a metric with a qualifier is a ratio, a share or a percent change)
+    return any(abs(x) >= 1e4 for x in _numbers((c.paper_value, c.simulated)))
+
+
+def _numbers(value: Any) -> list[float]:
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    if isinstance(value, Mapping):
+        return [x for v in value.values() for x in _numbers(v)]
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _numbers(v)]
+    return []
+
+
+def _scaled(value: Any, by: float) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return value / by
+    if isinstance(value, Mapping):
+        return {k: _scaled(v, by) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scaled(v, by) for v in value]
+    return value
+
+
+def paper_text(c: Claim) -> str:
+    """The paper's value, in us where the claim's latencies read so (`_in_us`)."""
+    return fmt(_scaled(c.paper_value, 1e3)) + " us" if _in_us(c) and _numbers(c.paper_value) else fmt(c.paper_value)
+
+
 def simulated_text(c: Claim) -> str:
     """The simulated value, with the seeds' standard deviation beside it where there is one."""
-    return fmt(c.simulated) if c.spread is None else fmt(c.simulated, c.spread)
+    by = 1e3 if _in_us(c) else 1.0
+    text = fmt(_scaled(c.simulated, by)) if c.spread is None else fmt(_scaled(c.simulated, by), _scaled(c.spread, by))
+    return text + (" us" if by != 1.0 else "")
+
+
+def tolerance_text(c: Claim) -> str:
+    """The tolerance, its bounds ``(lo to hi)`` in us where the values are."""
+    if not _in_us(c):
+        return c.tolerance
+    return re.sub(r"\((-?[\d.e+-]+) to (-?[\d.e+-]+)\)", lambda m: f"({float(m[1]) / 1e3:.4g} to {float(m[2]) / 1e3:.4g} us)", c.tolerance)
 
 
 def rows(claims: Sequence[Claim]) -> list[tuple[str, ...]]:
     """One row of text per claim, in `COLUMNS` order."""
-    return [(c.figure, c.claim, c.metric, fmt(c.paper_value), simulated_text(c), c.tolerance, verdict_text(c)) for c in claims]
+    return [(c.figure, c.claim, c.metric, paper_text(c), simulated_text(c), tolerance_text(c), verdict_text(c)) for c in claims]
 
 
 def summary(claims: Sequence[Claim]) -> str:
