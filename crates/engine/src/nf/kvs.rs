@@ -14,6 +14,7 @@
 //! write-combined stores.
 
 use super::nmkvs::{Get, HotItem};
+use crate::config::{AppNf, Cfg, TrafficFlowPopularity, TrafficSizeDist};
 use crate::cpu::Stall;
 use crate::mem::Memory;
 use crate::nic::{PktRef, NO_BUF};
@@ -145,4 +146,36 @@ impl Kvs {
         self.hot[key as usize].tx_complete();
         stall.add(mem.core_access(core, self.meta_base + 64 * key as u64, true, now));
     }
+}
+
+/// KVS: the hot area fits in nicmem, hot items are items.
+pub fn check(c: &Cfg) -> Result<(), String> {
+    let (area, value) = (c.kvs.hot_area, c.kvs.value_size);
+    if area > c.nic.nicmem_capacity {
+        return Err(format!(
+            "kvs.hot_area = {area} B: more than the NIC's nicmem (nic.nicmem_capacity = {} B)",
+            c.nic.nicmem_capacity
+        ));
+    }
+    let hot = area / value.next_multiple_of(64);
+    if c.app.nf == AppNf::Kvs && hot > c.traffic.flows {
+        return Err(format!(
+            "kvs.hot_area = {area} B: holds {hot} hot items, more than the {} items (traffic.flows)",
+            c.traffic.flows
+        ));
+    }
+    if c.traffic.flow_popularity == TrafficFlowPopularity::Hot && c.traffic.hot_flows > c.traffic.flows {
+        return Err(format!(
+            "traffic.hot_flows = {}: more hot items than traffic.flows = {}",
+            c.traffic.hot_flows,
+            c.traffic.flows
+        ));
+    }
+    let small = c.traffic.hot_share_small;
+    if small >= 0.0 && (c.traffic.flow_popularity != TrafficFlowPopularity::Hot || c.traffic.size_dist != TrafficSizeDist::Bimodal) {
+        return Err(format!(
+            "traffic.hot_share_small = {small}: needs flow_popularity = hot and size_dist = bimodal (its small frames are the GETs); -1 = off"
+        ));
+    }
+    Ok(())
 }

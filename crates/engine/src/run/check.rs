@@ -1,10 +1,11 @@
 //! Checks that involve more than one parameter, or a component's own
 //! knowledge (a flow table's footprint, a WQE's layout, PAUSE headroom).
-//! They run after parsing and before any component is built.
+//! They run after parsing and before any component is built. A device's or
+//! an NF's checks of its own section live beside it (`devices::dpa::check`,
+//! `devices::netdimm::check`, `nf::kvs::check`) and are called from here.
 
-use crate::config::{AppNf, DpaBenchMem2, DpaBenchNetMode, DpaBenchProc, DpaBenchWorkload, LlcSliceHash, NetdimmNf, NetdimmNic, NetdimmTraffic, NicPayloadMem, SimKind, SimUntil, TrafficFlowPopularity, TrafficSizeDist};
+use crate::config::{AppNf, DpaBenchWorkload, LlcSliceHash, NicPayloadMem, SimKind, SimUntil, TrafficSizeDist};
 use crate::config::Cfg;
-use crate::devices::dpa::{Mem, Proc};
 
 fn pow2(key: &str, v: u64) -> Result<(), String> {
     if v.is_power_of_two() {
@@ -214,7 +215,7 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
     check_nicmem(c, max_frame)?;
     check_flow_control(c, max_frame)?;
     check_rings(c)?;
-    check_kvs(c)?;
+    crate::nf::kvs::check(c)?;
     let mut rings = c.cpu.cores / c.rings.sharing;
     if c.rings.dynamic {
         rings += c.cpu.cores; // the private set too
@@ -263,140 +264,12 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
             crate::units::gib(host)
         ));
     }
-    netdimm_check(c)?;
+    crate::devices::netdimm::check::check(c)?;
     check_preload(c)?;
     if c.sim.warmup + c.sim.duration > 100 * crate::units::S {
         return Err("sim.duration + sim.warmup: at most 100 s of simulated time".into());
     }
-    cross_check_bf3(c)
-}
-
-/// Checks of the BlueField-3 parameters and workloads (issue 7).
-fn cross_check_bf3(c: &Cfg) -> Result<(), String> {
-    for (p, bytes, ways) in [
-        ("dpa.l1", c.dpa.l1_size, c.dpa.l1_ways),
-        ("dpa.l2", c.dpa.l2_size, c.dpa.l2_ways),
-        ("dpa.l3", c.dpa.l3_size, c.dpa.l3_ways),
-        ("arm.l1", c.arm.l1_size, c.arm.l1_ways),
-        ("arm.l2", c.arm.l2_size, c.arm.l2_ways),
-        ("arm.l3", c.arm.l3_size, c.arm.l3_ways),
-        ("host.l1", c.host.l1_size, c.host.l1_ways),
-    ] {
-        let size = format!("{p}_size");
-        if bytes % (64 * ways) != 0 || !(bytes / 64 / ways).is_power_of_two() {
-            return Err(format!(
-                "{size} = {bytes} B: must be {p}_ways x 64 B x a power of two sets"
-            ));
-        }
-    }
-    if c.bf3.nic_l2_ways > c.dpa.l2_ways {
-        return Err(format!(
-            "bf3.nic_l2_ways = {}: must be <= dpa.l2_ways = {}",
-            c.bf3.nic_l2_ways,
-            c.dpa.l2_ways
-        ));
-    }
-    let hw = c.dpa.cores * c.dpa.threads_per_core;
-    if c.dpa.usable_threads > hw {
-        return Err(format!(
-            "dpa.usable_threads = {}: more than dpa.cores x dpa.threads_per_core = {hw}",
-            c.dpa.usable_threads
-        ));
-    }
-    let workload = c.dpa_bench.workload;
-    if c.sim.kind != SimKind::Dpa {
-        return Ok(());
-    }
-    let proc = c.dpa_bench.proc;
-    let threads = c.dpa_bench.threads;
-    let (max, what) = match proc {
-        DpaBenchProc::Dpa => (
-            c.dpa.usable_threads,
-            "dpa.usable_threads".to_string(),
-        ),
-        DpaBenchProc::Arm => (c.arm.cores, "arm.cores".to_string()),
-        DpaBenchProc::Host => (
-            c.cpu.max_cores * c.host.threads_per_core,
-            format!(
-                "cpu.max_cores x host.threads_per_core = {}",
-                c.cpu.max_cores * c.host.threads_per_core
-            ),
-        ),
-    };
-    if threads > max {
-        return Err(format!(
-            "dpa_bench.threads = {threads}: more than the {max} usable {proc} threads ({what})"
-        ));
-    }
-    let bg = c.dpa_bench.background;
-    let ports = c.nic.line_rate * c.nic.count;
-    if workload == DpaBenchWorkload::Clocksync && bg >= ports {
-        return Err(format!(
-            "dpa_bench.background = {}Gbps: at or above the {}Gbps of the ports (nic.line_rate x nic.count); queues would grow without bound",
-            bg as f64 / 1e3,
-            ports as f64 / 1e3
-        ));
-    }
-    let mem2 = c.dpa_bench.mem2;
-    let n2 = c.dpa_bench.mem2_threads;
-    if workload == DpaBenchWorkload::Bandwidth && mem2 != DpaBenchMem2::Off && (n2 == 0 || n2 >= threads) {
-        return Err(format!("dpa_bench.mem2_threads = {n2}: with dpa_bench.mem2 = {mem2} give 1..{} threads (the rest use dpa_bench.mem)", threads.saturating_sub(1)));
-    }
-    if proc == DpaBenchProc::Dpa {
-        // The memories the workload touches.
-        let mut used = vec![];
-        if workload != DpaBenchWorkload::Compute
-            && !(workload == DpaBenchWorkload::Net && c.dpa_bench.net_mode != DpaBenchNetMode::Kv)
-            && !(matches!(workload, DpaBenchWorkload::Latency | DpaBenchWorkload::Clocksync) && c.dpa_bench.random_reads == 0)
-        {
-            used.push(("dpa_bench.mem", Mem::from(c.dpa_bench.mem)));
-        }
-        if workload == DpaBenchWorkload::Bandwidth && mem2 != DpaBenchMem2::Off {
-            used.push(("dpa_bench.mem2", Mem::second(mem2).expect("mem2 is set")));
-        }
-        if matches!(workload, DpaBenchWorkload::Latency | DpaBenchWorkload::Clocksync | DpaBenchWorkload::Net) {
-            used.push(("dpa_bench.net_buf", Mem::from(c.dpa_bench.net_buf)));
-        }
-        let host = used.iter().find(|u| u.1 == Mem::Host);
-        let arm = used.iter().find(|u| u.1 == Mem::Arm);
-        if let (Some(h), Some(a)) = (host, arm) {
-            return Err(format!("{} = host with {} = arm: DPA threads cannot use host and Arm memory together (DOCA 2.5)", h.0, a.0));
-        }
-    }
-    let mem = Mem::of_buffer(Proc::from(proc), c.dpa_bench.mem.into());
-    let (cap, key) = match mem {
-        Mem::Dpa => (c.dpa.memory_size, "dpa.memory_size"),
-        Mem::Arm => (c.arm.memory_size, "arm.memory_size"),
-        Mem::Host => (
-            8u64 << 30,
-            "the 8 GiB of host memory the model gives buffers",
-        ),
-    };
-    let ws = if workload == DpaBenchWorkload::Net && c.dpa_bench.net_mode == DpaBenchNetMode::Kv {
-        c.dpa_bench.kv_keys * 16
-    } else {
-        c.dpa_bench.working_set
-    };
-    let which = if workload == DpaBenchWorkload::Net {
-        "dpa_bench.kv_keys x 16 B"
-    } else {
-        "dpa_bench.working_set"
-    };
-    if matches!(workload, DpaBenchWorkload::Chase | DpaBenchWorkload::Bandwidth) || which != "dpa_bench.working_set" {
-        if ws > cap {
-            return Err(format!(
-                "{which} = {ws} B: larger than {mem} memory ({key} = {cap} B)"
-            ));
-        }
-    }
-    if workload == DpaBenchWorkload::Chase && c.dpa_bench.working_set < c.dpa_bench.stride {
-        return Err(format!(
-            "dpa_bench.working_set = {} B: smaller than dpa_bench.stride = {} B",
-            c.dpa_bench.working_set,
-            c.dpa_bench.stride
-        ));
-    }
-    Ok(())
+    crate::devices::dpa::check::check(c)
 }
 
 /// Flow tables each core's NF keeps.
@@ -484,38 +357,6 @@ fn check_preload(c: &Cfg) -> Result<(), String> {
         return Err(format!(
             "app.flow_table_size = {size}: too small to preload traffic.flows = {flows} (about {need} entries per core: \
              {per_flow} per flow over the {cores} cores of a NIC); give at least {need}, fewer flows, or app.preload_flows = false"
-        ));
-    }
-    Ok(())
-}
-
-/// KVS: the hot area fits in nicmem, hot items are items.
-fn check_kvs(c: &Cfg) -> Result<(), String> {
-    let (area, value) = (c.kvs.hot_area, c.kvs.value_size);
-    if area > c.nic.nicmem_capacity {
-        return Err(format!(
-            "kvs.hot_area = {area} B: more than the NIC's nicmem (nic.nicmem_capacity = {} B)",
-            c.nic.nicmem_capacity
-        ));
-    }
-    let hot = area / value.next_multiple_of(64);
-    if c.app.nf == AppNf::Kvs && hot > c.traffic.flows {
-        return Err(format!(
-            "kvs.hot_area = {area} B: holds {hot} hot items, more than the {} items (traffic.flows)",
-            c.traffic.flows
-        ));
-    }
-    if c.traffic.flow_popularity == TrafficFlowPopularity::Hot && c.traffic.hot_flows > c.traffic.flows {
-        return Err(format!(
-            "traffic.hot_flows = {}: more hot items than traffic.flows = {}",
-            c.traffic.hot_flows,
-            c.traffic.flows
-        ));
-    }
-    let small = c.traffic.hot_share_small;
-    if small >= 0.0 && (c.traffic.flow_popularity != TrafficFlowPopularity::Hot || c.traffic.size_dist != TrafficSizeDist::Bimodal) {
-        return Err(format!(
-            "traffic.hot_share_small = {small}: needs flow_popularity = hot and size_dist = bimodal (its small frames are the GETs); -1 = off"
         ));
     }
     Ok(())
@@ -635,50 +476,6 @@ fn check_nicmem(c: &Cfg, max_frame: u64) -> Result<(), String> {
                 cores - host_q
             ));
         }
-    }
-    Ok(())
-}
-
-/// The NetDIMM scenario's bad inputs (issue 6): a channel that does not
-/// exist, interleaving over NetDIMM space, a frame beyond the MTU.
-fn netdimm_check(c: &Cfg) -> Result<(), String> {
-    let ch = c.netdimm.channel;
-    if ch >= c.dram.channels {
-        return Err(format!(
-            "netdimm.channel = {ch}: the host has dram.channels = {} (channels 0..={})",
-            c.dram.channels,
-            c.dram.channels - 1
-        ));
-    }
-    if c.netdimm.nf != NetdimmNf::Off && !matches!(c.netdimm.nic, NetdimmNic::Inic | NetdimmNic::Netdimm) {
-        return Err(format!("netdimm.nf = {}: the co-runner experiment (Fig 12b) runs with netdimm.nic = inic or netdimm, not {}", c.netdimm.nf, c.netdimm.nic));
-    }
-    if c.netdimm.interleave {
-        return Err("netdimm.interleave = true: the NetDIMM address range must stay on one channel (flex mode, paper Sec. 4.2.1); set it to false".into());
-    }
-    if c.sim.kind == SimKind::Netdimm
-        && c.netdimm.traffic == NetdimmTraffic::Fixed
-        && !c.netdimm.segmentation
-    {
-        let frame = c.netdimm.size + crate::wire::UDP_HEADERS;
-        if frame > c.netdimm.mtu {
-            return Err(format!(
-                "netdimm.size = {}: a {frame} B frame ({} B of headers) exceeds netdimm.mtu = {} B; set netdimm.segmentation = true or a size <= {} B",
-                c.netdimm.size,
-                crate::wire::UDP_HEADERS,
-                c.netdimm.mtu,
-                c.netdimm.mtu.saturating_sub(crate::wire::UDP_HEADERS)
-            ));
-        }
-    }
-    if c.sim.kind == SimKind::Netdimm
-        && c.netdimm.traffic != NetdimmTraffic::Fixed
-        && c.netdimm.mtu < 1514
-    {
-        return Err(format!(
-            "netdimm.mtu = {}: the Facebook size distributions reach 1514 B frames",
-            c.netdimm.mtu
-        ));
     }
     Ok(())
 }

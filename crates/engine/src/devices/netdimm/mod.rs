@@ -17,6 +17,7 @@
 //! NetDIMM's non-deterministic reads (requests are served in issue order).
 
 pub mod alloc;
+pub mod check;
 pub mod dram;
 pub mod ncache;
 pub mod rowclone;
