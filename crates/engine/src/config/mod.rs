@@ -13,19 +13,19 @@ pub use table::*;
 use serde_json::Value;
 
 /// The run kinds with the memory controller.
-const CONTROLLER: &[&str] = &["mem_bench", "hostnet"];
+const CONTROLLER: &[SimKind] = &[SimKind::MemBench, SimKind::Hostnet];
 
 /// Parameters only one run kind reads (key or `section.` prefix, kind):
 /// giving one for another kind is a mistake, not a no-op.
-const KIND_KEYS: &[(&str, &[&str])] = &[
-    ("pcie_bench.", &["pcie_bench"]),
-    ("copy_bench.", &["copy_bench"]),
-    ("mem_bench.", &["mem_bench"]),
-    ("hostnet.", &["hostnet"]),
-    ("iio.", &["hostnet"]),
-    ("cha.", &["hostnet"]),
-    ("antagonist.", &["packet"]),
-    // (the memory controller runs only under mem_bench and hostnet so far;
+const KIND_KEYS: &[(&str, &[SimKind])] = &[
+    ("pcie_bench.", &[SimKind::PcieBench]),
+    ("copy_bench.", &[SimKind::CopyBench]),
+    ("mem_bench.", &[SimKind::MemBench]),
+    ("hostnet.", &[SimKind::Hostnet]),
+    ("iio.", &[SimKind::Hostnet]),
+    ("cha.", &[SimKind::Hostnet]),
+    ("antagonist.", &[SimKind::Packet]),
+    // (the memory controller runs only under mem_bench and hostnet;
     // dram.speed stays free: profiles name their DIMMs for every kind)
     ("dram.ranks", CONTROLLER),
     ("dram.page_policy", CONTROLLER),
@@ -35,19 +35,19 @@ const KIND_KEYS: &[(&str, &[&str])] = &[
     ("dram.write_high", CONTROLLER),
     ("dram.write_low", CONTROLLER),
     ("dram.write_idle", CONTROLLER),
-    ("dpa_bench.", &["dpa"]),
-    ("netdimm.nic", &["netdimm"]),
-    ("netdimm.traffic", &["netdimm"]),
-    ("netdimm.size", &["netdimm"]),
-    ("netdimm.messages", &["netdimm"]),
-    ("netdimm.segmentation", &["netdimm"]),
-    ("netdimm.app_buffers", &["netdimm"]),
-    ("netdimm.load", &["netdimm"]),
-    ("netdimm.nf", &["netdimm"]),
+    ("dpa_bench.", &[SimKind::Dpa]),
+    ("netdimm.nic", &[SimKind::Netdimm]),
+    ("netdimm.traffic", &[SimKind::Netdimm]),
+    ("netdimm.size", &[SimKind::Netdimm]),
+    ("netdimm.messages", &[SimKind::Netdimm]),
+    ("netdimm.segmentation", &[SimKind::Netdimm]),
+    ("netdimm.app_buffers", &[SimKind::Netdimm]),
+    ("netdimm.load", &[SimKind::Netdimm]),
+    ("netdimm.nf", &[SimKind::Netdimm]),
 ];
 
 /// The run kinds that alone read `key`, if any do.
-pub fn kind_of(key: &str) -> Option<&'static [&'static str]> {
+pub fn kind_of(key: &str) -> Option<&'static [SimKind]> {
     KIND_KEYS
         .iter()
         .find(|(k, _)| if k.ends_with('.') { key.starts_with(k) } else { key == *k })
@@ -61,10 +61,11 @@ pub fn typed(scenario: &Value) -> Result<(Values, Cfg), String> {
     let cfg = Cfg::from_values(&values);
     for key in given {
         match kind_of(key) {
-            Some(kinds) if !kinds.contains(&cfg.sim.kind.word()) => {
+            Some(kinds) if !kinds.contains(&cfg.sim.kind) => {
+                let names: Vec<&str> = kinds.iter().map(|k| k.word()).collect();
                 return Err(format!(
                     "{key}: a parameter of sim.kind = {}, but sim.kind = {}; set sim.kind = {} or drop {key}",
-                    kinds.join(" or "),
+                    names.join(" or "),
                     cfg.sim.kind,
                     kinds[0]
                 ));
