@@ -142,6 +142,18 @@ def readable(key: str, values: Any) -> tuple[str, float]:
     return best
 
 
+def in_readable_units(df: Any, key: str, columns: Sequence[str]) -> str:
+    """Rescale ``columns`` of ``df`` (values of ``key``; the first one picks
+    the unit, see `readable`) in place; returns the unit they are now in."""
+    if df[columns[0]].dtype.kind not in "if":
+        return base_unit(key)
+    unit, factor = readable(key, df[columns[0]])
+    if factor != 1:
+        for c in columns:
+            df[c] = df[c] / factor
+    return unit
+
+
 def with_base_units(condition: str) -> str:
     """An SQL condition whose comparisons of a parameter with a value that
     carries its unit (``"traffic.rate" = 25Gbps``, ``"sim.duration" >= 1ms``)
@@ -237,14 +249,8 @@ def plot_store(
         raise ConfigError(f"no runs to plot in the store {store.path}" + (f" where {where}" if where else ""))
 
     # readable units: 25 Gbps rather than 25000 Mbps
-    units = {}
-    for key, column in ((x, x), (by, by), (metric, "y")):
-        if key and df[column].dtype.kind in "if":
-            units[key], factor = readable(key, df[column])
-            if factor != 1:
-                df[column] = df[column] / factor
-                if column == "y" and "sd" in df:
-                    df["sd"] = df["sd"] / factor
+    units = {key: in_readable_units(df, key, [column, "sd"] if column == "y" and "sd" in df else [column])
+             for key, column in ((x, x), (by, by), (metric, "y")) if key}
     fig, ax = _subplots((5.5, 3.8))
     if kind == "heatmap":
         table = df.pivot_table(index=by, columns=x, values="y", aggfunc="mean")

@@ -73,7 +73,7 @@ def build(store: Any, out: str | os.PathLike) -> Path:
 
     from packetpath import metrics
     from packetpath.htmlreport import write_page
-    from packetpath.plots import base_unit, label, readable, swept, whole_numbers
+    from packetpath.plots import base_unit, in_readable_units, label, swept, whole_numbers
     from packetpath.store import Store
 
     store = store if isinstance(store, Store) else Store.existing(store)
@@ -84,11 +84,7 @@ def build(store: Any, out: str | os.PathLike) -> Path:
     axes, averaged = keys[:len(ROLES)], keys[len(ROLES):]
     roles = {arg: k for (arg, _), k in zip(ROLES, axes)}
     # swept parameters in readable units (25 Gbps, not 25000 Mbps)
-    unit = {}
-    for k in axes:
-        unit[k], factor = readable(k, df[k]) if df[k].dtype.kind in "if" else (base_unit(k), 1.0)
-        if factor != 1:
-            df[k] = df[k] / factor
+    unit = {k: in_readable_units(df, k, [k]) for k in axes}
     for k in axes[1:]:  # colours and facets are categories
         df[k] = df[k].map(lambda v: f"{v:g}" if isinstance(v, float) else str(v))
     numeric = [m for m in metrics.METRICS if m.path in df.columns and df[m.path].dtype.kind in "if" and df[m.path].notna().any()]
@@ -100,8 +96,7 @@ def build(store: Any, out: str | os.PathLike) -> Path:
             continue
         agg = df.groupby(axes, sort=True)[m.path].agg(["mean", "std", "count"]).reset_index()
         runs = int(agg["count"].max())
-        y_unit, factor = readable(m.path, agg["mean"])
-        agg[["mean", "std"]] = agg[["mean", "std"]] / factor
+        y_unit = in_readable_units(agg, m.path, ["mean", "std"])
         # categories in natural order (64 before 1500), whole-number x values as ticks
         order = {k: sorted(agg[k].unique(), key=_natural) for k in axes[1:]}
         fig = px.line(agg, y="mean", error_y="std" if runs > 1 else None, markers=True, category_orders=order,
