@@ -12,8 +12,9 @@ pub use table::*;
 
 use serde_json::Value;
 
-/// The run kinds with the memory controller.
-const CONTROLLER: &[SimKind] = &[SimKind::MemBench, SimKind::Hostnet];
+/// The run kinds with the memory controller (a packet run's with
+/// `dram.model = controller`).
+const CONTROLLER: &[SimKind] = &[SimKind::MemBench, SimKind::Hostnet, SimKind::Packet];
 
 /// Parameters only one run kind reads (key or `section.` prefix, kind):
 /// giving one for another kind is a mistake, not a no-op.
@@ -25,8 +26,9 @@ const KIND_KEYS: &[(&str, &[SimKind])] = &[
     ("iio.", &[SimKind::Hostnet]),
     ("cha.", &[SimKind::Hostnet]),
     ("antagonist.", &[SimKind::Packet]),
-    // (the memory controller runs only under mem_bench and hostnet;
-    // dram.speed stays free: profiles name their DIMMs for every kind)
+    // (the memory controller runs under mem_bench, hostnet and packet
+    // runs with dram.model = controller; dram.speed stays free: profiles
+    // name their DIMMs for every kind)
     ("dram.ranks", CONTROLLER),
     ("dram.page_policy", CONTROLLER),
     ("dram.read_queue", CONTROLLER),
@@ -68,6 +70,12 @@ pub fn typed(scenario: &Value) -> Result<(Values, Cfg), String> {
                     names.join(" or "),
                     cfg.sim.kind,
                     kinds[0]
+                ));
+            }
+            Some(kinds) if kinds == CONTROLLER && cfg.sim.kind == SimKind::Packet && cfg.dram.model != DramModel::Controller => {
+                return Err(format!(
+                    "{key}: a parameter of the memory controller, but dram.model = {}; set dram.model = controller or drop {key}",
+                    cfg.dram.model
                 ));
             }
             _ => {}

@@ -53,8 +53,11 @@ impl MemLoop {
         MemLoop { core, base, lines: (bytes / 64).max(1), pos: 0, random, write, delay, rng, done_lines: 0, lat_sum: 0 }
     }
 
-    /// One step at `now`; returns its duration.
-    pub fn step(&mut self, mem: &mut Memory, now: Time, mlp: u64, freq: u64, measuring: bool) -> Time {
+    /// One step at `now`: its memory stall and its compute time. (With
+    /// the memory controllers its DRAM reads are still out: their
+    /// latencies join the stall, and [`MemLoop::dram_read`], as they come
+    /// back.)
+    pub fn step(&mut self, mem: &mut Memory, now: Time, freq: u64, measuring: bool) -> (Stall, Time) {
         let mut stall = Stall::default();
         let mut lat_sum = 0;
         for _ in 0..STEP {
@@ -68,7 +71,14 @@ impl MemLoop {
             self.done_lines += STEP;
             self.lat_sum += lat_sum;
         }
-        stall.total(mlp) + cycles_to_ps(STEP * (1 + self.delay), freq)
+        (stall, cycles_to_ps(STEP * (1 + self.delay), freq))
+    }
+
+    /// A DRAM read of a step came back `lat` after it left the core.
+    pub fn dram_read(&mut self, lat: Time, measuring: bool) {
+        if measuring {
+            self.lat_sum += lat;
+        }
     }
 
     /// Start the measured window.

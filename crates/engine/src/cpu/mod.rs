@@ -4,6 +4,7 @@
 //! A core's state between polls lives here; the poll itself, which touches
 //! the NIC's rings and the memory system, is in `run::packet::core`.
 
+pub mod fill;
 pub mod memloop;
 pub mod mempool;
 pub mod wc;

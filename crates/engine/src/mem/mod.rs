@@ -35,6 +35,7 @@ use crate::config::{DramCfg, L2Cfg, LlcCfg, MemCfg};
 use crate::sim::{rng, stream};
 use crate::units::Time;
 use cache::{Cache, Indexing, Policy, Victim, LINE};
+use dram::queued::Queued;
 use dram::Dram;
 use pages::PageTable;
 use prefetch::Prefetchers;
@@ -198,6 +199,9 @@ pub struct Memory {
     /// a line (its sharers); the LLC's own entries then have none.
     sf: Option<Cache>,
     pub dram: Dram,
+    /// With `dram.model = controller`: the memory controllers, which serve
+    /// every DRAM request instead of the calendar (`dram` then only counts).
+    pub mc: Option<Queued>,
     ddio_mask: u64,
     /// CAT mask per core (index = core id).
     core_mask: Vec<u64>,
@@ -279,6 +283,7 @@ impl Memory {
             l2,
             sf,
             dram: Dram::host(dram_cfg),
+            mc: None,
             ddio_mask,
             core_mask: core_masks,
             llc_lat: llc_cfg.latency,
@@ -320,7 +325,36 @@ impl Memory {
     #[inline]
     fn write_back(&mut self, line: u64, now: Time) -> Time {
         self.stats.dram_write_bytes += LINE;
-        self.dram.write(line, now)
+        match &mut self.mc {
+            // (posted: what waits for the write queue to take it is not modelled yet)
+            Some(mc) => {
+                mc.post(line, true, now);
+                0
+            }
+            None => self.dram.write(line, now),
+        }
+    }
+
+    /// A DRAM read nobody in the caches waits for here (a device's, a
+    /// merge's); returns its latency: the calendar's, or with the
+    /// controllers the idle path's (the read loads them all the same).
+    fn uncore_dram_read(&mut self, line: u64, now: Time) -> Time {
+        self.stats.dram_read_bytes += LINE;
+        match &mut self.mc {
+            Some(mc) => {
+                mc.post(line, false, now);
+                self.dram.idle_latency()
+            }
+            None => self.dram.read(line, now),
+        }
+    }
+
+    /// With the controllers: the DRAM reads that miss from now on depend
+    /// each on the one before (a pointer chase), until `false`.
+    pub fn set_chained(&mut self, chained: bool) {
+        if let Some(mc) = &mut self.mc {
+            mc.chained = chained;
+        }
     }
 
     /// Replay the side effects a predicted outcome owes: write-backs go to
@@ -369,9 +403,20 @@ impl Memory {
         self.stats.core_llc_misses += 1;
         self.core_misses[core] += 1;
         self.stats.dram_read_bytes += LINE;
+        if let Some(mc) = &mut self.mc {
+            // The read leaves for its controller once the pass is done; its
+            // latency beyond the LLC lookup comes back with its data.
+            mc.missed.push((line, mc.chained));
+            return self.llc_lat;
+        }
         let lat = self.llc_lat + self.dram.read(line, now);
         self.stats.c2m_read_ps += lat;
         lat
+    }
+
+    /// The LLC's load-to-use latency.
+    pub fn llc_latency(&self) -> Time {
+        self.llc_lat
     }
 
     pub fn ddio_enabled(&self) -> bool {
@@ -674,8 +719,7 @@ impl Memory {
     /// returns its latency.
     fn rfo_read(&mut self, line: u64, now: Time) -> Time {
         self.stats.dma_rfo_reads += 1;
-        self.stats.dram_read_bytes += LINE;
-        self.dram.read(line, now)
+        self.uncore_dram_read(line, now)
     }
 
     /// A non-allocating DMA write of a line (its cached copies dropped);
@@ -739,8 +783,7 @@ impl Memory {
     /// A DMA read of `line` from DRAM; returns its latency.
     fn dma_read_miss(&mut self, line: u64, now: Time) -> Time {
         self.stats.dma_read_misses += 1;
-        self.stats.dram_read_bytes += LINE;
-        self.dram.read(line, now)
+        self.uncore_dram_read(line, now)
     }
 
     /// A non-temporal (streaming) store of a whole line: no read for

@@ -240,11 +240,21 @@ impl Memory {
         let st = &self.stats;
         let s = (st.core_l2_hits, st.core_llc_hits, st.core_llc_misses, st.c2m_read_ps);
         let misses = self.core_misses[core];
-        let lat = if self.sf.is_some() {
+        let missed = self.mc.as_ref().map_or(0, |mc| mc.missed.len());
+        let mut lat = if self.sf.is_some() {
             self.l2_miss_ni(core, line, l2_set, false, now)
         } else {
             self.core_access_modelled(core, line, false, now)
         };
+        // (with the controllers no core waits for a prefetch's DRAM read:
+        // it goes now, and the line is ready an idle read later)
+        if let Some(mc) = self.mc.as_mut().filter(|mc| mc.missed.len() > missed) {
+            while mc.missed.len() > missed {
+                let (l, _) = mc.missed.pop().expect("a prefetch's read");
+                mc.post(l, false, now);
+            }
+            lat += self.dram.idle_latency();
+        }
         let st = &mut self.stats;
         (st.core_l2_hits, st.core_llc_hits, st.core_llc_misses, st.c2m_read_ps) = s;
         self.core_misses[core] = misses;

@@ -114,6 +114,10 @@ impl<E: Copy> EventQueue<E> {
     pub fn now(&self) -> Time {
         self.now
     }
+    /// When the next event is due, if any.
+    pub fn next_at(&self) -> Option<Time> {
+        self.heap.peek().map(|Reverse(key)| (key >> 64) as Time)
+    }
     pub fn events(&self) -> u64 {
         self.popped
     }

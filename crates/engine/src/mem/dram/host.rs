@@ -54,11 +54,17 @@ impl Controllers {
     }
 
     /// A request that reaches its controller at `at`, no earlier than the
-    /// last read (or write) sent to that channel.
+    /// cycle the controllers last ran. Requests on their way may be sent in
+    /// any order: each waits in arrival order (ties in send order).
     pub fn send(&mut self, at: Time, id: u64, addr: u64, write: bool) {
         let ch = self.channel(addr);
-        debug_assert!(self.arriving[ch][write as usize].back().is_none_or(|a| a.0 <= at), "arrivals out of time order");
-        self.arriving[ch][write as usize].push_back((at, id, addr, write));
+        let q = &mut self.arriving[ch][write as usize];
+        if q.back().is_none_or(|a| a.0 <= at) {
+            q.push_back((at, id, addr, write));
+        } else {
+            let i = q.partition_point(|a| a.0 <= at);
+            q.insert(i, (at, id, addr, write));
+        }
     }
 
     /// Run DRAM cycle `cycle` in every controller: each catches up to it

@@ -17,11 +17,15 @@
 //!   interleaved over them, taking what cores and devices send in time
 //!   order (reads passing writes a full write queue holds at the CHA), and
 //!   their summed PCM-style counters.
+//! - [`queued::Queued`]: those controllers inside a packet run (`dram.model
+//!   = controller`): the caches send requests in time order and a core's
+//!   read comes back later, to its fill buffers.
 
 mod calendar;
 pub mod controller;
 pub mod host;
 pub mod map;
+pub mod queued;
 pub mod timing;
 
 pub use calendar::{Dram, WriteQueue};

@@ -12,6 +12,7 @@ use crate::config::Cfg;
 use crate::cpu::mempool::Mempool;
 use crate::cpu::wc::WcBuffers;
 use crate::cpu::Stall;
+use crate::mem::dram::queued::Back;
 use crate::mem::Memory;
 use crate::nf::Nf;
 use crate::nic::{PktRef, TxQueue, NO_BUF};
@@ -205,8 +206,52 @@ impl World {
             // index), then the MMIO the NIC sees.
             stall.add(mem.core_access(c, nic.dbr_addr + 64 * qi as u64, true, now));
         }
-        let cost = cycles_to_ps(cycles, cfg.cpu.freq) + stall.total(cfg.cpu.mlp) + sync_ps;
-        let done = now + cost;
+        let tail = PollTail { got, tx_new, cycles, sync_ps, ri, measuring };
+        self.pass_done(c, Pass { start: now, stall, then: Then::Poll(tail) }, now);
+    }
+
+    /// Core `c`'s pass from `p.start` has made its accesses: with the
+    /// memory controllers its DRAM reads go out through its fill buffers
+    /// and the pass ends when the last is back; otherwise it ends now.
+    fn pass_done(&mut self, c: usize, p: Pass, now: Time) {
+        if let Some(mc) = self.mem.mc.as_mut().filter(|mc| !mc.missed.is_empty()) {
+            let mut missed = std::mem::take(&mut mc.missed);
+            self.fills[c].start(c, missed.drain(..), now, mc);
+            mc.missed = missed;
+            self.passes[c] = Some(p);
+            self.schedule_dram();
+            return;
+        }
+        self.resume(c, p, now);
+    }
+
+    /// Core `c`'s pass `p` is over, its DRAM data back by `last`.
+    fn resume(&mut self, c: usize, p: Pass, last: Time) {
+        let mlp = self.cfg.cpu.mlp;
+        match p.then {
+            Then::Poll(t) => self.finish_poll(c, p.start, p.stall, t, last),
+            Then::Corunner(compute) => {
+                let at = (p.start + p.stall.total(mlp) + compute).max(last);
+                self.q.push(at, Ev::Corunner);
+            }
+            Then::Antagonist(i, compute) => {
+                let at = (p.start + p.stall.total(mlp) + compute).max(last);
+                self.q.push(at, Ev::Antagonist { i: i as u16 });
+            }
+        }
+    }
+
+    /// The end of core `c`'s poll from `start`: its duration is the
+    /// cycles of the code plus the memory stalls; its doorbells leave and
+    /// its next poll starts then.
+    fn finish_poll(&mut self, c: usize, start: Time, stall: Stall, t: PollTail, last: Time) {
+        let (n, qi) = (self.cores[c].nic, self.cores[c].queue);
+        let cfg = &self.cfg;
+        let nic = &mut self.nics[n];
+        let (rq, tq, core) = (&mut nic.rxq[t.ri], &mut nic.txq[qi], &mut self.cores[c]);
+        let cost = cycles_to_ps(t.cycles, cfg.cpu.freq) + stall.total(cfg.cpu.mlp) + t.sync_ps;
+        let done = (start + cost).max(last);
+        let cost = done - start;
         // Doorbells leave when the burst's work is done; the link is used
         // then, in time order with the NIC's own traffic.
         if rq.driver_pi > rq.doorbell_pi {
@@ -215,19 +260,19 @@ impl World {
                 done,
                 Ev::RxDoorbell {
                     nic: n as u16,
-                    q: ri as u16,
+                    q: t.ri as u16,
                     pi: rq.driver_pi,
                     arrived: false,
                 },
             );
         }
-        if tx_new > 0 {
+        if t.tx_new > 0 {
             // The frames posted in this burst leave the core with its doorbell.
-            for i in tq.produced - tx_new..tq.produced {
+            for i in tq.produced - t.tx_new..tq.produced {
                 let s = tq.slot(i);
                 tq.slot_pkt[s].t_db = done;
             }
-            let doorbells = tx_new.div_ceil(cfg.app.tx_burst) as u32;
+            let doorbells = t.tx_new.div_ceil(cfg.app.tx_burst) as u32;
             self.q.push(
                 done,
                 Ev::TxDoorbell {
@@ -238,29 +283,133 @@ impl World {
                 },
             );
         }
-        if measuring {
+        if t.measuring {
             core.busy_ps += cost;
-            if got > 0 {
+            if t.got > 0 {
                 core.pkt_ps += cost;
             }
         }
         self.q.push(done, Ev::CorePoll { core: c as u16 });
     }
 
+    /// The memory controllers' tick: run them cycle by cycle (skipping
+    /// cycles where nothing can happen) up to the next event of the run,
+    /// handing each core's read back to its fill buffers.
+    pub(super) fn on_dram(&mut self, now: Time) {
+        let Some(mc) = &mut self.mem.mc else { return };
+        let tck = mc.ctl.tck();
+        let mut cycle = now / tck;
+        if cycle != mc.due {
+            return; // (a tick moved earlier since)
+        }
+        mc.due = u64::MAX;
+        let mut back = std::mem::take(&mut self.dram_back);
+        loop {
+            let mc = self.mem.mc.as_mut().expect("controllers");
+            let refused = mc.tick(cycle, &mut back);
+            for b in back.drain(..) {
+                self.read_back(b);
+            }
+            let mc = self.mem.mc.as_mut().expect("controllers");
+            let next = if refused { cycle + 1 } else { mc.wake().max(cycle + 1) };
+            mc.sent = u64::MAX; // (the wake counts them)
+            if next == u64::MAX {
+                break;
+            }
+            // (what the run does next may send a request: stop before it)
+            if self.q.next_at().is_some_and(|t| next * tck >= t) {
+                mc.due = next;
+                self.q.push(next * tck, Ev::Dram);
+                break;
+            }
+            cycle = next;
+        }
+        self.dram_back = back;
+    }
+
+    /// A core's DRAM read is back: its latency joins the core's pass, its
+    /// fill buffer frees, and the pass resumes when it was the last.
+    fn read_back(&mut self, b: Back) {
+        let c = b.core;
+        let Some(p) = self.passes[c].as_mut() else { return };
+        if b.chained {
+            p.stall.chain(b.lat);
+        } else {
+            p.stall.add(b.lat);
+        }
+        self.mem.stats.c2m_read_ps += self.mem.llc_latency() + b.lat;
+        match p.then {
+            Then::Antagonist(i, _) => self.antagonists[i].dram_read(b.lat, self.measuring),
+            Then::Corunner(_) => self.corunner.as_mut().expect("co-runner").dram_read(b.lat, self.measuring),
+            Then::Poll(_) => {}
+        }
+        let mc = self.mem.mc.as_mut().expect("controllers");
+        if self.fills[c].back(c, b.chained, b.at, mc) {
+            self.q.push(b.at, Ev::Resume { core: c as u16 });
+        }
+    }
+
+    /// Core `c`'s DRAM reads are all back.
+    pub(super) fn on_resume(&mut self, c: usize, _now: Time) {
+        let p = self.passes[c].take().expect("a pass waiting");
+        let last = self.fills[c].last;
+        self.resume(c, p, last);
+    }
+
+    /// Make sure the controllers tick by the first cycle something can
+    /// happen in them (a request sent since may be due before the tick).
+    pub(super) fn schedule_dram(&mut self) {
+        let Some(mc) = &mut self.mem.mc else { return };
+        let first = std::mem::replace(&mut mc.sent, u64::MAX);
+        if first < mc.due {
+            let tck = mc.ctl.tck();
+            let first = first.max(self.q.now().div_ceil(tck));
+            mc.due = first;
+            self.q.push(first * tck, Ev::Dram);
+        }
+    }
+
     /// The co-runner streams through its buffer, a few lines per step, on
     /// its own core and CAT mask; what it sees is the memory system's load.
     pub(super) fn on_corunner(&mut self, now: Time) {
         let Some(cr) = &mut self.corunner else { return };
-        let cost = cr.step(&mut self.mem, now, self.cfg.cpu.mlp, self.cfg.cpu.freq, self.measuring);
-        self.q.push(now + cost, Ev::Corunner);
+        let (stall, compute) = cr.step(&mut self.mem, now, self.cfg.cpu.freq, self.measuring);
+        let c = cr.core;
+        self.pass_done(c, Pass { start: now, stall, then: Then::Corunner(compute) }, now);
     }
 
     /// Antagonist `i` takes its next step of memory accesses.
     pub(super) fn on_antagonist(&mut self, i: usize, now: Time) {
         let a = &mut self.antagonists[i];
-        let cost = a.step(&mut self.mem, now, self.cfg.cpu.mlp, self.cfg.cpu.freq, self.measuring);
-        self.q.push(now + cost, Ev::Antagonist { i: i as u16 });
+        let (stall, compute) = a.step(&mut self.mem, now, self.cfg.cpu.freq, self.measuring);
+        let c = a.core;
+        self.pass_done(c, Pass { start: now, stall, then: Then::Antagonist(i, compute) }, now);
     }
+}
+
+/// A core's pass of memory accesses (a poll, or a memory loop's step):
+/// when it started, its stall so far, and what follows it.
+pub(crate) struct Pass {
+    start: Time,
+    stall: Stall,
+    then: Then,
+}
+
+enum Then {
+    Poll(PollTail),
+    /// A memory loop's step, with its compute time.
+    Corunner(Time),
+    Antagonist(usize, Time),
+}
+
+/// What ends a poll: its counts and cycles, and the Rx ring it re-armed.
+struct PollTail {
+    got: u64,
+    tx_new: u64,
+    cycles: u64,
+    sync_ps: Time,
+    ri: usize,
+    measuring: bool,
 }
 
 /// Build the WQE of one packet in the next Tx ring slot; returns the

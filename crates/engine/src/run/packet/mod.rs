@@ -15,7 +15,9 @@ mod rx;
 mod shring;
 mod tx;
 
-use crate::config::{MempoolOrder, NicPayloadMem, RingsDiscipline, SimUntil};
+use crate::config::{DramModel, MempoolOrder, NicPayloadMem, RingsDiscipline, SimUntil};
+use crate::cpu::fill::FillBuffers;
+use crate::mem::dram::queued::Queued;
 use crate::cpu::memloop::MemLoop;
 use crate::cpu::mempool::Mempool;
 use crate::cpu::Core;
@@ -107,6 +109,10 @@ pub enum Ev {
     },
     Corunner,
     Antagonist { i: u16 },
+    /// The memory controllers' next cycle with something to do.
+    Dram,
+    /// Core `core`'s DRAM reads are all back: its pass goes on.
+    Resume { core: u16 },
     /// dshRing samples and decides.
     Dshring,
     /// Record a timeline sample (`sim.sample_period`).
@@ -377,6 +383,12 @@ pub struct World {
     pub(crate) cfg: Cfg,
     pub(crate) corunner: Option<MemLoop>,
     pub(crate) antagonists: Vec<MemLoop>,
+    /// With the memory controllers, per memory core (the NF cores, the
+    /// co-runner, the antagonists): its fill buffers, and its pass waiting
+    /// for DRAM reads.
+    pub(crate) fills: Vec<FillBuffers>,
+    pub(crate) passes: Vec<Option<core::Pass>>,
+    pub(crate) dram_back: Vec<crate::mem::dram::queued::Back>,
     /// End of the run: `sim.warmup + sim.duration`.
     pub(crate) end: Time,
     pub(crate) measuring: bool,
@@ -453,7 +465,12 @@ impl World {
         }
         let antagonist_core = masks.len();
         masks.extend(std::iter::repeat(all).take(c.antagonist.cores as usize));
-        let mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, masks);
+        let mem_cores = masks.len();
+        let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, masks);
+        if c.dram.model == DramModel::Controller {
+            let cfg = crate::mem::dram::controller::Config::host(&c.dram)?;
+            mem.mc = Some(Queued::new(cfg, c.dram.channels as usize, c.dram.latency));
+        }
         let mut map = AddressMap::new();
         let pcfg = PcieConfig::from_section(&c.pcie)?;
         let rx_size = c.nic.rx_ring_size;
@@ -702,6 +719,9 @@ impl World {
             cfg: c.clone(),
             corunner,
             antagonists,
+            fills: (0..mem_cores).map(|_| FillBuffers::new(c.cpu.mlp)).collect(),
+            passes: (0..mem_cores).map(|_| None).collect(),
+            dram_back: Vec::new(),
             end: warmup + c.sim.duration,
             measuring: false,
             mem_base: MemStats::default(),
@@ -798,10 +818,15 @@ impl World {
                 Ev::CorePoll { core } => self.on_core_poll(core as usize, now),
                 Ev::Corunner => self.on_corunner(now),
                 Ev::Antagonist { i } => self.on_antagonist(i as usize, now),
+                Ev::Dram => self.on_dram(now),
+                Ev::Resume { core } => self.on_resume(core as usize, now),
                 Ev::Dshring => self.on_dshring(now),
                 Ev::Sample => self.on_sample(now),
                 Ev::WarmupEnd => self.on_warmup_end(now),
                 Ev::Batch => self.on_batch(now),
+            }
+            if self.mem.mc.as_ref().is_some_and(|mc| mc.sent < mc.due) {
+                self.schedule_dram();
             }
         }
         let end = self.end;

@@ -1,0 +1,198 @@
+//! The host's memory controllers inside a packet run (`dram.model =
+//! controller`). The caches send each DRAM read and write-back the moment
+//! it happens, dated no earlier than the event clock, so requests reach the
+//! controllers in time order (the calendar instead takes them as cores
+//! price them, ahead of the clock). A read a core waits for comes back
+//! later: the run ticks the controllers at their `wake` and hands each
+//! returned read to the core's fill buffers (`cpu::fill`).
+//!
+//! A request takes half the core-to-memory path to reach its controller,
+//! and its data the other half back; the path is the measured idle latency
+//! (`dram.latency`) less the controller's own idle read, as in `mem_bench`.
+
+use super::controller::Config;
+use super::host::{Controllers, Event};
+use crate::units::Time;
+
+/// The id of a request no core waits for: a write, or a device's read.
+const POSTED: u64 = u64::MAX;
+
+/// A read a core waits for: the core, when it left the core, and whether
+/// its address came from the read before it (a pointer chase).
+#[derive(Clone, Copy)]
+struct Flight {
+    core: u32,
+    issued: Time,
+    chained: bool,
+}
+
+/// A core's read whose data is back at the core.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Back {
+    pub core: usize,
+    /// When the data reached the core.
+    pub at: Time,
+    /// Its load-to-use latency from leaving the core.
+    pub lat: Time,
+    pub chained: bool,
+}
+
+pub struct Queued {
+    pub ctl: Controllers,
+    /// Half the core-to-memory path.
+    pub half: Time,
+    flights: Vec<Flight>,
+    spare: Vec<u64>,
+    /// The DRAM reads of the core pass in hand, in program order, each
+    /// with whether it depends on the one before; the run hands them to
+    /// the core's fill buffers when the pass is done.
+    pub missed: Vec<(u64, bool)>,
+    /// Reads missed from now on depend on the one before.
+    pub chained: bool,
+    /// The cycle a tick of the controllers is scheduled at (`u64::MAX`: none).
+    pub due: u64,
+    /// The first cycle a request sent since the run last looked reaches
+    /// its controller at (`u64::MAX`: none sent).
+    pub sent: u64,
+}
+
+impl Queued {
+    /// The controllers of `channels` channels; `idle`: the idle
+    /// load-to-use latency of a DRAM read (MLC's).
+    pub fn new(cfg: Config, channels: usize, idle: Time) -> Queued {
+        let half = idle.saturating_sub(cfg.idle_read()) / 2;
+        Queued {
+            ctl: Controllers::new(cfg, channels),
+            half,
+            flights: Vec::new(),
+            spare: Vec::new(),
+            missed: Vec::new(),
+            chained: false,
+            due: u64::MAX,
+            sent: u64::MAX,
+        }
+    }
+
+    /// A read of physical `line` core `core` issues at `now` and waits for.
+    pub fn read(&mut self, core: usize, line: u64, chained: bool, now: Time) {
+        let f = Flight { core: core as u32, issued: now, chained };
+        let id = match self.spare.pop() {
+            Some(id) => {
+                self.flights[id as usize] = f;
+                id
+            }
+            None => {
+                self.flights.push(f);
+                self.flights.len() as u64 - 1
+            }
+        };
+        self.send(now, id, line, false);
+    }
+
+    /// A request of `line` leaving the caches at `now` that no core waits
+    /// for: a write (a write-back, or a device's write to DRAM), or a
+    /// device's read.
+    pub fn post(&mut self, line: u64, write: bool, now: Time) {
+        self.send(now, POSTED, line, write);
+    }
+
+    fn send(&mut self, now: Time, id: u64, line: u64, write: bool) {
+        let at = now + self.half;
+        self.sent = self.sent.min(at.div_ceil(self.ctl.tck()));
+        self.ctl.send(at, id, line << 6, write);
+    }
+
+    /// Requests still to reach a controller or in one? (Reads some core
+    /// waits for, only.)
+    pub fn waiting(&self) -> bool {
+        self.flights.len() > self.spare.len()
+    }
+
+    /// Run DRAM cycle `cycle`, adding the cores' reads whose data it
+    /// returned to `back`. Returns whether a request due is still waiting
+    /// to be taken (the next cycle must run too).
+    pub fn tick(&mut self, cycle: u64, back: &mut Vec<Back>) -> bool {
+        let (flights, spare, half) = (&self.flights, &mut self.spare, self.half);
+        self.ctl.step(cycle, |e| {
+            if let Event::Returned { id, at } = e {
+                if id != POSTED {
+                    let f = flights[id as usize];
+                    spare.push(id);
+                    let at = at + half;
+                    back.push(Back { core: f.core as usize, at, lat: at - f.issued, chained: f.chained });
+                }
+            }
+        })
+    }
+
+    /// The first cycle anything can happen at in a controller.
+    pub fn wake(&self) -> u64 {
+        self.ctl.wake()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::dram::map::{Geometry, Map};
+    use crate::mem::dram::timing;
+    use crate::units::{NS, US};
+
+    fn queued() -> Queued {
+        let cfg = Config::dramsim3(timing::bin("DDR4-2666").unwrap(), Map::dramsim3(Geometry::ddr4_8gb_x8(2)));
+        Queued::new(cfg, 2, 90 * NS)
+    }
+
+    /// Tick at every wake until nothing waits; the reads back.
+    fn drain(q: &mut Queued) -> Vec<Back> {
+        let mut back = Vec::new();
+        let mut cycle = 0;
+        while q.waiting() {
+            let refused = q.tick(cycle, &mut back);
+            cycle = if refused { cycle + 1 } else { q.wake().max(cycle + 1) };
+        }
+        back
+    }
+
+    #[test]
+    fn an_idle_read_takes_the_measured_idle_latency() {
+        let mut q = queued();
+        q.read(3, 1 << 20, false, 10 * NS);
+        let back = drain(&mut q);
+        assert_eq!(back.len(), 1);
+        assert_eq!((back[0].core, back[0].chained), (3, false));
+        // (90 ns is MLC's mean, refreshes included: a read that meets none
+        // is up to tRFC^2 / 2tREFI, ~8 ns, faster)
+        let lat = back[0].lat as f64 / NS as f64;
+        assert!(lat <= 90.0 && lat > 81.0, "{lat} ns");
+        assert_eq!(back[0].at, 10 * NS + back[0].lat);
+    }
+
+    #[test]
+    fn reads_sent_out_of_order_are_served_in_arrival_order() {
+        let mut q = queued();
+        // (same bank, different rows: served one after another)
+        q.read(0, 7 << 24, false, 50 * NS);
+        q.read(1, 9 << 24, false, 0);
+        let back = drain(&mut q);
+        assert_eq!(back.iter().map(|b| b.core).collect::<Vec<_>>(), vec![1, 0]);
+    }
+
+    #[test]
+    fn posted_requests_load_the_channel_but_return_nothing() {
+        let mut q = queued();
+        for i in 0..64 {
+            q.post(i << 14, true, 0);
+        }
+        q.read(0, 1 << 30, false, 0);
+        let mut back = drain(&mut q);
+        assert_eq!(back.len(), 1);
+        // (the drain waits for the write queue's high watermark; run on)
+        let mut cycle = q.wake();
+        while cycle < 20 * US / q.ctl.tck() {
+            let refused = q.tick(cycle, &mut back);
+            cycle = if refused { cycle + 1 } else { q.wake().max(cycle + 1) };
+        }
+        assert_eq!((back.len(), q.ctl.counters().cas_writes), (1, 64));
+    }
+}
