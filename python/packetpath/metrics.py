@@ -117,6 +117,13 @@ METRICS: tuple[Metric, ...] = (
     Metric("netdimm.pcie_ns", "ns", "NetDIMM scenarios: mean time per message crossing PCIe (PCIe NIC only)"),
     Metric("netdimm.sustained_gbps", "Gbps", "NetDIMM scenarios: frame bits per second a stream of such messages sustains (bottleneck resource)"),
     Metric("netdimm.ncache_hit_rate", "", "NetDIMM scenarios: receiving NetDIMM's nCache hits over host reads"),
+    Metric("imc.row_hit_rate", "", "packet runs with dram.model = controller (absent otherwise): column commands that found their row open and used (PCM's page hits)"),
+    Metric("imc.read_row_miss_ratio", "", "packet runs with the controllers: reads that needed their row opened, per read"),
+    Metric("imc.read_queue_occupancy", "requests", "packet runs with the controllers: mean reads queued per channel (PCM's RPQ occupancy)"),
+    Metric("imc.write_queue_occupancy", "requests", "packet runs with the controllers: mean writes queued per channel (PCM's WPQ occupancy)"),
+    Metric("imc.read_queue_full", "", "packet runs with the controllers: share of cycles a channel's read queue was full"),
+    Metric("imc.write_queue_full", "", "packet runs with the controllers: share of cycles a channel's write queue was full"),
+    Metric("imc.bank_imbalance", "", "packet runs with the controllers: column commands of the busiest bank over the mean bank's"),
     Metric("rings.sync_cycles_per_packet", "cycles", "shared rings (rings.sharing > 1; absent otherwise): core cycles per packet handing descriptors back (atomics, coherence transfers, spinning)"),
     Metric("rings.repost_wait_ns", "ns", "shared rings: mean time a re-armed descriptor waited before the NIC could reuse it (RxArr: behind other cores' descriptors)"),
     Metric("rings.nic_rx_wait_ns", "ns", "shared rings: mean time a frame waited in the NIC for a descriptor (RxList: descriptor-cache misses)"),
@@ -166,11 +173,16 @@ COUNTERPARTS: dict[str, str] = {
     "hostnet.read_row_miss_ratio": "UNC_M_ACT_COUNT.RD / UNC_M_CAS_COUNT.RD",
     "hostnet.read_queue_occupancy": "UNC_M_RPQ_OCCUPANCY / cycles",
     "hostnet.write_queue_full": "UNC_M_WPQ_CYCLES_FULL / cycles",
+    "imc.row_hit_rate": "1 - UNC_M_PRE_COUNT.PAGE_MISS / CAS count (PCM's page hits)",
+    "imc.read_queue_occupancy": "UNC_M_RPQ_OCCUPANCY / cycles",
+    "imc.write_queue_occupancy": "UNC_M_WPQ_OCCUPANCY / cycles",
+    "imc.read_queue_full": "UNC_M_RPQ_CYCLES_FULL / cycles",
+    "imc.write_queue_full": "UNC_M_WPQ_CYCLES_FULL / cycles",
 }
 
 
 # Report sections present only in some runs (null otherwise).
-OPTIONAL_SECTIONS = ("corunner", "antagonist", "pcie_bench", "copy_bench", "mem_bench", "hostnet", "dpa", "netdimm", "rings")
+OPTIONAL_SECTIONS = ("corunner", "antagonist", "imc", "pcie_bench", "copy_bench", "mem_bench", "hostnet", "dpa", "netdimm", "rings")
 
 
 def always(metric: Metric) -> bool:

@@ -523,6 +523,9 @@ pub struct PacketReport {
     pub corunner: Option<CorunnerReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub antagonist: Option<AntagonistReport>,
+    /// The memory controllers' counters (`dram.model = controller` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imc: Option<DramCounters>,
     pub pcie_flow: PcieFlowReport,
     /// What bounds this run: the busiest resource and the runner-up.
     pub bottleneck: Bottleneck,

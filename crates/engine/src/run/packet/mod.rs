@@ -907,6 +907,10 @@ impl World {
         for n in &mut self.nics {
             n.credits.reset_stats(now);
         }
+        if let Some(mc) = &mut self.mem.mc {
+            // (idle time up to now is not counted)
+            mc.ctl.reset_stats(now / mc.ctl.tck());
+        }
         for n in &mut self.nics {
             for c in &mut n.cqs {
                 c.sample(now, false);

@@ -123,6 +123,7 @@ impl World {
             per_nic,
             corunner,
             antagonist,
+            imc: self.mem.mc.as_ref().map(|mc| mc.ctl.counters()),
             pcie_flow: flow,
             bottleneck,
             latency_breakdown_ns: LatencyBreakdown::new(&total.stage_ps, hist.len()),
@@ -181,6 +182,11 @@ impl World {
         if let Some(c) = credits {
             resources.push(("posted credits", c));
         }
+        // (the controllers refuse requests while a queue is full)
+        let imc = self.mem.mc.as_ref().map(|mc| mc.ctl.counters());
+        if let Some(n) = &imc {
+            resources.push(("memory controller", n.read_queue_full.max(n.write_queue_full)));
+        }
         let drops = total.drop_rx_buffer + total.drop_no_desc + total.drop_core;
         let drop_rate = ratio(drops, total.arrived);
         let dropped = if drops == 0 {
@@ -204,6 +210,15 @@ impl World {
                 "DRAM" => format!("{:.1} of {:.1} GB/s", dram_bytes / 1e9, self.mem.dram.peak_bytes_per_s() / 1e9),
                 "cores" => format!("cores busy {:.1} % of the time", cores * 100.0),
                 "Rx descriptors" => format!("completion rings {:.0} % full on average", rings * 100.0),
+                "memory controller" => {
+                    let n = imc.as_ref().expect("controllers");
+                    format!(
+                        "read queues full {:.1} %, write queues full {:.1} % of cycles; {:.0} % row hits",
+                        n.read_queue_full * 100.0,
+                        n.write_queue_full * 100.0,
+                        n.row_hit_rate * 100.0
+                    )
+                }
                 _ => format!("Rx DMA waited for posted credits {:.1} % of the time", flow.credit_stall_share * 100.0),
             };
             format!("{what}{dropped}{paused}")
