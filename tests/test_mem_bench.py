@@ -113,13 +113,17 @@ def test_bad_controller_settings_are_refused_in_one_line(sets, needle):
 
 @pytest.mark.parametrize("scenario, key, value, kind", [
     ("l2fwd", "mem_bench.cores", 2, "mem_bench"),
-    ("l2fwd", "dram.page_policy", "closed", "mem_bench"),
-    ("l2fwd", "dram.read_queue", 8, "mem_bench"),
     ("mlc", "antagonist.cores", 2, "packet"),
 ])
 def test_a_parameter_of_another_kind_is_refused(scenario, key, value, kind):
     with pytest.raises(ConfigError, match=f"{key}: a parameter of sim.kind = {kind}"):
         packetpath.run(scenario, set={key: value})
+
+
+@pytest.mark.parametrize("key, value", [("dram.page_policy", "closed"), ("dram.read_queue", 8)])
+def test_a_controller_parameter_needs_the_controller_in_a_packet_run(key, value):
+    with pytest.raises(ConfigError, match=f"{key}: a parameter of the memory controller, but dram.model = calendar; set dram.model = controller"):
+        packetpath.run("l2fwd", set={key: value})
 
 
 def test_a_write_flood_does_not_starve_the_probe():

@@ -726,7 +726,27 @@ impl Memory {
     /// returns when a memory channel has taken it, after `now`.
     fn dma_write_dram(&mut self, line: u64, now: Time) -> Time {
         self.stats.dma_write_misses += 1;
+        if let Some(mc) = &mut self.mc {
+            // (its buffer entry waits for the write queue: see `hold`)
+            self.stats.dram_write_bytes += LINE;
+            mc.post_held(line, now);
+            return 0;
+        }
         self.write_back(line, now)
+    }
+
+    /// With the controllers: the device writes to DRAM from now until
+    /// [`Memory::unhold`] hold their IIO write-buffer entries until the
+    /// write queues take them (the host network study's P2M-Write domain).
+    pub fn hold(&mut self) {
+        if let Some(mc) = &mut self.mc {
+            mc.hold();
+        }
+    }
+
+    /// The hold's id, if it holds a write (see `dram::queued`'s `freed`).
+    pub fn unhold(&mut self) -> Option<u32> {
+        self.mc.as_mut().and_then(|mc| mc.unhold())
     }
 
     /// A DMA read of `len` bytes at `addr` reaching the host at `now`.

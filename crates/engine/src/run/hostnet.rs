@@ -383,6 +383,7 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
     let window = c.sim.duration as f64;
     let gbs = |lines: u64| lines as f64 * 64.0 / window * 1e3;
     let mean = |ps: u64, k: u64| if k == 0 { f64::NAN } else { ps as f64 / k as f64 / 1e3 };
+    mem.settle();
     Ok(Report {
         body: Body::Hostnet {
             hostnet: HostnetReport {

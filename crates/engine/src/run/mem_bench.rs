@@ -181,6 +181,7 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
     let window = (end - start).max(1) as f64;
     probe_lat.sort_unstable();
     let p = |q: f64| probe_lat.get(((probe_lat.len() as f64 * q) as usize).min(probe_lat.len().saturating_sub(1))).map_or(f64::NAN, |&l| l as f64 / 1e3);
+    mem.settle();
     Ok(Report {
         body: Body::MemBench {
             mem_bench: MemBenchReport {

@@ -19,6 +19,12 @@ type Arrival = (Time, u64, u64, bool);
 
 pub struct Controllers {
     chans: Vec<Channel>,
+    /// Each channel's wake, as of its last step: a channel is stepped only
+    /// at it or when a request reaches it (in between nothing happens in
+    /// it; it catches up its counters later).
+    wakes: Vec<u64>,
+    /// The cycle after the last one stepped.
+    end: u64,
     /// Per channel: reads, and writes, on their way or waiting.
     arriving: Vec<[VecDeque<Arrival>; 2]>,
     done: Vec<Done>,
@@ -37,6 +43,8 @@ impl Controllers {
     pub fn new(cfg: Config, channels: usize) -> Controllers {
         Controllers {
             chans: (0..channels).map(|_| Channel::new(cfg)).collect(),
+            wakes: vec![0; channels],
+            end: 0,
             arriving: vec![[VecDeque::new(), VecDeque::new()]; channels],
             done: Vec::new(),
             tck: cfg.timing.tck_ps,
@@ -75,11 +83,15 @@ impl Controllers {
     pub fn step(&mut self, cycle: u64, mut event: impl FnMut(Event)) -> bool {
         let now = cycle * self.tck;
         let mut refused = false;
-        for (ch, q) in self.chans.iter_mut().zip(self.arriving.iter_mut()) {
-            ch.run_to(cycle, &mut self.done);
-            debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");
+        self.end = self.end.max(cycle + 1);
+        for ((ch, q), wake) in self.chans.iter_mut().zip(self.arriving.iter_mut()).zip(self.wakes.iter_mut()) {
             // The older arrival due that its queue can take.
             let due = |q: &[VecDeque<Arrival>; 2], k: usize| q[k].front().filter(|a| a.0 <= now).map(|a| a.0);
+            if *wake > cycle && due(q, 0).is_none() && due(q, 1).is_none() {
+                continue;
+            }
+            ch.run_to(cycle, &mut self.done);
+            debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");
             let order = match (due(q, 0), due(q, 1)) {
                 (Some(r), Some(w)) if w < r => [1, 0],
                 (None, _) => [1, 0],
@@ -96,6 +108,7 @@ impl Controllers {
             for d in self.done.drain(..) {
                 event(Event::Returned { id: d.id, at: d.at });
             }
+            *wake = ch.wake();
         }
         refused
     }
@@ -103,15 +116,25 @@ impl Controllers {
     /// The first cycle anything can happen at in a controller or reach one.
     pub fn wake(&self) -> u64 {
         let first = self.arriving.iter().flatten().filter_map(|q| q.front()).map(|a| a.0.div_ceil(self.tck)).min();
-        self.chans.iter().map(|ch| ch.wake()).chain(first).min().unwrap_or(u64::MAX)
+        self.wakes.iter().copied().chain(first).min().unwrap_or(u64::MAX)
+    }
+
+    /// Bring every controller's counters up to the last cycle stepped
+    /// (before reading them).
+    pub fn settle(&mut self) {
+        for ch in self.chans.iter_mut() {
+            ch.run_to(self.end, &mut self.done);
+        }
+        debug_assert!(self.done.is_empty());
     }
 
     /// Start every controller's counters afresh at `cycle` (a measured
     /// window's start; the idle time up to it is not counted).
     pub fn reset_stats(&mut self, cycle: u64) {
-        for ch in self.chans.iter_mut() {
+        for (ch, wake) in self.chans.iter_mut().zip(self.wakes.iter_mut()) {
             ch.run_to(cycle, &mut self.done);
             ch.reset_stats();
+            *wake = ch.wake();
         }
         debug_assert!(self.done.is_empty());
     }

@@ -16,6 +16,9 @@ use crate::units::Time;
 
 /// The id of a request no core waits for: a write, or a device's read.
 const POSTED: u64 = u64::MAX;
+/// Marks the id of a device's write whose buffer entry waits for the
+/// write queue to take it (the rest of the id names its hold).
+const HELD: u64 = 1 << 63;
 
 /// A read a core waits for: the core, when it left the core, and whether
 /// its address came from the read before it (a pointer chase).
@@ -54,6 +57,14 @@ pub struct Queued {
     /// The first cycle a request sent since the run last looked reaches
     /// its controller at (`u64::MAX`: none sent).
     pub sent: u64,
+    /// Per hold (a device write's lines to DRAM, whose IIO write-buffer
+    /// entries free when the write queue takes them): lines not yet taken.
+    holds: Vec<u32>,
+    spare_holds: Vec<u32>,
+    /// The hold a device's writes to DRAM join now.
+    open: Option<u32>,
+    /// Holds whose lines the write queues have all taken, and when.
+    pub freed: Vec<(u32, Time)>,
 }
 
 impl Queued {
@@ -70,6 +81,10 @@ impl Queued {
             chained: false,
             due: u64::MAX,
             sent: u64::MAX,
+            holds: Vec::new(),
+            spare_holds: Vec::new(),
+            open: None,
+            freed: Vec::new(),
         }
     }
 
@@ -96,6 +111,42 @@ impl Queued {
         self.send(now, POSTED, line, write);
     }
 
+    /// A device's write of `line` to DRAM at `now`: it joins the open
+    /// hold, if any (see [`Queued::hold`]).
+    pub fn post_held(&mut self, line: u64, now: Time) {
+        let id = match self.open {
+            Some(h) => {
+                self.holds[h as usize] += 1;
+                HELD | h as u64
+            }
+            None => POSTED,
+        };
+        self.send(now, id, line, true);
+    }
+
+    /// Open a hold: the device writes to DRAM until [`Queued::unhold`]
+    /// free their buffer entries together, when the write queues have
+    /// taken the last of them.
+    pub fn hold(&mut self) {
+        let h = self.spare_holds.pop().unwrap_or_else(|| {
+            self.holds.push(0);
+            self.holds.len() as u32 - 1
+        });
+        self.holds[h as usize] = 0;
+        self.open = Some(h);
+    }
+
+    /// Close the open hold: its id if it holds any write (it appears in
+    /// `freed` when they are all taken).
+    pub fn unhold(&mut self) -> Option<u32> {
+        let h = self.open.take()?;
+        if self.holds[h as usize] == 0 {
+            self.spare_holds.push(h);
+            return None;
+        }
+        Some(h)
+    }
+
     fn send(&mut self, now: Time, id: u64, line: u64, write: bool) {
         let at = now + self.half;
         self.sent = self.sent.min(at.div_ceil(self.ctl.tck()));
@@ -113,15 +164,24 @@ impl Queued {
     /// to be taken (the next cycle must run too).
     pub fn tick(&mut self, cycle: u64, back: &mut Vec<Back>) -> bool {
         let (flights, spare, half) = (&self.flights, &mut self.spare, self.half);
-        self.ctl.step(cycle, |e| {
-            if let Event::Returned { id, at } = e {
-                if id != POSTED {
-                    let f = flights[id as usize];
-                    spare.push(id);
-                    let at = at + half;
-                    back.push(Back { core: f.core as usize, at, lat: at - f.issued, chained: f.chained });
+        let (holds, spare_holds, freed) = (&mut self.holds, &mut self.spare_holds, &mut self.freed);
+        let now = cycle * self.ctl.tck();
+        self.ctl.step(cycle, |e| match e {
+            Event::Returned { id, at } if id != POSTED => {
+                let f = flights[id as usize];
+                spare.push(id);
+                let at = at + half;
+                back.push(Back { core: f.core as usize, at, lat: at - f.issued, chained: f.chained });
+            }
+            Event::Admitted { id, write: true } if id != POSTED && id & HELD != 0 => {
+                let h = (id & !HELD) as u32;
+                holds[h as usize] -= 1;
+                if holds[h as usize] == 0 {
+                    spare_holds.push(h);
+                    freed.push((h, now));
                 }
             }
+            _ => {}
         })
     }
 
@@ -176,6 +236,26 @@ mod tests {
         q.read(1, 9 << 24, false, 0);
         let back = drain(&mut q);
         assert_eq!(back.iter().map(|b| b.core).collect::<Vec<_>>(), vec![1, 0]);
+    }
+
+    #[test]
+    fn a_hold_frees_when_the_write_queue_has_taken_its_last_line() {
+        let mut q = queued();
+        q.hold();
+        for i in 0..3 {
+            q.post_held(i << 14, 0);
+        }
+        let h = q.unhold().expect("three writes held");
+        q.hold();
+        assert_eq!(q.unhold(), None, "a hold of no write frees at once");
+        let (mut back, mut cycle) = (Vec::new(), 0);
+        while q.freed.is_empty() {
+            q.tick(cycle, &mut back);
+            cycle += 1;
+        }
+        // one admission a cycle, from the cycle the first arrives
+        let first = q.half.div_ceil(q.ctl.tck());
+        assert_eq!(q.freed, vec![(h, (first + 2) * q.ctl.tck())]);
     }
 
     #[test]

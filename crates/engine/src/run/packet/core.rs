@@ -311,6 +311,17 @@ impl World {
                 self.read_back(b);
             }
             let mc = self.mem.mc.as_mut().expect("controllers");
+            for (h, at) in std::mem::take(&mut mc.freed) {
+                // (a NIC without bounded credits left its holds unnamed)
+                let Some(held) = self.credit_holds.get_mut(h as usize) else { continue };
+                let (n, lines, ready) = std::mem::replace(held, (u32::MAX, 0, 0));
+                if n != u32::MAX {
+                    // (the P2M-Write domain ends at the write queue)
+                    self.mem.stats.p2m_write_ps += at.saturating_sub(ready);
+                    self.credits_at(n as usize, lines, at);
+                }
+            }
+            let mc = self.mem.mc.as_mut().expect("controllers");
             let next = if refused { cycle + 1 } else { mc.wake().max(cycle + 1) };
             mc.sent = u64::MAX; // (the wake counts them)
             if next == u64::MAX {

@@ -389,6 +389,9 @@ pub struct World {
     pub(crate) fills: Vec<FillBuffers>,
     pub(crate) passes: Vec<Option<core::Pass>>,
     pub(crate) dram_back: Vec<crate::mem::dram::queued::Back>,
+    /// Per hold of the controllers: the NIC, the posted credits whose
+    /// entries it holds, and when the root port was done with the write.
+    pub(crate) credit_holds: Vec<(u32, u64, Time)>,
     /// End of the run: `sim.warmup + sim.duration`.
     pub(crate) end: Time,
     pub(crate) measuring: bool,
@@ -722,6 +725,7 @@ impl World {
             fills: (0..mem_cores).map(|_| FillBuffers::new(c.cpu.mlp)).collect(),
             passes: (0..mem_cores).map(|_| None).collect(),
             dram_back: Vec::new(),
+            credit_holds: Vec::new(),
             end: warmup + c.sim.duration,
             measuring: false,
             mem_base: MemStats::default(),
@@ -832,6 +836,9 @@ impl World {
         let end = self.end;
         for n in &mut self.nics {
             n.settle(end, self.cfg.sim.warmup);
+        }
+        if let Some(mc) = &mut self.mem.mc {
+            mc.ctl.settle();
         }
         self.check_invariants()?;
         self.check_progress()?;

@@ -232,12 +232,29 @@ impl World {
     /// NIC `n`'s root port has taken a posted write of `lines` lines at
     /// `now` and holds it for `commit`: the credits are back at the NIC an
     /// UpdateFC later, and a pump waiting for credits retries then.
-    pub(super) fn credits_back(&mut self, n: usize, lines: u64, now: Time, commit: Time) {
-        let nic = &mut self.nics[n];
-        if !nic.credits.bounded() {
+    /// With the memory controllers, a write whose lines went to DRAM
+    /// (`hold`) holds its root-port entries until the write queues take
+    /// the last of them: the credits come back then (`on_dram`).
+    pub(super) fn credits_back(&mut self, n: usize, lines: u64, now: Time, commit: Time, hold: Option<u32>) {
+        if !self.nics[n].credits.bounded() {
             return;
         }
-        let at = now + commit + nic.pcie.latency();
+        if let Some(h) = hold {
+            let h = h as usize;
+            if self.credit_holds.len() <= h {
+                self.credit_holds.resize(h + 1, (u32::MAX, 0, 0));
+            }
+            self.credit_holds[h] = (n as u32, lines, now + commit);
+            return;
+        }
+        self.credits_at(n, lines, now + commit);
+    }
+
+    /// NIC `n`'s root port frees `lines` entries at `at`: the credits are
+    /// back at the NIC an UpdateFC later.
+    pub(super) fn credits_at(&mut self, n: usize, lines: u64, at: Time) {
+        let nic = &mut self.nics[n];
+        let at = at + nic.pcie.latency();
         nic.credits.give_back(lines, at);
         if nic.port.credit_wait.is_some() {
             pump_at(&mut self.q, n, &mut nic.port, at);
@@ -249,10 +266,12 @@ impl World {
     pub(super) fn posted_write(&mut self, n: usize, now: Time, addr: u64, len: u64) {
         let nic = &mut self.nics[n];
         let at = nic.pcie.dma_write(now, addr, len);
+        self.mem.hold();
         let commit = self.mem.dma_write(addr, len, nic.mode, at);
+        let hold = self.mem.unhold();
         if nic.credits.bounded() {
             nic.credits.take(now, lines(addr, len));
-            self.credits_back(n, lines(addr, len), at, commit);
+            self.credits_back(n, lines(addr, len), at, commit, hold);
         }
     }
 
@@ -468,12 +487,14 @@ impl World {
         let mut commit = 0;
         let hdr_addr = (!self.k.hdr_in_cqe(pkt.size)).then(|| nic.pool.data_addr(pkt.mbuf));
         let pay = nic.host_payload(&pkt).map(|p| (p, mem_len(pkt.size) - hdr));
+        self.mem.hold();
         if let Some(a) = hdr_addr {
             commit = self.mem.dma_write(a, hdr, nic.mode, now);
         }
         if let Some((p, len)) = pay {
             commit = commit.max(self.mem.dma_write(p, len, nic.mode, now));
         }
+        let hold = self.mem.unhold();
         if !nic.credits.bounded() {
             return;
         }
@@ -488,7 +509,7 @@ impl World {
         let up = &nic.pcie.up;
         let first = mwr_wire_bytes_at(&pcfg, 0, mem_len(pkt.size).min(pcfg.mps as u64));
         let early = up.ser_ps(wire).saturating_sub(up.ser_ps(first));
-        self.credits_back(n, n_lines, now.saturating_sub(early), commit);
+        self.credits_back(n, n_lines, now.saturating_sub(early), commit, hold);
     }
 
     /// A completion line is in host memory: the core polling this queue
@@ -498,7 +519,9 @@ impl World {
         let nic = &mut self.nics[n];
         let c = &mut nic.cqs[cq];
         let line = c.cqe_addr(upto - 1, self.k.rx_cqe, self.k.cqe_per_line) & !63;
+        self.mem.hold();
         let commit = self.mem.dma_write(line, self.k.rx_cqe, nic.mode, now);
+        let hold = self.mem.unhold();
         c.sample(now, measuring);
         let rq = &mut nic.rxq[c.ring];
         for pos in c.completed..upto {
@@ -507,7 +530,7 @@ impl World {
         }
         c.completed = c.completed.max(upto);
         let core = nic.first_core + cq % nic.txq.len();
-        self.credits_back(n, 1, now, commit);
+        self.credits_back(n, 1, now, commit, hold);
         self.wake(core, now);
     }
 
