@@ -34,6 +34,9 @@ VARIANTS: list[tuple[str, str, dict[str, Any]]] = [
     ("l2fwd/lru", "l2fwd", {"llc.replacement": "lru"}),
     ("l2fwd/no-ddio", "l2fwd", {"llc.ddio_ways": 0}),
     ("l2fwd/set-sample-4", "l2fwd", {"llc.set_sample": 4}),
+    ("l2fwd/controller", "l2fwd", {"dram.model": "controller"}),
+    ("l2fwd/controller-no-ddio", "l2fwd", {"dram.model": "controller", "llc.ddio_ways": 0}),
+    ("workpackage/controller", "workpackage", {"dram.model": "controller", "antagonist.cores": 4}),
     ("workpackage/nicmem-fig7", "workpackage", {
         "profile": "nicmem-cascadelake", "cpu.cores": 7, "nic.count": 2, "traffic.rate": "100Gbps",
         "app.wp_reads": 8, "app.wp_size": "16MiB", "corunner.enabled": False,

@@ -416,14 +416,19 @@ def reproduce_cmd(
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit with code 1 unless every scored claim passes (fail or inconclusive: 1).")
     ] = False,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", metavar="KEY=VALUE", help="Override a parameter in every run, e.g. --set dram.model=controller (repeatable): the claims judged on a what-if."),
+    ] = None,
 ) -> None:
     """Run a paper's scenarios and print each claim beside the paper's value."""
-    claims = reproduce_paper(paper, jobs=jobs, out=out, store=store, scheduler=scheduler)
+    claims = reproduce_paper(paper, jobs=jobs, out=out, store=store, scheduler=scheduler, set=set_)
     if json_:
         _print_json([c.to_json() for c in claims])
     else:
         console = _console()
-        console.print(claims_table(claims, title=f"{paper}: reproduced claims", width=console.width))
+        what_if = f" with {', '.join(set_)}" if set_ else ""
+        console.print(claims_table(claims, title=f"{paper}: reproduced claims{what_if}", width=console.width))
     if out is not None:
         typer.echo(f"report written to {out}", err=True)
     if strict and not all(c.verdict in ("pass", "anchor") for c in claims):

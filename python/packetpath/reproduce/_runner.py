@@ -53,6 +53,7 @@ from packetpath.reproduce._claims import SEEDS, Claim
 from packetpath.reproduce._report import write_report
 from packetpath.reproduce._runs import Runs
 from packetpath.store import writable_folder
+from packetpath.scenario import Overrides
 from packetpath.sweep import RunFn, Task, execute, make_task
 
 
@@ -86,6 +87,7 @@ def reproduce(
     progress: bool = True,
     store: str | os.PathLike | None = None,
     scheduler: Any = None,
+    set: Overrides = None,
 ) -> list[Claim]:
     """Run every scenario of a paper, judge its claims, and (with ``out``)
     write a report folder: claims.json, runs.json, claims.md and the plots.
@@ -93,7 +95,9 @@ def reproduce(
     The runs go through the sweep machinery (`packetpath.sweep.execute`):
     ``jobs`` worker processes (default: every core) or a Dask ``scheduler``;
     with ``store`` every run is appended to that results store and runs
-    already stored are not run again. ``run`` replaces `packetpath.run`
+    already stored are not run again. ``set`` overrides parameters of
+    every run (a what-if of the whole reproduction: the claims are judged
+    on those runs). ``run`` replaces `packetpath.run`
     (tests inject a fake; with ``jobs > 1`` it must be a module-level
     function so it can be sent to the workers)."""
     module = load_paper(paper)
@@ -104,7 +108,7 @@ def reproduce(
     runs: dict[str, list[Task]] = {}
     for name, scenario in module.scenarios().items():
         try:
-            runs[name] = _tasks(name, scenario, replicate=name.startswith(seeded))
+            runs[name] = _tasks(name, scenario, replicate=name.startswith(seeded), set=set)
         except ConfigError as e:
             raise ConfigError(f"{paper}/{name}: {e}") from None
         tasks += runs[name]
@@ -119,13 +123,13 @@ def reproduce(
     return claims
 
 
-def _tasks(name: str, scenario: dict, replicate: bool) -> list[Task]:
+def _tasks(name: str, scenario: dict, replicate: bool, set: Overrides = None) -> list[Task]:
     """A run at its own seed, and (replicated) at the SEEDS - 1 seeds after it, named ``name#seedN``."""
-    first = make_task(name, scenario)
+    first = make_task(name, scenario, set=set)
     if not replicate:
         return [first]
     seed = int(first.config.get("sim.seed", 1))
-    return [first] + [make_task(f"{name}#seed{seed + k}", scenario, seed=seed + k) for k in range(1, SEEDS)]
+    return [first] + [make_task(f"{name}#seed{seed + k}", scenario, set=set, seed=seed + k) for k in range(1, SEEDS)]
 
 
 def anchored(claims: list[Claim], anchors: list[profiles.Anchor], ids: Mapping[str, str] | None = None) -> list[Claim]:

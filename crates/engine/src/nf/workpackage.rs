@@ -75,6 +75,8 @@ impl WorkPackage {
         let reads = self.reads + extra;
         if self.chain {
             let mut t = now + self.draws_ps;
+            // (with the memory controllers each DRAM read waits for the one before)
+            mem.set_chained(true);
             for _ in 0..reads {
                 // The index is a function of the previous read's value, so
                 // the read issues only once that value and the division
@@ -83,6 +85,7 @@ impl WorkPackage {
                 let off = rng.gen_range(0..lines) * 64;
                 t += mem.core_access(core, self.base + off, false, t);
             }
+            mem.set_chained(false);
             stall.chain(t - now);
         } else {
             // Only `mlp` in flight: each group issues when the one before
