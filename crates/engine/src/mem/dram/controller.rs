@@ -418,15 +418,6 @@ impl Channel {
         }
     }
 
-    /// Idle up to `cycle`, which is no later than [`Channel::wake`]: the
-    /// cycles between do nothing but count.
-    pub fn skip_to(&mut self, cycle: u64) {
-        debug_assert!(cycle <= self.wake(), "skipping a cycle something happens in");
-        if cycle > self.now {
-            self.idle(cycle - self.now);
-        }
-    }
-
     /// The cycle anything can next happen at: the first data due back, a
     /// refresh falling due or its next step, a queued request's command
     /// becoming ready (the present cycle if one is ready now).

@@ -90,12 +90,7 @@ impl Controllers {
             if *wake > cycle && due(q, 0).is_none() && due(q, 1).is_none() {
                 continue;
             }
-            // (nothing happens before its wake: no cycle to run up to it)
-            if *wake >= cycle {
-                ch.skip_to(cycle);
-            } else {
-                ch.run_to(cycle, &mut self.done);
-            }
+            ch.run_to(cycle, &mut self.done);
             debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");
             let order = match (due(q, 0), due(q, 1)) {
                 (Some(r), Some(w)) if w < r => [1, 0],
