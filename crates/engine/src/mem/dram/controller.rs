@@ -744,17 +744,21 @@ impl Channel {
         } else {
             ([g.rd_rd_l, g.rd_rd_s, g.rd_rd_r], [g.rd_wr; 3])
         };
-        for (o, bank) in self.banks.iter_mut().enumerate() {
-            let k = if o / per_rank != rank {
+        // (bank groups in order, a group's banks together: no division per bank)
+        for (gi, banks) in self.banks.chunks_mut(per_group).enumerate() {
+            let k = if gi * per_group / per_rank != rank {
                 2
-            } else if o / per_group != group {
+            } else if gi != group {
                 1
             } else {
                 0
             };
-            let n = &mut bank.next;
-            n[Cmd::Read as usize] = n[Cmd::Read as usize].max(now + rd[k]);
-            n[Cmd::Write as usize] = n[Cmd::Write as usize].max(now + wr[k]);
+            let (rd, wr) = (now + rd[k], now + wr[k]);
+            for bank in banks {
+                let n = &mut bank.next;
+                n[Cmd::Read as usize] = n[Cmd::Read as usize].max(rd);
+                n[Cmd::Write as usize] = n[Cmd::Write as usize].max(wr);
+            }
         }
         let to_pre = if r.write { g.wr_pre } else { g.rd_pre };
         let bank = &mut self.banks[r.bank];
