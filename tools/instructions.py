@@ -54,15 +54,15 @@ def instructions(engine: str, scenario: dict) -> int:
     return callgrind(engine, scenario)[0]
 
 
-def l2fwd(size: int, cores: int, duration: str):
-    """l2fwd at 100 Gbps with flow control off, as `packetpath bench` runs it."""
+def l2fwd(size: int, cores: int, duration: str, extra: dict | None = None):
+    """l2fwd at 100 Gbps with flow control off, as `packetpath bench` runs it (and `extra`)."""
     return make_task(f"l2fwd-{duration}", {"cpu": {"cores": cores}, "traffic": {"size": size, "rate": "100Gbps"},
                                            "nic": {"flow_control": False},
-                                           "sim": {"warmup": "0.2ms", "duration": duration}})
+                                           "sim": {"warmup": "0.2ms", "duration": duration}, **(extra or {})})
 
 
-def per_packet(engine: str, size: int, cores: int) -> float:
-    tasks = [l2fwd(size, cores, duration) for duration in ("1ms", "4ms")]
+def per_packet(engine: str, size: int, cores: int, extra: dict | None = None) -> float:
+    tasks = [l2fwd(size, cores, duration, extra) for duration in ("1ms", "4ms")]
     short, long = (instructions(engine, t.values) for t in tasks)
     return (long - short) / (offered_packets(tasks[1].config) - offered_packets(tasks[0].config))
 
@@ -181,6 +181,10 @@ def main(engine: str) -> None:
               f"{per_cycle:,.0f} per DRAM cycle")
     for size, cores in [(1500, 2), (64, 1)]:
         print(f"l2fwd {size} B, {cores} core{'s' * (cores > 1)}, per packet: {per_packet(engine, size, cores):,.0f}")
+    # the memory controllers in a packet run, DDIO on and off
+    for label, extra in [("", {}), (", DDIO off", {"llc": {"ddio_ways": 0}})]:
+        cost = per_packet(engine, 1500, 2, {"dram": {"model": "controller"}, **extra})
+        print(f"l2fwd 1500 B, 2 cores, dram.model = controller{label}, per packet: {cost:,.0f}")
     for label, paper, run in FIG7:
         values = make_task(run, paper.scenarios()[run]).values
         print(f"{label} ({run}): {instructions(engine, values) / 1e6:,.1f} M")
