@@ -25,6 +25,7 @@ import json
 import re
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -144,7 +145,10 @@ def reproduction_page(paper: str) -> str:
     from packetpath.reproduce._runner import load_paper
 
     module = load_paper(paper)
-    claims = latest_claims(paper)
+    # (a reason is the code's, not the run's: the module's present one wins)
+    current = getattr(module, "why", lambda c: "")
+    claims = [replace(c, why=current(c) or c.why) if c.verdict in ("fail", "inconclusive") else c
+              for c in latest_claims(paper)]
     body = (module.__doc__ or "").split("\n\n", 1)[1] if "\n\n" in (module.__doc__ or "") else ""
     out = [f"{GENERATED_NOTE}# {paper}\n\n*{_title(paper)}*\n\n{body.strip()}\n\n"
            f"`packetpath reproduce {paper} --out out/{paper}` runs it. The latest run, as committed with the code:\n\n"

@@ -306,9 +306,10 @@ def claims(r: Runs) -> list[Claim]:
 HOST_CAP = ("the host configuration is bound by PCIe upstream and the root port's posted credits at every point (frames, "
             "TLP headers, CQEs and read requests fill a Gen3 x16 link at 100 Gbps a NIC; the 8 KiB IIO write buffer "
             "behind the credits is an assumption, see the profile)")
-FLAT_DRAM = ("packet runs' DRAM is a calendar of channel and bank time with no controller queues, so a read's latency "
+FLAT_DRAM = ("these runs' DRAM is the calendar of channel and bank time with no controller queues, so a read's latency "
              "barely rises with the 30-40 GB/s of memory traffic the paper points to (\"less than 10 reads are enough "
-             "to bottleneck DRAM\"): only arrays larger than the LLC with 8-10 chained reads pass the cutoff")
+             "to bottleneck DRAM\"): only arrays larger than the LLC with 8-10 chained reads pass the cutoff; on the "
+             "memory controllers (`--set dram.model=controller`) more runs pass, still far fewer than the paper's")
 UNPUBLISHED_L3FWD = ("the 250 reads are the paper's modified l3fwd, whose code is unpublished: modelled as independent reads "
                      "(`app.wp_chain = false`), at which cost the 8 cores, not DRAM, bound host and nicmem alike")
 QUEUES = ("at 1024 B host and nmNFV are both overloaded under the anchored NAT/LB cost, so latency is queueing in full "
