@@ -22,6 +22,7 @@
 //!   locks, bitmaps and indices bounce between cores this way).
 
 pub mod cache;
+pub mod check;
 pub mod dram;
 mod noninclusive;
 pub mod pages;
@@ -234,8 +235,7 @@ impl Memory {
     ) -> Memory {
         let n_cores = core_masks.len();
         let ways = llc_cfg.ways as usize;
-        // (validation checked the mapping exists)
-        let indexing = llc_indexing(llc_cfg).unwrap_or(Indexing::Modulo);
+        let indexing = llc_indexing(llc_cfg).expect("mem::check checked the LLC's mapping");
         let policy = match llc_cfg.replacement {
             LlcReplacement::Random => Policy::Random,
             LlcReplacement::Qlru => Policy::Qlru,

@@ -1,10 +1,11 @@
 //! Checks that involve more than one parameter, or a component's own
 //! knowledge (a flow table's footprint, a WQE's layout, PAUSE headroom).
 //! They run after parsing and before any component is built. A device's or
-//! an NF's checks of its own section live beside it (`devices::dpa::check`,
-//! `devices::netdimm::check`, `nf::kvs::check`) and are called from here.
+//! an NF's checks of its own section live beside it (`mem::check`,
+//! `devices::dpa::check`, `devices::netdimm::check`, `nf::kvs::check`) and
+//! are called from here.
 
-use crate::config::{AppNf, DpaBenchWorkload, LlcSliceHash, NicPayloadMem, SimKind, SimUntil, TrafficSizeDist};
+use crate::config::{AppNf, DpaBenchWorkload, NicPayloadMem, SimKind, SimUntil, TrafficSizeDist};
 use crate::config::Cfg;
 
 fn pow2(key: &str, v: u64) -> Result<(), String> {
@@ -35,60 +36,12 @@ pub fn cross_check(c: &Cfg) -> Result<(), String> {
     ] {
         pow2(k, v)?;
     }
-    let ways = c.llc.ways;
-    if c.llc.ddio_ways > ways {
-        return Err(format!(
-            "llc.ddio_ways = {}: must be <= llc.ways = {ways}",
-            c.llc.ddio_ways
-        ));
-    }
-    let line = 64 * ways * c.llc.slices;
-    // (sets per slice must be a power of two: the low line bits index them)
-    if c.llc.size % line != 0 || !(c.llc.size / line).is_power_of_two() {
-        return Err(format!(
-            "llc.size = {} B: must be llc.ways x llc.slices x 64 B x a power of two sets per slice ({} B per set-row)",
-            c.llc.size,
-            line
-        ));
-    }
-    let sets = c.llc.size / 64 / ways;
-    if c.llc.slice_hash == LlcSliceHash::Off && !sets.is_power_of_two() {
-        return Err(format!(
-            "llc.slice_hash = none: plain modulo indexing needs a power-of-two number of sets, but llc.size / 64 B / llc.ways = {sets}; use a slice hash or llc.slices = 1"
-        ));
-    }
-    crate::mem::llc_indexing(&c.llc)?;
+    crate::mem::check::check(c)?;
     let batches = crate::run::packet::converge::MIN_BATCHES as u64;
     if c.sim.until == SimUntil::Converged && c.sim.duration / c.sim.batch < batches {
         return Err(format!(
             "sim.batch = {}us: sim.until = converged needs at least {batches} batches in sim.duration = {}us; shorten the batch or lengthen the duration",
             c.sim.batch as f64 / 1e6, c.sim.duration as f64 / 1e6
-        ));
-    }
-    let l2line = 64 * c.l2.ways;
-    if c.l2.size % l2line != 0 || !(c.l2.size / l2line).is_power_of_two() {
-        return Err(format!(
-            "l2.size = {} B: must be l2.ways x 64 B x a power of two sets",
-            c.l2.size
-        ));
-    }
-    let sample = c.llc.set_sample;
-    let (llc_low, l2_sets) = crate::mem::sample::low_index_sets(&c.llc, &c.l2);
-    if !sample.is_power_of_two() || sample > llc_low.min(l2_sets) {
-        return Err(format!(
-            "llc.set_sample = {sample}: must be a power of two, at most the sets indexed by the low line bits (LLC sets per slice {llc_low}, L2 sets {l2_sets})"
-        ));
-    }
-    let full = (1u64 << ways) - 1;
-    for (i, m) in c.llc.cat_masks.as_slice().iter().enumerate() {
-        if *m == 0 || m & !full != 0 {
-            return Err(format!("llc.cat_masks[{i}] = {m:#x}: must be a non-empty mask within the {ways} ways (1..={full:#x})"));
-        }
-    }
-    let cm = c.corunner.cat_mask;
-    if cm & !full != 0 {
-        return Err(format!(
-            "corunner.cat_mask = {cm:#x}: must lie within the {ways} ways (0..={full:#x})"
         ));
     }
     if c.traffic.rate > c.nic.line_rate {

@@ -1,0 +1,62 @@
+//! What the memory hierarchy's sections must satisfy beyond each
+//! parameter's range: the LLC's and the L2's geometry, set sampling, CAT
+//! masks, and (when they serve the run) the memory controllers' settings.
+//! `Memory::new` relies on it.
+
+use crate::config::{Cfg, DramModel, LlcSliceHash, SimKind};
+
+pub fn check(c: &Cfg) -> Result<(), String> {
+    let ways = c.llc.ways;
+    if c.llc.ddio_ways > ways {
+        return Err(format!(
+            "llc.ddio_ways = {}: must be <= llc.ways = {ways}",
+            c.llc.ddio_ways
+        ));
+    }
+    let line = 64 * ways * c.llc.slices;
+    // (sets per slice must be a power of two: the low line bits index them)
+    if c.llc.size % line != 0 || !(c.llc.size / line).is_power_of_two() {
+        return Err(format!(
+            "llc.size = {} B: must be llc.ways x llc.slices x 64 B x a power of two sets per slice ({} B per set-row)",
+            c.llc.size,
+            line
+        ));
+    }
+    let sets = c.llc.size / 64 / ways;
+    if c.llc.slice_hash == LlcSliceHash::Off && !sets.is_power_of_two() {
+        return Err(format!(
+            "llc.slice_hash = none: plain modulo indexing needs a power-of-two number of sets, but llc.size / 64 B / llc.ways = {sets}; use a slice hash or llc.slices = 1"
+        ));
+    }
+    super::llc_indexing(&c.llc)?;
+    let l2line = 64 * c.l2.ways;
+    if c.l2.size % l2line != 0 || !(c.l2.size / l2line).is_power_of_two() {
+        return Err(format!(
+            "l2.size = {} B: must be l2.ways x 64 B x a power of two sets",
+            c.l2.size
+        ));
+    }
+    let sample = c.llc.set_sample;
+    let (llc_low, l2_sets) = super::sample::low_index_sets(&c.llc, &c.l2);
+    if !sample.is_power_of_two() || sample > llc_low.min(l2_sets) {
+        return Err(format!(
+            "llc.set_sample = {sample}: must be a power of two, at most the sets indexed by the low line bits (LLC sets per slice {llc_low}, L2 sets {l2_sets})"
+        ));
+    }
+    let full = (1u64 << ways) - 1;
+    for (i, m) in c.llc.cat_masks.as_slice().iter().enumerate() {
+        if *m == 0 || m & !full != 0 {
+            return Err(format!("llc.cat_masks[{i}] = {m:#x}: must be a non-empty mask within the {ways} ways (1..={full:#x})"));
+        }
+    }
+    let cm = c.corunner.cat_mask;
+    if cm & !full != 0 {
+        return Err(format!(
+            "corunner.cat_mask = {cm:#x}: must lie within the {ways} ways (0..={full:#x})"
+        ));
+    }
+    if c.sim.kind == SimKind::Packet && c.dram.model == DramModel::Controller {
+        super::dram::controller::Config::host(&c.dram)?;
+    }
+    Ok(())
+}
