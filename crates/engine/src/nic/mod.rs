@@ -12,6 +12,7 @@
 //! its frames. A private ring has one completion ring; a shared ring
 //! (shRing) has N, one per sharing core.
 
+pub mod check;
 use crate::config::NicCfg;
 use crate::rings::{rxarr::RxArr, rxlist::RxList};
 use crate::units::Time;
