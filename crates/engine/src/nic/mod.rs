@@ -13,6 +13,7 @@
 //! (shRing) has N, one per sharing core.
 
 pub mod check;
+
 use crate::config::NicCfg;
 use crate::rings::{rxarr::RxArr, rxlist::RxList};
 use crate::units::Time;

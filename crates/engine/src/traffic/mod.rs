@@ -23,6 +23,7 @@
 //! the size mix leaves the flow sequence unchanged. Same spec, same frames.
 //! Nothing is allocated per packet.
 
+pub mod check;
 mod pcap;
 #[cfg(test)]
 mod tests;
