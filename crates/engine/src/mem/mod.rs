@@ -201,7 +201,8 @@ pub struct Memory {
     sf: Option<Cache>,
     pub dram: Dram,
     /// With `dram.model = controller`: the memory controllers, which serve
-    /// every DRAM request instead of the calendar (`dram` then only counts).
+    /// every DRAM request instead of the calendar (`dram` then idles: read
+    /// the bytes moved from `stats`).
     pub mc: Option<Queued>,
     ddio_mask: u64,
     /// CAT mask per core (index = core id).
@@ -326,7 +327,7 @@ impl Memory {
     fn write_back(&mut self, line: u64, now: Time) -> Time {
         self.stats.dram_write_bytes += LINE;
         match &mut self.mc {
-            // (posted: what waits for the write queue to take it is not modelled yet)
+            // (posted: the CHA takes it, and nothing waits for the write queue)
             Some(mc) => {
                 mc.post(line, true, now);
                 0

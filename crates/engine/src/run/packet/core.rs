@@ -227,18 +227,14 @@ impl World {
 
     /// Core `c`'s pass `p` is over, its DRAM data back by `last`.
     fn resume(&mut self, c: usize, p: Pass, last: Time) {
-        let mlp = self.cfg.cpu.mlp;
-        match p.then {
-            Then::Poll(t) => self.finish_poll(c, p.start, p.stall, t, last),
-            Then::Corunner(compute) => {
-                let at = (p.start + p.stall.total(mlp) + compute).max(last);
-                self.q.push(at, Ev::Corunner);
-            }
-            Then::Antagonist(i, compute) => {
-                let at = (p.start + p.stall.total(mlp) + compute).max(last);
-                self.q.push(at, Ev::Antagonist { i: i as u16 });
-            }
-        }
+        // (a memory loop's next step follows its stall and compute)
+        let (next, compute) = match p.then {
+            Then::Poll(t) => return self.finish_poll(c, p.start, p.stall, t, last),
+            Then::Corunner(compute) => (Ev::Corunner, compute),
+            Then::Antagonist(i, compute) => (Ev::Antagonist { i: i as u16 }, compute),
+        };
+        let at = (p.start + p.stall.total(self.cfg.cpu.mlp) + compute).max(last);
+        self.q.push(at, next);
     }
 
     /// The end of core `c`'s poll from `start`: its duration is the
@@ -361,7 +357,7 @@ impl World {
     }
 
     /// Core `c`'s DRAM reads are all back.
-    pub(super) fn on_resume(&mut self, c: usize, _now: Time) {
+    pub(super) fn on_resume(&mut self, c: usize) {
         let p = self.passes[c].take().expect("a pass waiting");
         let last = self.fills[c].last;
         self.resume(c, p, last);

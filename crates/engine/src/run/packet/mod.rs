@@ -823,7 +823,7 @@ impl World {
                 Ev::Corunner => self.on_corunner(now),
                 Ev::Antagonist { i } => self.on_antagonist(i as usize, now),
                 Ev::Dram => self.on_dram(now),
-                Ev::Resume { core } => self.on_resume(core as usize, now),
+                Ev::Resume { core } => self.on_resume(core as usize),
                 Ev::Dshring => self.on_dshring(now),
                 Ev::Sample => self.on_sample(now),
                 Ev::WarmupEnd => self.on_warmup_end(now),

@@ -158,7 +158,7 @@ impl super::World {
     pub(super) fn on_dshring(&mut self, now: Time) {
         let Some(d) = &mut self.dshring else { return };
         let out: u64 = self.nics.iter().map(|n| n.out_bytes).sum();
-        let dram = self.mem.dram.read_bytes + self.mem.dram.write_bytes;
+        let dram = self.mem.stats.dram_read_bytes + self.mem.stats.dram_write_bytes;
         let calls: Vec<u64> = self.cores.iter().map(|c| c.rx_calls).collect();
         let secs = d.period as f64 / 1e12;
         let gbps = (out - d.last_out) as f64 * 8.0 / secs / 1e9;
