@@ -11,6 +11,7 @@
 //! (`dram.latency`) less the controller's own idle read, as in `mem_bench`.
 
 use super::controller::Config;
+use crate::config::{DramCfg, DramModel};
 use super::host::{Controllers, Event};
 use crate::units::Time;
 
@@ -68,6 +69,15 @@ pub struct Queued {
 }
 
 impl Queued {
+    /// The controllers a packet run's `dram` section asks for, if any
+    /// (`dram.model = controller`).
+    pub fn from_cfg(c: &DramCfg) -> Result<Option<Queued>, String> {
+        if c.model != DramModel::Controller {
+            return Ok(None);
+        }
+        Ok(Some(Queued::new(Config::host(c)?, c.channels as usize, c.latency)))
+    }
+
     /// The controllers of `channels` channels; `idle`: the idle
     /// load-to-use latency of a DRAM read (MLC's).
     pub fn new(cfg: Config, channels: usize, idle: Time) -> Queued {

@@ -15,12 +15,12 @@ mod rx;
 mod shring;
 mod tx;
 
-use crate::config::{DramModel, MempoolOrder, NicPayloadMem, RingsDiscipline, SimUntil};
+use crate::config::{MempoolOrder, NicPayloadMem, RingsDiscipline, SimUntil};
 use crate::cpu::fill::FillBuffers;
-use crate::mem::dram::queued::Queued;
 use crate::cpu::memloop::MemLoop;
 use crate::cpu::mempool::Mempool;
 use crate::cpu::Core;
+use crate::mem::dram::queued::{Back, Queued};
 use crate::mem::{AddressMap, DmaMode, MemStats, Memory};
 use crate::nf::Nf;
 use crate::nic::{CompRing, Discipline, PktRef, Port, RxQueue, TxQueue};
@@ -388,7 +388,7 @@ pub struct World {
     /// for DRAM reads.
     pub(crate) fills: Vec<FillBuffers>,
     pub(crate) passes: Vec<Option<core::Pass>>,
-    pub(crate) dram_back: Vec<crate::mem::dram::queued::Back>,
+    pub(crate) dram_back: Vec<Back>,
     /// Per hold of the controllers: the NIC, the posted credits whose
     /// entries it holds, and when the root port was done with the write.
     pub(crate) credit_holds: Vec<(u32, u64, Time)>,
@@ -470,10 +470,7 @@ impl World {
         masks.extend(std::iter::repeat(all).take(c.antagonist.cores as usize));
         let mem_cores = masks.len();
         let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, masks);
-        if c.dram.model == DramModel::Controller {
-            let cfg = crate::mem::dram::controller::Config::host(&c.dram)?;
-            mem.mc = Some(Queued::new(cfg, c.dram.channels as usize, c.dram.latency));
-        }
+        mem.mc = Queued::from_cfg(&c.dram)?;
         let mut map = AddressMap::new();
         let pcfg = PcieConfig::from_section(&c.pcie)?;
         let rx_size = c.nic.rx_ring_size;
