@@ -2,8 +2,9 @@
 //! controllers serve a packet run (`dram.model = controller`): a read
 //! leaves for its controller only with a buffer free (`cpu.mlp` of them,
 //! the host network study's C2M-Read credits), in program order, and a
-//! read whose address comes from the read before it (a pointer chase)
-//! waits for that read's data. The core's pass ends when the last is back.
+//! read of a dependent chain (a pointer chase) waits for the chain's read
+//! before it, with the reads behind it in program order waiting too. The
+//! core's pass ends when the last is back.
 
 use crate::mem::dram::queued::Queued;
 use crate::units::Time;

@@ -65,6 +65,7 @@ impl Controllers {
     /// cycle the controllers last ran. Requests on their way may be sent in
     /// any order: each waits in arrival order (ties in send order).
     pub fn send(&mut self, at: Time, id: u64, addr: u64, write: bool) {
+        debug_assert!(at.div_ceil(self.tck) >= self.end, "a request dated before a cycle already run");
         let ch = self.channel(addr);
         let q = &mut self.arriving[ch][write as usize];
         if q.back().is_none_or(|a| a.0 <= at) {

@@ -314,7 +314,8 @@ impl World {
                 if n != u32::MAX {
                     // (the P2M-Write domain ends at the write queue)
                     self.mem.stats.p2m_write_ps += at.saturating_sub(ready);
-                    self.credits_at(n as usize, lines, at);
+                    // (its DDIO lines, if any, were committed by `ready`)
+                    self.credits_at(n as usize, lines, at.max(ready));
                 }
             }
             let mc = self.mem.mc.as_mut().expect("controllers");
@@ -323,8 +324,9 @@ impl World {
             if next == u64::MAX {
                 break;
             }
-            // (what the run does next may send a request: stop before it)
-            if self.q.next_at().is_some_and(|t| next * tck >= t) {
+            // (what the run does next may send a request: stop before it,
+            // or at the run's end)
+            if self.q.next_at().is_none_or(|t| next * tck >= t) || next * tck > self.end {
                 mc.due = next;
                 self.q.push(next * tck, Ev::Dram);
                 break;
@@ -338,7 +340,7 @@ impl World {
     /// fill buffer frees, and the pass resumes when it was the last.
     fn read_back(&mut self, b: Back) {
         let c = b.core;
-        let Some(p) = self.passes[c].as_mut() else { return };
+        let p = self.passes[c].as_mut().expect("a read back to a core whose pass waits");
         if b.chained {
             p.stall.chain(b.lat);
         } else {
