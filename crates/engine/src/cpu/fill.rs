@@ -66,16 +66,7 @@ impl FillBuffers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mem::dram::controller::Config;
-    use crate::mem::dram::map::{Geometry, Map};
-    use crate::mem::dram::queued::Back;
-    use crate::mem::dram::timing;
-    use crate::units::NS;
-
-    fn queued() -> Queued {
-        let cfg = Config::dramsim3(timing::bin("DDR4-2666").unwrap(), Map::dramsim3(Geometry::ddr4_8gb_x8(2)));
-        Queued::new(cfg, 2, 90 * NS)
-    }
+    use crate::mem::dram::queued::{two_ddr4_2666 as queued, Back};
 
     /// Run the controllers, handing reads back to `fb`, until the pass ends;
     /// every read back, in order.

@@ -165,6 +165,7 @@ impl Queued {
 
     /// Requests still to reach a controller or in one? (Reads some core
     /// waits for, only.)
+    #[cfg(test)]
     pub fn waiting(&self) -> bool {
         self.flights.len() > self.spare.len()
     }
@@ -201,17 +202,21 @@ impl Queued {
     }
 }
 
+/// Two channels of DRAMsim3's stock DDR4-2666 behind a 90 ns idle path
+/// (the tests' controllers, here and in `cpu::fill`).
+#[cfg(test)]
+pub(crate) fn two_ddr4_2666() -> Queued {
+    use crate::mem::dram::map::{Geometry, Map};
+    use crate::mem::dram::timing;
+    let cfg = Config::dramsim3(timing::bin("DDR4-2666").unwrap(), Map::dramsim3(Geometry::ddr4_8gb_x8(2)));
+    Queued::new(cfg, 2, 90 * crate::units::NS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mem::dram::map::{Geometry, Map};
-    use crate::mem::dram::timing;
     use crate::units::{NS, US};
-
-    fn queued() -> Queued {
-        let cfg = Config::dramsim3(timing::bin("DDR4-2666").unwrap(), Map::dramsim3(Geometry::ddr4_8gb_x8(2)));
-        Queued::new(cfg, 2, 90 * NS)
-    }
+    use super::two_ddr4_2666 as queued;
 
     /// Tick at every wake until nothing waits; the reads back.
     fn drain(q: &mut Queued) -> Vec<Back> {

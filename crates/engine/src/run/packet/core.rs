@@ -309,14 +309,13 @@ impl World {
             let mc = self.mem.mc.as_mut().expect("controllers");
             for (h, at) in std::mem::take(&mut mc.freed) {
                 // (a NIC without bounded credits left its holds unnamed)
-                let Some(held) = self.credit_holds.get_mut(h as usize) else { continue };
-                let (n, lines, ready) = std::mem::replace(held, (u32::MAX, 0, 0));
-                if n != u32::MAX {
-                    // (the P2M-Write domain ends at the write queue)
-                    self.mem.stats.p2m_write_ps += at.saturating_sub(ready);
-                    // (its DDIO lines, if any, were committed by `ready`)
-                    self.credits_at(n as usize, lines, at.max(ready));
-                }
+                let Some((n, lines, ready)) = self.credit_holds.get_mut(h as usize).and_then(Option::take) else {
+                    continue;
+                };
+                // (the P2M-Write domain ends at the write queue)
+                self.mem.stats.p2m_write_ps += at.saturating_sub(ready);
+                // (its DDIO lines, if any, were committed by `ready`)
+                self.credits_at(n, lines, at.max(ready));
             }
             let mc = self.mem.mc.as_mut().expect("controllers");
             let next = if refused { cycle + 1 } else { mc.wake().max(cycle + 1) };

@@ -391,7 +391,7 @@ pub struct World {
     pub(crate) dram_back: Vec<Back>,
     /// Per hold of the controllers: the NIC, the posted credits whose
     /// entries it holds, and when the root port was done with the write.
-    pub(crate) credit_holds: Vec<(u32, u64, Time)>,
+    pub(crate) credit_holds: Vec<Option<(usize, u64, Time)>>,
     /// End of the run: `sim.warmup + sim.duration`.
     pub(crate) end: Time,
     pub(crate) measuring: bool,

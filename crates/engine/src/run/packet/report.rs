@@ -4,7 +4,7 @@
 use super::{bottleneck, World};
 use crate::mem::MemStats;
 use crate::report::{
-    hit_rate, ratio, AntagonistReport, Body, DomainLatency, Bottleneck, Bw, CorunnerReport, Dir, LatencyBreakdown, NicCounters, PacketReport,
+    hit_rate, ratio, AntagonistReport, Body, DomainLatency, Bottleneck, Bw, CorunnerReport, Dir, DramCounters, LatencyBreakdown, NicCounters, PacketReport,
     PcieFlowReport, Report, RingsReport, SimInfo,
 };
 use crate::units::Time;
@@ -71,7 +71,8 @@ impl World {
         flow.read_tags_max = total.tags_max;
         let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
         let core_util = busy as f64 / (dur * self.cores.len() as f64);
-        let bottleneck = self.bottleneck(&total, &m, secs, &flow, &peak, core_util);
+        let imc = self.mem.mc.as_ref().map(|mc| mc.ctl.counters());
+        let bottleneck = self.bottleneck(&total, &m, secs, &flow, &peak, core_util, imc.as_ref());
         let busy_cycles = busy as f64 * self.cfg.cpu.freq as f64 / 1e6;
         let corunner = self.corunner.as_ref().map(|cr| {
             let (mean_latency_ns, gbytes_s) = cr.figures(secs);
@@ -123,7 +124,7 @@ impl World {
             per_nic,
             corunner,
             antagonist,
-            imc: self.mem.mc.as_ref().map(|mc| mc.ctl.counters()),
+            imc,
             pcie_flow: flow,
             bottleneck,
             latency_breakdown_ns: LatencyBreakdown::new(&total.stage_ps, hist.len()),
@@ -165,7 +166,9 @@ impl World {
 
     /// Each resource's utilisation over the measured window (per-NIC
     /// resources at their busiest NIC, `peak`), and what bounds the run.
-    fn bottleneck(&self, total: &NicCounters, m: &MemStats, secs: f64, flow: &PcieFlowReport, peak: &Peaks, core_util: f64) -> Bottleneck {
+    /// `imc`: the memory controllers' counters, when they serve the run.
+    #[allow(clippy::too_many_arguments)]
+    fn bottleneck(&self, total: &NicCounters, m: &MemStats, secs: f64, flow: &PcieFlowReport, peak: &Peaks, core_util: f64, imc: Option<&DramCounters>) -> Bottleneck {
         let Peaks { wire, up, down, tags, credits, rings } = *peak;
         let dram_bytes = (m.dram_read_bytes + m.dram_write_bytes) as f64 / secs;
         let dram = dram_bytes / self.mem.dram.peak_bytes_per_s();
@@ -183,8 +186,7 @@ impl World {
             resources.push(("posted credits", c));
         }
         // (the controllers refuse requests while a queue is full)
-        let imc = self.mem.mc.as_ref().map(|mc| mc.ctl.counters());
-        if let Some(n) = &imc {
+        if let Some(n) = imc {
             resources.push(("memory controller", n.read_queue_full.max(n.write_queue_full)));
         }
         let drops = total.drop_rx_buffer + total.drop_no_desc + total.drop_core;
@@ -211,7 +213,7 @@ impl World {
                 "cores" => format!("cores busy {:.1} % of the time", cores * 100.0),
                 "Rx descriptors" => format!("completion rings {:.0} % full on average", rings * 100.0),
                 "memory controller" => {
-                    let n = imc.as_ref().expect("controllers");
+                    let n = imc.expect("controllers");
                     format!(
                         "read queues full {:.1} %, write queues full {:.1} % of cycles; {:.0} % row hits",
                         n.read_queue_full * 100.0,

@@ -242,9 +242,9 @@ impl World {
         if let Some(h) = hold {
             let h = h as usize;
             if self.credit_holds.len() <= h {
-                self.credit_holds.resize(h + 1, (u32::MAX, 0, 0));
+                self.credit_holds.resize(h + 1, None);
             }
-            self.credit_holds[h] = (n as u32, lines, now + commit);
+            self.credit_holds[h] = Some((n, lines, now + commit));
             return;
         }
         self.credits_at(n, lines, now + commit);
