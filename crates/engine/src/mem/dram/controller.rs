@@ -203,7 +203,8 @@ struct Bank {
     open: Option<u64>,
     /// Column commands the open row has served since its ACT.
     hits: u32,
-    /// Earliest cycle for ACT, READ, WRITE, PRE.
+    /// Earliest cycle for ACT, READ, WRITE, PRE by the bank's own
+    /// commands (its group's bound the first three too: [`Channel::at`]).
     next: [u64; 4],
 }
 
@@ -282,6 +283,10 @@ pub struct Channel {
     banked_writes: usize,
     queued: u64,
     banks: Vec<Bank>,
+    /// Per bank group: earliest cycle for ACT, READ, WRITE by its
+    /// neighbours' commands (tRRD, tCCD, tWTR, rank switches), which bind
+    /// every bank of the group alike.
+    groups: Vec<[u64; 3]>,
     ranks: Vec<Rank>,
     /// Writes the current drain still moves to the bank queues (0: not
     /// draining).
@@ -290,6 +295,9 @@ pub struct Channel {
     read_owed: bool,
     /// The bank queue the next command search starts at.
     rr: usize,
+    /// The cycle anything can next happen at ([`next_event`](Self::next_event)),
+    /// as of the last cycle run or request offered.
+    next: u64,
     /// Reads issued, in issue order (so in completion order): cycle their
     /// data is done, id, arrival.
     returns: VecDeque<(u64, u64, u64)>,
@@ -320,10 +328,12 @@ impl Channel {
             banked_writes: 0,
             queued: 0,
             banks: vec![Bank::default(); n],
+            groups: vec![[0; 3]; n / geo.banks_per_group as usize],
             ranks,
             drain_left: 0,
             read_owed: false,
             rr: 0,
+            next: 0,
             returns: VecDeque::new(),
             stats: Stats { per_bank: vec![0; n], per_bank_reads: vec![0; n], ..Stats::default() },
         }
@@ -374,6 +384,7 @@ impl Channel {
         if !self.can_take(write) {
             return false;
         }
+        self.next = self.now;
         let line = addr >> 6;
         if write {
             self.stats.writes += 1;
@@ -409,20 +420,38 @@ impl Channel {
     /// between calls, so nothing else can change in them.
     pub fn run_to(&mut self, cycle: u64, out: &mut Vec<Done>) {
         while self.now < cycle {
-            if !self.tick(out) {
-                let wake = self.wake().min(cycle);
-                if wake > self.now {
-                    self.idle(wake - self.now);
-                }
+            if self.next > self.now {
+                let to = self.next.min(cycle);
+                self.idle(to - self.now);
+                continue;
             }
+            self.tick(out);
+            self.next = self.next_event();
         }
+    }
+
+    /// The cycle anything can next happen at (the present cycle if
+    /// something can now).
+    pub fn wake(&self) -> u64 {
+        self.next
+    }
+
+    /// Run to `cycle` a cycle at a time, skipping none (what skipping must
+    /// equal).
+    #[cfg(test)]
+    fn tick_to(&mut self, cycle: u64, out: &mut Vec<Done>) {
+        while self.now < cycle {
+            self.tick(out);
+        }
+        self.next = self.next_event();
     }
 
     /// The cycle anything can next happen at: the first data due back, a
     /// refresh falling due or its next step, a queued request's command
-    /// becoming ready (the present cycle if one is ready now).
-    pub fn wake(&self) -> u64 {
-        if self.movable() {
+    /// becoming ready (the present cycle if one is ready now, a request can
+    /// move to its bank or a write drain starts).
+    fn next_event(&self) -> u64 {
+        if self.movable() || self.drain_starts() {
             return self.now;
         }
         let blocked = self.refreshing();
@@ -437,7 +466,7 @@ impl Channel {
             let banks = &self.banks[r * per..(r + 1) * per];
             w = w.min(match banks.iter().filter(|b| b.open.is_some()).map(|b| b.next[Cmd::Pre as usize]).min() {
                 Some(pre) => pre,
-                None => banks.iter().map(|b| b.next[Cmd::Act as usize]).max().unwrap_or(0),
+                None => (r * per..(r + 1) * per).map(|b| self.at(Cmd::Act, b)).max().unwrap_or(0),
             });
         }
         let mut q = self.queued & !blocked;
@@ -448,7 +477,7 @@ impl Channel {
             let Some(row) = bank.open else {
                 // Closed: every request needs an ACT.
                 let rk = &self.ranks[b / per];
-                let mut at = bank.next[Cmd::Act as usize];
+                let mut at = self.at(Cmd::Act, b);
                 if rk.act_count >= 4 {
                     at = at.max(rk.acts[rk.act_i] + self.cfg.timing.faw);
                 }
@@ -460,7 +489,7 @@ impl Channel {
             let mut hit = false;
             for r in q.iter().filter(|r| r.loc.row == row) {
                 hit = true;
-                w = w.min(bank.next[if r.write { Cmd::Write } else { Cmd::Read } as usize]);
+                w = w.min(self.at(if r.write { Cmd::Write } else { Cmd::Read }, b));
             }
             if q[0].loc.row != row && (!hit || bank.hits >= ROW_HIT_CAP) {
                 w = w.min(bank.next[Cmd::Pre as usize]);
@@ -491,11 +520,10 @@ impl Channel {
         self.stats = Stats { per_bank: vec![0; self.banks.len()], per_bank_reads: vec![0; self.banks.len()], ..Stats::default() };
     }
 
-    /// One DRAM clock cycle; returns whether anything happened in it (data
-    /// returned, a command issued or a request moved to its bank).
-    fn tick(&mut self, out: &mut Vec<Done>) -> bool {
+    /// One DRAM clock cycle: data returns, a command issues, a request
+    /// moves to its bank.
+    fn tick(&mut self, out: &mut Vec<Done>) {
         let t = self.cfg.timing;
-        let mut acted = false;
         while let Some(&(done, id, arrival)) = self.returns.front() {
             if done > self.now {
                 break;
@@ -504,13 +532,13 @@ impl Channel {
             let latency = t.ps(done - arrival);
             self.stats.read_latency_ps += latency;
             out.push(Done { id, at: t.ps(done), latency });
-            acted = true;
         }
         self.count(1);
-        acted |= self.refresh() || self.issue();
-        acted |= self.schedule();
+        if !self.refresh() {
+            self.issue();
+        }
+        self.schedule();
         self.now += 1;
-        acted
     }
 
     /// A rank whose refresh is due: precharge its open banks, then refresh
@@ -531,7 +559,7 @@ impl Channel {
                 }
                 continue;
             }
-            if banks.clone().all(|b| self.banks[b].next[Cmd::Act as usize] <= self.now) {
+            if banks.clone().all(|b| self.at(Cmd::Act, b) <= self.now) {
                 let until = self.now + self.cfg.timing.rfc;
                 for b in banks {
                     self.banks[b].next[Cmd::Act as usize] = until;
@@ -570,6 +598,11 @@ impl Channel {
         // (with every pending write already at its bank, nothing to drain)
         let due = !self.writes.is_empty() && (n >= c.drain_high || (self.in_banks == 0 && n > c.drain_idle));
         due && !(self.read_owed && self.reads.iter().any(|r| self.bank_q[r.bank].len() < c.bank_queue))
+    }
+
+    /// Whether [`schedule`](Self::schedule) would start a drain now.
+    fn drain_starts(&self) -> bool {
+        self.drain_left == 0 && self.drains() && self.pending(true) > self.cfg.drain_low
     }
 
     /// Whether [`schedule`](Self::schedule) would move a request now.
@@ -627,10 +660,21 @@ impl Channel {
         }
     }
 
+    /// The earliest cycle `cmd` (not PRE) may issue at bank `b` by the
+    /// bank's and its group's timings.
+    #[inline]
+    fn at(&self, cmd: Cmd, b: usize) -> u64 {
+        let own = self.banks[b].next[cmd as usize];
+        if cmd == Cmd::Pre {
+            return own;
+        }
+        own.max(self.groups[b / self.cfg.map.geo.banks_per_group as usize][cmd as usize])
+    }
+
     /// Whether `cmd` may issue at bank `b` this cycle.
     #[inline]
     fn ready(&self, cmd: Cmd, b: usize, rank: usize) -> bool {
-        if self.banks[b].next[cmd as usize] > self.now {
+        if self.at(cmd, b) > self.now {
             return false;
         }
         let rk = &self.ranks[rank];
@@ -705,9 +749,9 @@ impl Channel {
         let per_rank = geo.banks_per_rank();
         let per_group = geo.banks_per_group as usize;
         let group = b / per_group;
-        for o in rank * per_rank..(rank + 1) * per_rank {
-            let gap = if o / per_group == group { t.rrd_l } else { t.rrd_s };
-            let n = &mut self.banks[o].next[Cmd::Act as usize];
+        for g in rank * per_rank / per_group..(rank + 1) * per_rank / per_group {
+            let gap = if g == group { t.rrd_l } else { t.rrd_s };
+            let n = &mut self.groups[g][Cmd::Act as usize];
             *n = (*n).max(now + gap);
         }
         let bank = &mut self.banks[b];
@@ -744,8 +788,7 @@ impl Channel {
         } else {
             ([g.rd_rd_l, g.rd_rd_s, g.rd_rd_r], [g.rd_wr; 3])
         };
-        // (bank groups in order, a group's banks together: no division per bank)
-        for (gi, banks) in self.banks.chunks_mut(per_group).enumerate() {
+        for (gi, n) in self.groups.iter_mut().enumerate() {
             let k = if gi * per_group / per_rank != rank {
                 2
             } else if gi != group {
@@ -753,12 +796,8 @@ impl Channel {
             } else {
                 0
             };
-            let (rd, wr) = (now + rd[k], now + wr[k]);
-            for bank in banks {
-                let n = &mut bank.next;
-                n[Cmd::Read as usize] = n[Cmd::Read as usize].max(rd);
-                n[Cmd::Write as usize] = n[Cmd::Write as usize].max(wr);
-            }
+            n[Cmd::Read as usize] = n[Cmd::Read as usize].max(now + rd[k]);
+            n[Cmd::Write as usize] = n[Cmd::Write as usize].max(now + wr[k]);
         }
         let to_pre = if r.write { g.wr_pre } else { g.rd_pre };
         let bank = &mut self.banks[r.bank];
@@ -822,7 +861,7 @@ mod tests {
             .collect()
     }
 
-    /// Drive a trace; `step` = run one cycle at a time (no skipping).
+    /// Drive a trace; `step` = tick every cycle (no skipping).
     fn drive(tr: &[(u64, u64, bool)], step: bool) -> (Vec<Done>, Stats) {
         let mut ch = channel();
         let mut out = vec![];
@@ -838,8 +877,12 @@ mod tests {
                     continue;
                 }
             }
-            let to = if step || next >= tr.len() { ch.cycle() + 1 } else { tr[next].0.max(ch.cycle() + 1) };
-            ch.run_to(to, &mut out);
+            if step {
+                ch.tick_to(ch.cycle() + 1, &mut out);
+            } else {
+                let to = if next >= tr.len() { ch.cycle() + 1 } else { tr[next].0.max(ch.cycle() + 1) };
+                ch.run_to(to, &mut out);
+            }
         }
         (out, ch.stats.clone())
     }

@@ -18,11 +18,9 @@ use std::collections::VecDeque;
 type Arrival = (Time, u64, u64, bool);
 
 pub struct Controllers {
+    /// A channel is stepped only at its wake or when a request reaches it
+    /// (in between nothing happens in it; it catches up its counters later).
     chans: Vec<Channel>,
-    /// Each channel's wake, as of its last step: a channel is stepped only
-    /// at it or when a request reaches it (in between nothing happens in
-    /// it; it catches up its counters later).
-    wakes: Vec<u64>,
     /// The cycle after the last one stepped.
     end: u64,
     /// Per channel: reads, and writes, on their way or waiting.
@@ -43,7 +41,6 @@ impl Controllers {
     pub fn new(cfg: Config, channels: usize) -> Controllers {
         Controllers {
             chans: (0..channels).map(|_| Channel::new(cfg)).collect(),
-            wakes: vec![0; channels],
             end: 0,
             arriving: vec![[VecDeque::new(), VecDeque::new()]; channels],
             done: Vec::new(),
@@ -85,10 +82,10 @@ impl Controllers {
         let now = cycle * self.tck;
         let mut refused = false;
         self.end = self.end.max(cycle + 1);
-        for ((ch, q), wake) in self.chans.iter_mut().zip(self.arriving.iter_mut()).zip(self.wakes.iter_mut()) {
+        for (ch, q) in self.chans.iter_mut().zip(self.arriving.iter_mut()) {
             // The older arrival due that its queue can take.
             let due = |q: &[VecDeque<Arrival>; 2], k: usize| q[k].front().filter(|a| a.0 <= now).map(|a| a.0);
-            if *wake > cycle && due(q, 0).is_none() && due(q, 1).is_none() {
+            if ch.wake() > cycle && due(q, 0).is_none() && due(q, 1).is_none() {
                 continue;
             }
             ch.run_to(cycle, &mut self.done);
@@ -109,7 +106,6 @@ impl Controllers {
             for d in self.done.drain(..) {
                 event(Event::Returned { id: d.id, at: d.at });
             }
-            *wake = ch.wake();
         }
         refused
     }
@@ -117,7 +113,7 @@ impl Controllers {
     /// The first cycle anything can happen at in a controller or reach one.
     pub fn wake(&self) -> u64 {
         let first = self.arriving.iter().flatten().filter_map(|q| q.front()).map(|a| a.0.div_ceil(self.tck)).min();
-        self.wakes.iter().copied().chain(first).min().unwrap_or(u64::MAX)
+        self.chans.iter().map(Channel::wake).chain(first).min().unwrap_or(u64::MAX)
     }
 
     /// Bring every controller's counters up to the last cycle stepped
@@ -132,10 +128,9 @@ impl Controllers {
     /// Start every controller's counters afresh at `cycle` (a measured
     /// window's start; the idle time up to it is not counted).
     pub fn reset_stats(&mut self, cycle: u64) {
-        for (ch, wake) in self.chans.iter_mut().zip(self.wakes.iter_mut()) {
+        for ch in self.chans.iter_mut() {
             ch.run_to(cycle, &mut self.done);
             ch.reset_stats();
-            *wake = ch.wake();
         }
         debug_assert!(self.done.is_empty());
     }
