@@ -19,11 +19,13 @@ def run(scenario="l2fwd", **sets):
 
 
 def test_a_light_load_sees_what_the_calendar_sees():
-    """At 10 Gbps nothing queues: both models give the idle path, so the run
-    is the same to within the row buffer's luck."""
+    """At 10 Gbps nothing queues in memory: both models give the idle path,
+    so the run is the same to within the row buffer's luck (and the first
+    pass over the cold Rx ring, whose descriptor reads the controllers
+    serve bank by bank, shifting the core's phase a little)."""
     light = {"traffic.rate": "10Gbps", "traffic.size": 64}
     cal, ctl = run(**light), run(**light, **CTL)
-    assert ctl["throughput_gbps"] == pytest.approx(cal["throughput_gbps"], rel=1e-3)
+    assert ctl["throughput_gbps"] == pytest.approx(cal["throughput_gbps"], rel=0.01)
     assert ctl["latency_ns"]["mean"] == pytest.approx(cal["latency_ns"]["mean"], rel=0.05)
     assert "imc" in ctl and "imc" not in cal
 
@@ -81,3 +83,16 @@ def test_ddio_off_writes_hold_their_credits_until_the_write_queue_takes_them():
     shallow = run(**sets, **{"dram.write_queue": 8, "dram.write_high": 8, "dram.write_idle": 4})
     assert shallow["domain_latency_ns"]["p2m_write"] > deep["domain_latency_ns"]["p2m_write"]
     assert shallow["pcie_flow"]["credit_stall_share"] >= deep["pcie_flow"]["credit_stall_share"]
+
+
+def test_a_device_read_from_dram_waits_for_the_controllers():
+    """DDIO off, the NIC's Tx reads frames from DRAM: a read completes when
+    the controllers return its last line, so antagonists loading the channels
+    lengthen the P2M-Read domain, and the frames wait for it in order."""
+    sets = dict(CTL, **{"llc.ddio_ways": 0, "antagonist.pattern": "random", "traffic.rate": "50Gbps"})
+    quiet = run(**sets, **{"antagonist.cores": 0})
+    loaded = run(**sets, **{"antagonist.cores": 12})
+    p2m = lambda r: r["domain_latency_ns"]["p2m_read"]
+    assert p2m(loaded) > 1.2 * p2m(quiet), (p2m(quiet), p2m(loaded))
+    assert p2m(quiet) > 90.0 * 0.9  # (most lines from DRAM: about an idle read or more)
+    assert loaded["imc"]["read_queue_occupancy"] > quiet["imc"]["read_queue_occupancy"]

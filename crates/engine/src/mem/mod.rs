@@ -750,6 +750,22 @@ impl Memory {
         self.mc.as_mut().and_then(|mc| mc.unhold())
     }
 
+    /// With the controllers: the device reads from DRAM from now until
+    /// [`Memory::unfetch`] wait for their data from the controllers (the
+    /// host network study's P2M-Read domain); without, they are priced
+    /// at once.
+    pub fn fetch(&mut self) {
+        if let Some(mc) = &mut self.mc {
+            mc.fetch();
+        }
+    }
+
+    /// The fetch's id, if it reads from DRAM (see `dram::queued`'s
+    /// `fetches`).
+    pub fn unfetch(&mut self) -> Option<u32> {
+        self.mc.as_mut().and_then(|mc| mc.unfetch())
+    }
+
     /// A DMA read of `len` bytes at `addr` reaching the host at `now`.
     /// Returns the time until the last line is available to the root complex.
     pub fn dma_read(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) -> Time {
@@ -801,9 +817,16 @@ impl Memory {
         lat
     }
 
-    /// A DMA read of `line` from DRAM; returns its latency.
+    /// A DMA read of `line` from DRAM; returns its latency (0 if an open
+    /// fetch waits for it: the controllers say when it is back).
     fn dma_read_miss(&mut self, line: u64, now: Time) -> Time {
         self.stats.dma_read_misses += 1;
+        if let Some(mc) = &mut self.mc {
+            if mc.read_fetched(line, now) {
+                self.stats.dram_read_bytes += LINE;
+                return 0;
+            }
+        }
         self.uncore_dram_read(line, now)
     }
 

@@ -325,6 +325,22 @@ impl TxQueue {
     }
 }
 
+/// A frame the NIC is reading for the wire.
+#[derive(Clone, Copy, Debug)]
+pub struct TxFrame {
+    pub pkt: PktRef,
+    /// Its Tx queue, and its position in it (1-based: the queue's `sent`).
+    pub qi: usize,
+    pub seq: u64,
+    /// Whether it was the last WQE the NIC knew of when it read it.
+    pub last: bool,
+    /// Tx buffer bytes it holds until it has left the wire.
+    pub held: u64,
+    /// When its data is in the NIC (so far), and the reads still awaited.
+    pub data: Time,
+    pub waits: u8,
+}
+
 /// The port and the packet pipeline in front of the queues.
 pub struct Port {
     /// Bytes of packets whose DMA is still serialising on PCIe: (release time, bytes).
@@ -349,6 +365,12 @@ pub struct Port {
     /// Queues with fetched WQEs waiting for their data read, round-robin.
     pub tx_ready: VecDeque<usize>,
     pub tx_resume_pending: bool,
+    /// Frames whose data reads wait for DRAM (with the memory controllers),
+    /// in the order they go to the wire, and the id of the first.
+    pub tx_fetching: VecDeque<TxFrame>,
+    pub tx_fetch_first: u64,
+    /// The Tx pump waits for a read tag to be released.
+    pub tx_tag_wait: bool,
     /// RSS redirection table: hash -> queue.
     pub reta: Vec<u16>,
 }
@@ -371,6 +393,9 @@ impl Port {
             wire_free: 0,
             tx_ready: VecDeque::new(),
             tx_resume_pending: false,
+            tx_fetching: VecDeque::new(),
+            tx_fetch_first: 0,
+            tx_tag_wait: false,
             reta,
         }
     }

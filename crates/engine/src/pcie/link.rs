@@ -157,6 +157,11 @@ impl ReadTags {
         }
     }
 
+    /// Whether every tag is held and none has a release time yet.
+    pub fn exhausted(&self) -> bool {
+        self.free_at.is_empty()
+    }
+
     /// Earliest time a tag is (or becomes) free, without taking it.
     pub fn next_free(&self) -> Time {
         self.free_at.front().copied().unwrap_or(self.last_release)

@@ -20,6 +20,9 @@ const POSTED: u64 = u64::MAX;
 /// Marks the id of a device's write whose buffer entry waits for the
 /// write queue to take it (the rest of the id names its hold).
 const HELD: u64 = 1 << 63;
+/// Marks the id of a device's read whose fetch waits for it (the rest of
+/// the id names the fetch).
+const FETCHED: u64 = 1 << 62;
 
 /// A read a core waits for: the core, when it left the core, and whether
 /// its address came from the read before it (a pointer chase).
@@ -58,14 +61,65 @@ pub struct Queued {
     /// The first cycle a request sent since the run last looked reaches
     /// its controller at (`u64::MAX`: none sent).
     pub sent: u64,
-    /// Per hold (a device write's lines to DRAM, whose IIO write-buffer
-    /// entries free when the write queue takes them): lines not yet taken.
-    holds: Vec<u32>,
-    spare_holds: Vec<u32>,
-    /// The hold a device's writes to DRAM join now.
+    /// Holds: a device write's lines to DRAM, whose IIO write-buffer
+    /// entries free when the write queues have taken them all (`done`:
+    /// when the last was taken).
+    pub holds: Groups,
+    /// Fetches: a device read's lines from DRAM, whose data is at the root
+    /// complex when the last is back (`done`: when).
+    pub fetches: Groups,
+}
+
+/// Requests gathered in groups, each done when its last request is:
+/// `open` a group, the requests sent meanwhile join it, `close` it.
+#[derive(Default)]
+pub struct Groups {
+    /// Per group: requests not yet done.
+    left: Vec<u32>,
+    spare: Vec<u32>,
+    /// The group requests join now.
     open: Option<u32>,
-    /// Holds whose lines the write queues have all taken, and when.
-    pub freed: Vec<(u32, Time)>,
+    /// Groups done, and when.
+    pub done: Vec<(u32, Time)>,
+}
+
+impl Groups {
+    fn open(&mut self) {
+        let g = self.spare.pop().unwrap_or_else(|| {
+            self.left.push(0);
+            self.left.len() as u32 - 1
+        });
+        self.left[g as usize] = 0;
+        self.open = Some(g);
+    }
+
+    /// The open group's id, if a request joined it (one none joined is
+    /// done at once).
+    fn close(&mut self) -> Option<u32> {
+        let g = self.open.take()?;
+        if self.left[g as usize] == 0 {
+            self.spare.push(g);
+            return None;
+        }
+        Some(g)
+    }
+
+    /// A request joins the open group: its id, if one is open.
+    fn join(&mut self) -> Option<u32> {
+        let g = self.open?;
+        self.left[g as usize] += 1;
+        Some(g)
+    }
+
+    /// A request of group `g` is done at `at`.
+    fn land(&mut self, g: u32, at: Time) {
+        let left = &mut self.left[g as usize];
+        *left -= 1;
+        if *left == 0 {
+            self.spare.push(g);
+            self.done.push((g, at));
+        }
+    }
 }
 
 impl Queued {
@@ -91,10 +145,8 @@ impl Queued {
             chained: false,
             due: u64::MAX,
             sent: u64::MAX,
-            holds: Vec::new(),
-            spare_holds: Vec::new(),
-            open: None,
-            freed: Vec::new(),
+            holds: Groups::default(),
+            fetches: Groups::default(),
         }
     }
 
@@ -124,13 +176,7 @@ impl Queued {
     /// A device's write of `line` to DRAM at `now`: it joins the open
     /// hold, if any (see [`Queued::hold`]).
     pub fn post_held(&mut self, line: u64, now: Time) {
-        let id = match self.open {
-            Some(h) => {
-                self.holds[h as usize] += 1;
-                HELD | h as u64
-            }
-            None => POSTED,
-        };
+        let id = self.holds.join().map_or(POSTED, |h| HELD | h as u64);
         self.send(now, id, line, true);
     }
 
@@ -138,23 +184,33 @@ impl Queued {
     /// free their buffer entries together, when the write queues have
     /// taken the last of them.
     pub fn hold(&mut self) {
-        let h = self.spare_holds.pop().unwrap_or_else(|| {
-            self.holds.push(0);
-            self.holds.len() as u32 - 1
-        });
-        self.holds[h as usize] = 0;
-        self.open = Some(h);
+        self.holds.open();
     }
 
     /// Close the open hold: its id if it holds any write (it appears in
-    /// `freed` when they are all taken).
+    /// `holds.done` when they are all taken).
     pub fn unhold(&mut self) -> Option<u32> {
-        let h = self.open.take()?;
-        if self.holds[h as usize] == 0 {
-            self.spare_holds.push(h);
-            return None;
-        }
-        Some(h)
+        self.holds.close()
+    }
+
+    /// A device's read of `line` from DRAM at `now`, for the open fetch
+    /// (see [`Queued::fetch`]); false, and nothing sent, if none is open.
+    pub fn read_fetched(&mut self, line: u64, now: Time) -> bool {
+        let Some(g) = self.fetches.join() else { return false };
+        self.send(now, FETCHED | g as u64, line, false);
+        true
+    }
+
+    /// Open a fetch: the device reads from DRAM until
+    /// [`Queued::unfetch`] are done together, when the last is back.
+    pub fn fetch(&mut self) {
+        self.fetches.open();
+    }
+
+    /// Close the open fetch: its id if it reads any line from DRAM (it
+    /// appears in `fetches.done` when they are all back).
+    pub fn unfetch(&mut self) -> Option<u32> {
+        self.fetches.close()
     }
 
     fn send(&mut self, now: Time, id: u64, line: u64, write: bool) {
@@ -175,23 +231,18 @@ impl Queued {
     /// to be taken (the next cycle must run too).
     pub fn tick(&mut self, cycle: u64, back: &mut Vec<Back>) -> bool {
         let (flights, spare, half) = (&self.flights, &mut self.spare, self.half);
-        let (holds, spare_holds, freed) = (&mut self.holds, &mut self.spare_holds, &mut self.freed);
+        let (holds, fetches) = (&mut self.holds, &mut self.fetches);
         let now = cycle * self.ctl.tck();
         self.ctl.step(cycle, |e| match e {
-            Event::Returned { id, at } if id != POSTED => {
+            Event::Returned { id, .. } if id == POSTED => {}
+            Event::Returned { id, at } if id & FETCHED != 0 => fetches.land((id & !FETCHED) as u32, at + half),
+            Event::Returned { id, at } => {
                 let f = flights[id as usize];
                 spare.push(id);
                 let at = at + half;
                 back.push(Back { core: f.core as usize, at, lat: at - f.issued, chained: f.chained });
             }
-            Event::Admitted { id, write: true } if id != POSTED && id & HELD != 0 => {
-                let h = (id & !HELD) as u32;
-                holds[h as usize] -= 1;
-                if holds[h as usize] == 0 {
-                    spare_holds.push(h);
-                    freed.push((h, now));
-                }
-            }
+            Event::Admitted { id, write: true } if id != POSTED && id & HELD != 0 => holds.land((id & !HELD) as u32, now),
             _ => {}
         })
     }
@@ -264,13 +315,36 @@ mod tests {
         q.hold();
         assert_eq!(q.unhold(), None, "a hold of no write frees at once");
         let (mut back, mut cycle) = (Vec::new(), 0);
-        while q.freed.is_empty() {
+        while q.holds.done.is_empty() {
             q.tick(cycle, &mut back);
             cycle += 1;
         }
         // one admission a cycle, from the cycle the first arrives
         let first = q.half.div_ceil(q.ctl.tck());
-        assert_eq!(q.freed, vec![(h, (first + 2) * q.ctl.tck())]);
+        assert_eq!(q.holds.done, vec![(h, (first + 2) * q.ctl.tck())]);
+    }
+
+    #[test]
+    fn a_fetch_is_back_when_its_last_line_is() {
+        let mut q = queued();
+        q.fetch();
+        assert!(q.read_fetched(1 << 20, 0) && q.read_fetched(2 << 20, 0) && q.read_fetched(3 << 20, 10 * NS));
+        let g = q.unfetch().expect("three lines fetched");
+        q.fetch();
+        assert_eq!(q.unfetch(), None, "a fetch of no line is back at once");
+        assert!(!q.read_fetched(4 << 20, 0), "no fetch open: the read is the caller's to post");
+        let (mut back, mut cycle) = (Vec::new(), 0);
+        while q.fetches.done.is_empty() {
+            q.tick(cycle, &mut back);
+            cycle += 1;
+        }
+        let (id, at) = q.fetches.done[0];
+        assert_eq!(id, g);
+        // the last line back no sooner than an idle read after it left, and
+        // no later than the three read one after another
+        let ns = (at - 10 * NS) as f64 / NS as f64;
+        assert!(ns > 81.0 && ns < 3.0 * 90.0, "{ns} ns");
+        assert!(back.is_empty(), "no core waited");
     }
 
     #[test]

@@ -91,6 +91,11 @@ pub enum Ev {
     TxResume {
         nic: u16,
     },
+    /// A data read of frame `frame` of NIC `nic`'s Tx FIFO is back.
+    TxData {
+        nic: u16,
+        frame: u64,
+    },
     /// A Tx queue descheduled for filling the Tx buffer is eligible again.
     TxResched {
         nic: u16,
@@ -392,6 +397,8 @@ pub struct World {
     /// Per hold of the controllers: the NIC, the posted credits whose
     /// entries it holds, and when the root port was done with the write.
     pub(crate) credit_holds: Vec<Option<(usize, u64, Time)>>,
+    /// Device reads waiting for DRAM, by their fetch (see `rx::Fetch`).
+    fetches: Vec<Option<rx::Fetch>>,
     /// End of the run: `sim.warmup + sim.duration`.
     pub(crate) end: Time,
     pub(crate) measuring: bool,
@@ -723,6 +730,7 @@ impl World {
             passes: (0..mem_cores).map(|_| None).collect(),
             dram_back: Vec::new(),
             credit_holds: Vec::new(),
+            fetches: Vec::new(),
             end: warmup + c.sim.duration,
             measuring: false,
             mem_base: MemStats::default(),
@@ -803,6 +811,7 @@ impl World {
                 Ev::TxWqeFetched { nic, q, n } => {
                     self.on_tx_wqe_fetched(nic as usize, q as usize, n as u64, now)
                 }
+                Ev::TxData { nic, frame } => self.on_tx_data(nic as usize, frame, now),
                 Ev::TxResume { nic } => {
                     self.nics[nic as usize].port.tx_resume_pending = false;
                     self.tx_pump(nic as usize, now)
@@ -986,6 +995,8 @@ impl World {
             for c in self.cores.iter().filter(|c| c.nic == i) {
                 in_flight += c.sw_queue.len() as u64;
             }
+            // (read, not yet on the wire: waiting for DRAM)
+            in_flight += n.port.tx_fetching.len() as u64;
             // TLPs carry their payload plus headers: wire bytes bound payload bytes.
             if n.pcie.up.bytes() < n.pcie.data_up || n.pcie.down.bytes() < n.pcie.data_down {
                 return Err(format!(

@@ -15,6 +15,31 @@ use crate::units::{ser_time, Time};
 use crate::wire::pause::Signal;
 use crate::wire::{wire_bytes, MIN_FRAME};
 
+/// What follows a device read that waited for DRAM, once it is back.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Fetched {
+    /// An event, at the time the data is at the device.
+    Event(Ev),
+    /// Tx queue `q`'s WQE fetch of `n`, issued at `issued` (its round trip
+    /// paces the queue's descheduling).
+    Wqes { q: u16, n: u32, issued: Time },
+    /// Frame `.0` of the Tx FIFO.
+    Frame(u64),
+}
+
+/// A device read waiting for its lines from DRAM: its NIC, address and
+/// length, tags, when it started, when the rest of its data is in.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fetch {
+    nic: usize,
+    addr: u64,
+    len: u64,
+    tags: u64,
+    start: Time,
+    ready: Time,
+    then: Fetched,
+}
+
 impl World {
     pub(super) fn on_arrive(&mut self, n: usize, epoch: u32, now: Time) {
         let line_rate = self.cfg.nic.line_rate;
@@ -381,34 +406,88 @@ impl World {
         let addr = rq.desc_addr(from, k.rx_desc);
         let len = cnt * k.rx_desc;
         rq.fetching = true;
-        let t_done = self.dma_read(n, now, addr, len);
-        self.q.push(
-            t_done,
-            Ev::RxDescFetched {
-                nic: n as u16,
-                q: qi as u16,
-                from,
-                n: cnt as u16,
-            },
-        );
+        let ev = Ev::RxDescFetched {
+            nic: n as u16,
+            q: qi as u16,
+            from,
+            n: cnt as u16,
+        };
+        if let Some(t_done) = self.dma_fetch(n, now, addr, len, Fetched::Event(ev)) {
+            self.q.push(t_done, ev);
+        }
     }
 
     /// A device read of host memory: tag, request upstream, the memory
     /// system's latency, completions downstream. Returns when the data is
-    /// at the device.
+    /// at the device (DRAM reads priced at once, at the idle latency, with
+    /// the controllers too: see [`World::dma_fetch`]).
     pub(super) fn dma_read(&mut self, n: usize, now: Time, addr: u64, len: u64) -> Time {
+        let (start, t_req, tags) = self.read_request(n, now, addr, len);
+        let lat = self.mem.dma_read(addr, len, self.nics[n].mode, t_req);
+        self.read_complete(n, addr, len, tags, start, t_req + lat)
+    }
+
+    /// A device read as [`World::dma_read`], whose lines from DRAM, with
+    /// the memory controllers, come back when the controllers return them:
+    /// then the read completes and `then` follows; returns None. Otherwise
+    /// returns when the data is at the device.
+    pub(super) fn dma_fetch(&mut self, n: usize, now: Time, addr: u64, len: u64, then: Fetched) -> Option<Time> {
+        let (start, t_req, tags) = self.read_request(n, now, addr, len);
+        self.mem.fetch();
+        let lat = self.mem.dma_read(addr, len, self.nics[n].mode, t_req);
+        let Some(g) = self.mem.unfetch() else {
+            return Some(self.read_complete(n, addr, len, tags, start, t_req + lat));
+        };
+        let g = g as usize;
+        if self.fetches.len() <= g {
+            self.fetches.resize(g + 1, None);
+        }
+        self.fetches[g] = Some(Fetch { nic: n, addr, len, tags, start, ready: t_req + lat, then });
+        None
+    }
+
+    /// A fetch's DRAM lines are all back at the root complex at `at`.
+    pub(super) fn fetched(&mut self, g: u32, at: Time) {
+        let f = self.fetches[g as usize].take().expect("a fetch waits for its lines");
+        let back = f.ready.max(at);
+        self.mem.stats.p2m_read_ps += back - f.ready;
+        let n = f.nic;
+        let done = self.read_complete(n, f.addr, f.len, f.tags, f.start, back);
+        match f.then {
+            Fetched::Event(ev) => self.q.push(done, ev),
+            Fetched::Wqes { q, n: cnt, issued } => {
+                self.nics[n].txq[q as usize].read_rtt = done - issued;
+                self.q.push(done, Ev::TxWqeFetched { nic: n as u16, q, n: cnt });
+            }
+            Fetched::Frame(frame) => self.q.push(done, Ev::TxData { nic: n as u16, frame }),
+        }
+        let port = &mut self.nics[n].port;
+        if port.tx_tag_wait {
+            port.tx_tag_wait = false;
+            self.tx_resume_at(n, done);
+        }
+    }
+
+    /// A read's tags (it waits for them) and its request upstream: when it
+    /// started, when the request reached the host, and its tags.
+    fn read_request(&mut self, n: usize, now: Time, addr: u64, len: u64) -> (Time, Time, u64) {
         let nic = &mut self.nics[n];
         let mut t = now;
         let tags = len.div_ceil(self.cfg.pcie.mrrs);
         for _ in 0..tags {
             t = t.max(nic.tags.acquire(now));
         }
-        let t_req = nic.pcie.dma_read_request(t, addr, len);
-        let lat = self.mem.dma_read(addr, len, nic.mode, t_req);
-        let t_done = nic.pcie.dma_read_completion(t_req + lat, addr, len);
+        (t, nic.pcie.dma_read_request(t, addr, len), tags)
+    }
+
+    /// A read's data is at the root complex at `back`: its completions
+    /// cross the link and its tags return. Returns when it is at the device.
+    fn read_complete(&mut self, n: usize, addr: u64, len: u64, tags: u64, start: Time, back: Time) -> Time {
+        let nic = &mut self.nics[n];
+        let t_done = nic.pcie.dma_read_completion(back, addr, len);
         if self.measuring {
-            nic.c.tag_ps += (t_done - t) as u128 * tags as u128;
-            nic.c.tags_max = nic.c.tags_max.max(nic.tags.in_use_at(t));
+            nic.c.tag_ps += (t_done - start) as u128 * tags as u128;
+            nic.c.tags_max = nic.c.tags_max.max(nic.tags.in_use_at(start));
         }
         for _ in 0..tags {
             nic.tags.release(t_done);

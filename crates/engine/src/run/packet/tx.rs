@@ -3,8 +3,9 @@
 //! never reads far ahead of the wire), serialises the frame at line rate and
 //! writes a completion every `tx_cqe_every` frames or when the queue drains.
 
+use super::rx::Fetched;
 use super::{mem_len, request_done, Ev, World};
-use crate::nic::NO_BUF;
+use crate::nic::{TxFrame, NO_BUF};
 use crate::units::{ser_time, Time};
 use crate::wire::wire_bytes;
 
@@ -49,7 +50,8 @@ impl World {
         let cnt = (tq.nic_pi - tq.fetched).min(self.cfg.nic.desc_fetch).min(to_end);
         let addr = tq.wqe_addr(tq.fetched, self.k.tx_desc);
         tq.fetching = true;
-        let t_done = self.dma_read(n, now, addr, cnt * self.k.tx_desc);
+        let then = Fetched::Wqes { q: qi as u16, n: cnt as u32, issued: now };
+        let Some(t_done) = self.dma_fetch(n, now, addr, cnt * self.k.tx_desc, then) else { return };
         self.nics[n].txq[qi].read_rtt = t_done - now;
         self.q.push(
             t_done,
@@ -120,11 +122,20 @@ impl World {
                     );
                     continue;
                 }
+                // (every frame held waiting for DRAM: its data pumps again)
+                if nic.port.tx_leaving.is_empty() && !nic.port.tx_fetching.is_empty() {
+                    return;
+                }
                 let at = nic.port.tx_leaving.front().map_or(now, |f| f.0);
                 return self.tx_resume_at(n, at);
             }
             // No read tag free yet: wait for one rather than queue a request
-            // on the link ahead of time.
+            // on the link ahead of time (a read still waiting for DRAM
+            // releases its tag when it is back).
+            if nic.tags.exhausted() {
+                nic.port.tx_tag_wait = true;
+                return;
+            }
             let tag_free = nic.tags.next_free();
             if tag_free > now {
                 return self.tx_resume_at(n, tag_free);
@@ -134,65 +145,102 @@ impl World {
                 tq.held += held;
             }
             tq.sent += 1;
-            let t_data = self.tx_data_read(n, &pkt, now);
+            let f = TxFrame { pkt, qi, seq: tq.sent, last: tq.sent == tq.nic_pi, held, data: now, waits: 0 };
+            let id = nic.port.tx_fetch_first + nic.port.tx_fetching.len() as u64;
+            let f = self.tx_data_read(n, f, id, now);
+            let port = &mut self.nics[n].port;
+            if f.waits == 0 && port.tx_fetching.is_empty() {
+                self.tx_wire(n, f, now);
+            } else {
+                port.tx_fetching.push_back(f);
+            }
             let nic = &mut self.nics[n];
-            let start = t_data.max(nic.port.wire_free);
-            let end = start + ser_time(wire_bytes(pkt.size), self.cfg.nic.line_rate);
-            nic.port.wire_free = end;
-            nic.port.tx_leaving.push_back((end, held as u32));
-            if share > 0 {
-                nic.txq[qi].leaving.push_back((end, held as u32));
-            }
-            nic.total_out += 1;
-            request_done(&mut self.q, n, &mut nic.client, end);
-            nic.out_bytes += pkt.size as u64;
-            let window_end = self.batches.is_none().then_some(self.end);
-            nic.depart(super::Departure { start, end, pkt }, now, self.cfg.sim.warmup, window_end);
-            let tq = &mut nic.txq[qi];
-            if tq.sent - tq.cqe_issued >= self.cfg.nic.tx_cqe_every || tq.sent == tq.nic_pi {
-                let upto = tq.sent;
-                tq.cqe_issued = upto;
-                // Issued when the frame has left; the PCIe write is sent then,
-                // so the link serialises it in time order with the Rx DMAs.
-                self.q.push(
-                    end,
-                    Ev::TxCqe {
-                        nic: n as u16,
-                        q: qi as u16,
-                        upto,
-                    },
-                );
-            }
             nic.port.tx_ready.rotate_left(1);
         }
     }
 
-    /// Read a frame's bytes into the NIC: the header buffer unless it was
-    /// inlined in the WQE, the payload from host memory over PCIe or from
-    /// nicmem inside the NIC. Returns when all of it is in the NIC.
-    fn tx_data_read(&mut self, n: usize, pkt: &crate::nic::PktRef, now: Time) -> Time {
+    /// Frame `f`'s data is in the NIC: it goes on the wire once the wire
+    /// is free, and a completion follows every `tx_cqe_every` frames or
+    /// when the queue drained.
+    fn tx_wire(&mut self, n: usize, f: TxFrame, now: Time) {
+        let nic = &mut self.nics[n];
+        let start = f.data.max(nic.port.wire_free);
+        let end = start + ser_time(wire_bytes(f.pkt.size), self.cfg.nic.line_rate);
+        nic.port.wire_free = end;
+        nic.port.tx_leaving.push_back((end, f.held as u32));
+        if self.k.tx_queue_buffer > 0 {
+            nic.txq[f.qi].leaving.push_back((end, f.held as u32));
+        }
+        nic.total_out += 1;
+        request_done(&mut self.q, n, &mut nic.client, end);
+        nic.out_bytes += f.pkt.size as u64;
+        let window_end = self.batches.is_none().then_some(self.end);
+        nic.depart(super::Departure { start, end, pkt: f.pkt }, now, self.cfg.sim.warmup, window_end);
+        let tq = &mut nic.txq[f.qi];
+        if f.seq - tq.cqe_issued >= self.cfg.nic.tx_cqe_every || f.last {
+            let upto = f.seq;
+            tq.cqe_issued = upto;
+            // Issued when the frame has left; the PCIe write is sent then,
+            // so the link serialises it in time order with the Rx DMAs.
+            self.q.push(
+                end,
+                Ev::TxCqe {
+                    nic: n as u16,
+                    q: f.qi as u16,
+                    upto,
+                },
+            );
+        }
+    }
+
+    /// A data read of frame `id` of the Tx FIFO is back: the frames at the
+    /// FIFO's head whose data is all in go on the wire, in order.
+    pub(super) fn on_tx_data(&mut self, n: usize, id: u64, now: Time) {
+        let port = &mut self.nics[n].port;
+        let f = &mut port.tx_fetching[(id - port.tx_fetch_first) as usize];
+        f.data = f.data.max(now);
+        f.waits -= 1;
+        while let Some(&f) = self.nics[n].port.tx_fetching.front().filter(|f| f.waits == 0) {
+            let port = &mut self.nics[n].port;
+            port.tx_fetching.pop_front();
+            port.tx_fetch_first += 1;
+            self.tx_wire(n, f, now);
+        }
+        self.tx_pump(n, now);
+    }
+
+    /// Read frame `f`'s bytes into the NIC: the header buffer unless it
+    /// was inlined in the WQE, the payload from host memory over PCIe or
+    /// from nicmem inside the NIC. Reads that wait for DRAM are counted in
+    /// `waits` and come back to frame `id` of the Tx FIFO; `data` is when
+    /// the others are in.
+    fn tx_data_read(&mut self, n: usize, mut f: TxFrame, id: u64, now: Time) -> TxFrame {
+        let pkt = f.pkt;
+        let mut read = |w: &mut World, addr: u64, len: u64| match w.dma_fetch(n, now, addr, len, Fetched::Frame(id)) {
+            Some(t) => f.data = f.data.max(t),
+            None => f.waits += 1,
+        };
         if pkt.kvs != NO_BUF {
             // nmKVS zero copy: the header from host memory (unless the WQE
             // carries it inline: no mbuf), the value from nicmem.
-            let mut t = now;
             if pkt.mbuf != NO_BUF {
                 let addr = self.nics[n].pool.data_addr(pkt.mbuf);
-                t = self.dma_read(n, now, addr, mem_len(crate::nf::kvs::RESP_HDR as u32));
+                read(self, addr, mem_len(crate::nf::kvs::RESP_HDR as u32));
             }
-            return t.max(now + self.cfg.nic.nicmem_latency);
+            f.data = f.data.max(now + self.cfg.nic.nicmem_latency);
+            return f;
         }
         let hdr = self.k.hdr_len(pkt.size);
-        let mut t = now;
         if pkt.mbuf != NO_BUF {
             let addr = self.nics[n].pool.data_addr(pkt.mbuf);
-            t = self.dma_read(n, now, addr, hdr);
+            read(self, addr, hdr);
         }
-        if let Some(addr) = self.nics[n].host_payload(pkt) {
-            t = t.max(self.dma_read(n, now, addr, mem_len(pkt.size) - hdr));
+        if let Some(addr) = self.nics[n].host_payload(&pkt) {
+            read(self, addr, mem_len(pkt.size) - hdr);
         } else if pkt.pay_nic {
-            t = t.max(now + self.cfg.nic.nicmem_latency);
+            f.data = f.data.max(now + self.cfg.nic.nicmem_latency);
         }
-        t
+        f
     }
 
     /// A descheduled queue is eligible again.
@@ -205,7 +253,7 @@ impl World {
     }
 
     /// Pump again at `at` (once: a pending resume covers every reason).
-    fn tx_resume_at(&mut self, n: usize, at: Time) {
+    pub(super) fn tx_resume_at(&mut self, n: usize, at: Time) {
         let port = &mut self.nics[n].port;
         if !port.tx_resume_pending {
             port.tx_resume_pending = true;
