@@ -96,3 +96,12 @@ def test_a_device_read_from_dram_waits_for_the_controllers():
     assert p2m(loaded) > 1.2 * p2m(quiet), (p2m(quiet), p2m(loaded))
     assert p2m(quiet) > 90.0 * 0.9  # (most lines from DRAM: about an idle read or more)
     assert loaded["imc"]["read_queue_occupancy"] > quiet["imc"]["read_queue_occupancy"]
+
+
+def test_the_c2m_read_domain_averages_the_reads_back():
+    """A poll of long chases ends after the window with reads in flight: the
+    domain latency averages the reads whose data is back (it read low when
+    it divided by the misses issued)."""
+    sets = dict(CTL, **{"app.wp_reads": 800, "app.wp_size": "1GiB", "corunner.enabled": False, "traffic.rate": "1Gbps"})
+    r = run("workpackage", **sets)
+    assert r["domain_latency_ns"]["c2m_read"] > 90.0, r["domain_latency_ns"]

@@ -77,8 +77,11 @@ pub struct MemStats {
     /// summed latencies of cores' DRAM reads (C2M-Read: the miss until its
     /// data is back), of DMA writes (P2M-Write: at the root port until the
     /// LLC or memory has taken the last line) and of DMA reads (P2M-Read:
-    /// until the last line is at the root port), and the DMA requests.
+    /// until the last line is at the root port), and the requests (a
+    /// core's read counted when its data is back: with the controllers,
+    /// after its miss).
     pub c2m_read_ps: u64,
+    pub c2m_reads: u64,
     pub p2m_write_ps: u64,
     pub p2m_writes: u64,
     pub p2m_read_ps: u64,
@@ -102,6 +105,7 @@ impl MemStats {
             dram_read_bytes: self.dram_read_bytes - base.dram_read_bytes,
             dram_write_bytes: self.dram_write_bytes - base.dram_write_bytes,
             c2m_read_ps: self.c2m_read_ps - base.c2m_read_ps,
+            c2m_reads: self.c2m_reads - base.c2m_reads,
             p2m_write_ps: self.p2m_write_ps - base.p2m_write_ps,
             p2m_writes: self.p2m_writes - base.p2m_writes,
             p2m_read_ps: self.p2m_read_ps - base.p2m_read_ps,
@@ -412,6 +416,7 @@ impl Memory {
         }
         let lat = self.llc_lat + self.dram.read(line, now);
         self.stats.c2m_read_ps += lat;
+        self.stats.c2m_reads += 1;
         lat
     }
 

@@ -238,7 +238,7 @@ impl Memory {
     fn prefetch_miss(&mut self, core: usize, line: u64, l2_set: usize, now: Time) {
         // (a prefetch is not a demand access: the core counters stay)
         let st = &self.stats;
-        let s = (st.core_l2_hits, st.core_llc_hits, st.core_llc_misses, st.c2m_read_ps);
+        let s = (st.core_l2_hits, st.core_llc_hits, st.core_llc_misses, st.c2m_read_ps, st.c2m_reads);
         let misses = self.core_misses[core];
         let missed = self.mc.as_ref().map_or(0, |mc| mc.missed.len());
         let mut lat = if self.sf.is_some() {
@@ -256,7 +256,7 @@ impl Memory {
             lat += self.dram.idle_latency();
         }
         let st = &mut self.stats;
-        (st.core_l2_hits, st.core_llc_hits, st.core_llc_misses, st.c2m_read_ps) = s;
+        (st.core_l2_hits, st.core_llc_hits, st.core_llc_misses, st.c2m_read_ps, st.c2m_reads) = s;
         self.core_misses[core] = misses;
         self.stats.l2_prefetches += 1;
         let p = self.prefetch.as_mut().expect("prefetchers on");

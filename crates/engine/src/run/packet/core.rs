@@ -350,6 +350,7 @@ impl World {
             p.stall.add(b.lat);
         }
         self.mem.stats.c2m_read_ps += self.mem.llc_latency() + b.lat;
+        self.mem.stats.c2m_reads += 1;
         match p.then {
             Then::Antagonist(i, _) => self.antagonists[i].dram_read(b.lat, self.measuring),
             Then::Corunner(_) => self.corunner.as_mut().expect("co-runner").dram_read(b.lat, self.measuring),

@@ -110,7 +110,7 @@ impl World {
             domain_latency_ns: {
                 let mean = |ps: u64, n: u64| (n > 0).then(|| ps as f64 / n as f64 / 1e3);
                 DomainLatency {
-                    c2m_read: mean(m.c2m_read_ps, m.core_llc_misses),
+                    c2m_read: mean(m.c2m_read_ps, m.c2m_reads),
                     p2m_write: mean(m.p2m_write_ps, m.p2m_writes),
                     p2m_read: mean(m.p2m_read_ps, m.p2m_reads),
                 }
