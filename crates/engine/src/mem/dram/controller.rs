@@ -295,6 +295,8 @@ pub struct Channel {
     read_owed: bool,
     /// The bank queue the next command search starts at.
     rr: usize,
+    /// The earliest rank's `refresh_due` (before it no rank refreshes).
+    refresh_next: u64,
     /// The cycle anything can next happen at ([`next_event`](Self::next_event)),
     /// as of the last cycle run or request offered.
     next: u64,
@@ -310,13 +312,14 @@ impl Channel {
         let n = geo.banks();
         assert!(n <= 64, "a channel of at most 64 banks (a bank mask is a u64)");
         let t = cfg.timing;
-        let ranks = (0..geo.ranks)
+        let ranks: Vec<Rank> = (0..geo.ranks)
             .map(|r| Rank {
                 // Staggered: rank r first refreshes (r + 1) / ranks of tREFI in.
                 refresh_due: if cfg.refresh { t.refi * (r + 1) / geo.ranks } else { u64::MAX },
                 ..Rank::default()
             })
             .collect();
+        let refresh_next = ranks.iter().map(|r: &Rank| r.refresh_due).min().unwrap_or(u64::MAX);
         Channel {
             gaps: t.gaps(),
             cfg,
@@ -333,6 +336,7 @@ impl Channel {
             drain_left: 0,
             read_owed: false,
             rr: 0,
+            refresh_next,
             next: 0,
             returns: VecDeque::new(),
             stats: Stats { per_bank: vec![0; n], per_bank_reads: vec![0; n], ..Stats::default() },
@@ -451,13 +455,21 @@ impl Channel {
     /// becoming ready (the present cycle if one is ready now, a request can
     /// move to its bank or a write drain starts).
     fn next_event(&self) -> u64 {
-        if self.movable() || self.drain_starts() {
+        // (a request can move to its bank, or a drain starts)
+        let drains = self.drains();
+        let q = if drains { &self.writes } else { &self.reads };
+        let movable = q.iter().any(|r| self.bank_q[r.bank].len() < self.cfg.bank_queue);
+        if movable || (drains && self.drain_left == 0 && self.pending(true) > self.cfg.drain_low) {
             return self.now;
         }
         let blocked = self.refreshing();
         let mut w = self.returns.front().map_or(u64::MAX, |r| r.0);
         let per = self.cfg.map.geo.banks_per_rank();
-        for (r, rk) in self.ranks.iter().enumerate() {
+        if blocked == 0 {
+            // (no rank due: the first falling due)
+            w = w.min(self.refresh_next);
+        }
+        for (r, rk) in self.ranks.iter().enumerate().filter(|_| blocked != 0) {
             if rk.refresh_due > self.now {
                 w = w.min(rk.refresh_due);
                 continue;
@@ -544,6 +556,9 @@ impl Channel {
     /// A rank whose refresh is due: precharge its open banks, then refresh
     /// it. Returns whether a command issued this cycle.
     fn refresh(&mut self) -> bool {
+        if self.refresh_next > self.now {
+            return false;
+        }
         let per = self.cfg.map.geo.banks_per_rank();
         for r in 0..self.ranks.len() {
             if self.ranks[r].refresh_due > self.now {
@@ -565,6 +580,7 @@ impl Channel {
                     self.banks[b].next[Cmd::Act as usize] = until;
                 }
                 self.ranks[r].refresh_due += self.cfg.timing.refi;
+                self.refresh_next = self.ranks.iter().map(|r| r.refresh_due).min().unwrap_or(u64::MAX);
                 self.stats.refreshes += 1;
                 return true;
             }
@@ -575,6 +591,9 @@ impl Channel {
     /// The banks of ranks due for refresh (bit b: bank b).
     #[inline]
     fn refreshing(&self) -> u64 {
+        if self.refresh_next > self.now {
+            return 0;
+        }
         let per = self.cfg.map.geo.banks_per_rank();
         let rank_mask = if per >= 64 { u64::MAX } else { (1u64 << per) - 1 };
         let mut m = 0;
@@ -598,17 +617,6 @@ impl Channel {
         // (with every pending write already at its bank, nothing to drain)
         let due = !self.writes.is_empty() && (n >= c.drain_high || (self.in_banks == 0 && n > c.drain_idle));
         due && !(self.read_owed && self.reads.iter().any(|r| self.bank_q[r.bank].len() < c.bank_queue))
-    }
-
-    /// Whether [`schedule`](Self::schedule) would start a drain now.
-    fn drain_starts(&self) -> bool {
-        self.drain_left == 0 && self.drains() && self.pending(true) > self.cfg.drain_low
-    }
-
-    /// Whether [`schedule`](Self::schedule) would move a request now.
-    fn movable(&self) -> bool {
-        let q = if self.drains() { &self.writes } else { &self.reads };
-        q.iter().any(|r| self.bank_q[r.bank].len() < self.cfg.bank_queue)
     }
 
     /// Move one request from the read or write queue into its bank queue;
