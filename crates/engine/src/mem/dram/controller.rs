@@ -319,7 +319,7 @@ impl Channel {
                 ..Rank::default()
             })
             .collect();
-        let refresh_next = ranks.iter().map(|r: &Rank| r.refresh_due).min().unwrap_or(u64::MAX);
+        let refresh_next = ranks.iter().map(|r| r.refresh_due).min().unwrap_or(u64::MAX);
         Channel {
             gaps: t.gaps(),
             cfg,
@@ -468,18 +468,19 @@ impl Channel {
         if blocked == 0 {
             // (no rank due: the first falling due)
             w = w.min(self.refresh_next);
-        }
-        for (r, rk) in self.ranks.iter().enumerate().filter(|_| blocked != 0) {
-            if rk.refresh_due > self.now {
-                w = w.min(rk.refresh_due);
-                continue;
+        } else {
+            for (r, rk) in self.ranks.iter().enumerate() {
+                if rk.refresh_due > self.now {
+                    w = w.min(rk.refresh_due);
+                    continue;
+                }
+                // Due: its next PRE, or the REF once every bank may take it.
+                let banks = &self.banks[r * per..(r + 1) * per];
+                w = w.min(match banks.iter().filter(|b| b.open.is_some()).map(|b| b.next[Cmd::Pre as usize]).min() {
+                    Some(pre) => pre,
+                    None => (r * per..(r + 1) * per).map(|b| self.at(Cmd::Act, b)).max().unwrap_or(0),
+                });
             }
-            // Due: its next PRE, or the REF once every bank may take it.
-            let banks = &self.banks[r * per..(r + 1) * per];
-            w = w.min(match banks.iter().filter(|b| b.open.is_some()).map(|b| b.next[Cmd::Pre as usize]).min() {
-                Some(pre) => pre,
-                None => (r * per..(r + 1) * per).map(|b| self.at(Cmd::Act, b)).max().unwrap_or(0),
-            });
         }
         let mut q = self.queued & !blocked;
         while q != 0 {
