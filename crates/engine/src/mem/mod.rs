@@ -771,10 +771,20 @@ impl Memory {
         self.mc.as_mut().and_then(|mc| mc.unfetch())
     }
 
+    /// What a device's access in `mode` adds for crossing to the other
+    /// socket.
+    pub fn remote_latency(&self, mode: DmaMode) -> Time {
+        if mode == DmaMode::Remote {
+            self.remote_lat
+        } else {
+            0
+        }
+    }
+
     /// A DMA read of `len` bytes at `addr` reaching the host at `now`.
     /// Returns the time until the last line is available to the root complex.
     pub fn dma_read(&mut self, addr: u64, len: u64, mode: DmaMode, now: Time) -> Time {
-        let extra = if mode == DmaMode::Remote { self.remote_lat } else { 0 };
+        let extra = self.remote_latency(mode);
         let mut lat = 0;
         let mut sets = [0u32; BATCH];
         for (virt, n) in batches(addr, len, self.pages.page_lines()) {

@@ -157,9 +157,10 @@ impl ReadTags {
         }
     }
 
-    /// Whether every tag is held and none has a release time yet.
-    pub fn exhausted(&self) -> bool {
-        self.free_at.is_empty()
+    /// Tags free or with a release time declared (the rest are held by
+    /// reads whose release is not yet known).
+    pub fn known(&self) -> usize {
+        self.free_at.len()
     }
 
     /// Earliest time a tag is (or becomes) free, without taking it.

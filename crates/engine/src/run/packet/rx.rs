@@ -449,7 +449,8 @@ impl World {
     /// A fetch's DRAM lines are all back at the root complex at `at`.
     pub(super) fn fetched(&mut self, g: u32, at: Time) {
         let f = self.fetches[g as usize].take().expect("a fetch waits for its lines");
-        let back = f.ready.max(at);
+        // (a remote socket's lines cross back to it)
+        let back = f.ready.max(at + self.mem.remote_latency(self.nics[f.nic].mode));
         self.mem.stats.p2m_read_ps += back - f.ready;
         let n = f.nic;
         let done = self.read_complete(n, f.addr, f.len, f.tags, f.start, back);

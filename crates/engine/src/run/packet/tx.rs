@@ -130,9 +130,11 @@ impl World {
                 return self.tx_resume_at(n, at);
             }
             // No read tag free yet: wait for one rather than queue a request
-            // on the link ahead of time (a read still waiting for DRAM
-            // releases its tag when it is back).
-            if nic.tags.exhausted() {
+            // on the link ahead of time. Reads still waiting for DRAM hold
+            // theirs until they are back: wait for as many as the frame's
+            // reads may take (its header's and payload's).
+            let tags = (mem_len(pkt.size).div_ceil(self.cfg.pcie.mrrs) + 1).min(nic.tags.capacity() as u64);
+            if (nic.tags.known() as u64) < tags {
                 nic.port.tx_tag_wait = true;
                 return;
             }
