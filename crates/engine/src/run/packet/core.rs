@@ -306,21 +306,7 @@ impl World {
             for b in back.drain(..) {
                 self.read_back(b);
             }
-            let mc = self.mem.mc.as_mut().expect("controllers");
-            for (h, at) in std::mem::take(&mut mc.holds.done) {
-                // (a NIC without bounded credits left its holds unnamed)
-                let Some((n, lines, ready)) = self.credit_holds.get_mut(h as usize).and_then(Option::take) else {
-                    continue;
-                };
-                // (the P2M-Write domain ends at the write queue)
-                self.mem.stats.p2m_write_ps += at.saturating_sub(ready);
-                // (its DDIO lines, if any, were committed by `ready`)
-                self.credits_at(n, lines, at.max(ready));
-            }
-            let mc = self.mem.mc.as_mut().expect("controllers");
-            for (g, at) in std::mem::take(&mut mc.fetches.done) {
-                self.fetched(g, at);
-            }
+            self.holds_and_fetches_done();
             let mc = self.mem.mc.as_mut().expect("controllers");
             let next = if refused { cycle + 1 } else { mc.wake().max(cycle + 1) };
             mc.sent = u64::MAX; // (the wake counts them)

@@ -4,13 +4,16 @@
 //!
 //! Events are small copyable records routed here; each component's
 //! behaviour lives in its own file: `rx.rs` (the NIC receive path), `tx.rs`
-//! (the NIC transmit path), `core.rs` (the cores' poll loop and the co-runner).
+//! (the NIC transmit path), `rootport.rs` (the root port's read tags,
+//! posted credits and the reads and writes that wait for the memory
+//! controllers), `core.rs` (the cores' poll loop and the co-runner).
 
 mod accel;
 mod bottleneck;
 pub(crate) mod converge;
 mod core;
 mod report;
+mod rootport;
 mod rx;
 mod shring;
 mod tx;
@@ -267,6 +270,19 @@ impl NicState {
     }
 }
 
+/// Queue an RxPump for NIC `n` at `at`, unless one comes no later. A time
+/// already past is now: the queue runs it now, and the pending pump must be
+/// remembered at that time, or its event would never clear it and every later
+/// pump would wait for it (a frame whose credits came back "before now", as
+/// a large frame's do, stalled the Rx path for good).
+pub(super) fn pump_at(q: &mut EventQueue<Ev>, n: usize, port: &mut Port, at: Time) {
+    let at = at.max(q.now());
+    if port.rx_pump_at.is_none_or(|p| at < p) {
+        port.rx_pump_at = Some(at);
+        q.push(at, Ev::RxPump { nic: n as u16 });
+    }
+}
+
 /// A request of NIC `n` ended at `at` (its response left, or it was
 /// dropped): a closed-loop client waiting on its window sends the next.
 #[inline]
@@ -397,8 +413,8 @@ pub struct World {
     /// Per hold of the controllers: the NIC, the posted credits whose
     /// entries it holds, and when the root port was done with the write.
     pub(crate) credit_holds: Vec<Option<(usize, u64, Time)>>,
-    /// Device reads waiting for DRAM, by their fetch (see `rx::Fetch`).
-    fetches: Vec<Option<rx::Fetch>>,
+    /// Device reads waiting for DRAM, by their fetch (see `rootport::Fetch`).
+    fetches: Vec<Option<rootport::Fetch>>,
     /// End of the run: `sim.warmup + sim.duration`.
     pub(crate) end: Time,
     pub(crate) measuring: bool,

@@ -7,38 +7,13 @@
 //! [`crate::wire::pause`]) frames wait for descriptors too, and a filling
 //! Rx buffer holds the source back instead of dropping.
 
-use super::{mem_len, request_done, Ev, World};
-use crate::nic::{Discipline, Port, PktRef, NO_BUF};
+use super::rootport::Fetched;
+use super::{mem_len, pump_at, request_done, Ev, World};
+use crate::nic::{Discipline, PktRef, NO_BUF};
 use crate::pcie::{lines, mwr_wire_bytes_at};
-use crate::sim::EventQueue;
 use crate::units::{ser_time, Time};
 use crate::wire::pause::Signal;
 use crate::wire::{wire_bytes, MIN_FRAME};
-
-/// What follows a device read that waited for DRAM, once it is back.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Fetched {
-    /// An event, at the time the data is at the device.
-    Event(Ev),
-    /// Tx queue `q`'s WQE fetch of `n`, issued at `issued` (its round trip
-    /// paces the queue's descheduling).
-    Wqes { q: u16, n: u32, issued: Time },
-    /// Frame `.0` of the Tx FIFO.
-    Frame(u64),
-}
-
-/// A device read waiting for its lines from DRAM: its NIC, address and
-/// length, tags, when it started, when the rest of its data is in.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Fetch {
-    nic: usize,
-    addr: u64,
-    len: u64,
-    tags: u64,
-    start: Time,
-    ready: Time,
-    then: Fetched,
-}
 
 impl World {
     pub(super) fn on_arrive(&mut self, n: usize, epoch: u32, now: Time) {
@@ -254,52 +229,6 @@ impl World {
         }
     }
 
-    /// NIC `n`'s root port has taken a posted write of `lines` lines at
-    /// `now` and holds it for `commit`: the credits are back at the NIC an
-    /// UpdateFC later, and a pump waiting for credits retries then.
-    /// With the memory controllers, a write whose lines went to DRAM
-    /// (`hold`) holds its root-port entries until the write queues take
-    /// the last of them: the credits come back then (`on_dram`).
-    pub(super) fn credits_back(&mut self, n: usize, lines: u64, now: Time, commit: Time, hold: Option<u32>) {
-        if !self.nics[n].credits.bounded() {
-            return;
-        }
-        if let Some(h) = hold {
-            let h = h as usize;
-            if self.credit_holds.len() <= h {
-                self.credit_holds.resize(h + 1, None);
-            }
-            self.credit_holds[h] = Some((n, lines, now + commit));
-            return;
-        }
-        self.credits_at(n, lines, now + commit);
-    }
-
-    /// NIC `n`'s root port frees `lines` entries at `at`: the credits are
-    /// back at the NIC an UpdateFC later.
-    pub(super) fn credits_at(&mut self, n: usize, lines: u64, at: Time) {
-        let nic = &mut self.nics[n];
-        let at = at + nic.pcie.latency();
-        nic.credits.give_back(lines, at);
-        if nic.port.credit_wait.is_some() {
-            pump_at(&mut self.q, n, &mut nic.port, at);
-        }
-    }
-
-    /// A posted write the NIC sends at `now` without waiting for credits
-    /// (a completion entry, a flow context): it spends them all the same.
-    pub(super) fn posted_write(&mut self, n: usize, now: Time, addr: u64, len: u64) {
-        let nic = &mut self.nics[n];
-        let at = nic.pcie.dma_write(now, addr, len);
-        self.mem.hold();
-        let commit = self.mem.dma_write(addr, len, nic.mode, at);
-        let hold = self.mem.unhold();
-        if nic.credits.bounded() {
-            nic.credits.take(now, lines(addr, len));
-            self.credits_back(n, lines(addr, len), at, commit, hold);
-        }
-    }
-
     /// Send PAUSE signal `s` from NIC `n`'s port to its source at `now`.
     /// The 64 B MAC Control frame takes its wire time from the port's Tx
     /// (charged after the frames already scheduled); the source sees it a
@@ -415,85 +344,6 @@ impl World {
         if let Some(t_done) = self.dma_fetch(n, now, addr, len, Fetched::Event(ev)) {
             self.q.push(t_done, ev);
         }
-    }
-
-    /// A device read of host memory: tag, request upstream, the memory
-    /// system's latency, completions downstream. Returns when the data is
-    /// at the device (DRAM reads priced at once, at the idle latency, with
-    /// the controllers too: see [`World::dma_fetch`]).
-    pub(super) fn dma_read(&mut self, n: usize, now: Time, addr: u64, len: u64) -> Time {
-        let (start, t_req, tags) = self.read_request(n, now, addr, len);
-        let lat = self.mem.dma_read(addr, len, self.nics[n].mode, t_req);
-        self.read_complete(n, addr, len, tags, start, t_req + lat)
-    }
-
-    /// A device read as [`World::dma_read`], whose lines from DRAM, with
-    /// the memory controllers, come back when the controllers return them:
-    /// then the read completes and `then` follows; returns None. Otherwise
-    /// returns when the data is at the device.
-    pub(super) fn dma_fetch(&mut self, n: usize, now: Time, addr: u64, len: u64, then: Fetched) -> Option<Time> {
-        let (start, t_req, tags) = self.read_request(n, now, addr, len);
-        self.mem.fetch();
-        let lat = self.mem.dma_read(addr, len, self.nics[n].mode, t_req);
-        let Some(g) = self.mem.unfetch() else {
-            return Some(self.read_complete(n, addr, len, tags, start, t_req + lat));
-        };
-        let g = g as usize;
-        if self.fetches.len() <= g {
-            self.fetches.resize(g + 1, None);
-        }
-        self.fetches[g] = Some(Fetch { nic: n, addr, len, tags, start, ready: t_req + lat, then });
-        None
-    }
-
-    /// A fetch's DRAM lines are all back at the root complex at `at`.
-    pub(super) fn fetched(&mut self, g: u32, at: Time) {
-        let f = self.fetches[g as usize].take().expect("a fetch waits for its lines");
-        // (a remote socket's lines cross back to it)
-        let back = f.ready.max(at + self.mem.remote_latency(self.nics[f.nic].mode));
-        self.mem.stats.p2m_read_ps += back - f.ready;
-        let n = f.nic;
-        let done = self.read_complete(n, f.addr, f.len, f.tags, f.start, back);
-        match f.then {
-            Fetched::Event(ev) => self.q.push(done, ev),
-            Fetched::Wqes { q, n: cnt, issued } => {
-                self.nics[n].txq[q as usize].read_rtt = done - issued;
-                self.q.push(done, Ev::TxWqeFetched { nic: n as u16, q, n: cnt });
-            }
-            Fetched::Frame(frame) => self.q.push(done, Ev::TxData { nic: n as u16, frame }),
-        }
-        let port = &mut self.nics[n].port;
-        if port.tx_tag_wait {
-            port.tx_tag_wait = false;
-            self.tx_resume_at(n, done);
-        }
-    }
-
-    /// A read's tags (it waits for them) and its request upstream: when it
-    /// started, when the request reached the host, and its tags.
-    fn read_request(&mut self, n: usize, now: Time, addr: u64, len: u64) -> (Time, Time, u64) {
-        let nic = &mut self.nics[n];
-        let mut t = now;
-        let tags = len.div_ceil(self.cfg.pcie.mrrs);
-        for _ in 0..tags {
-            t = t.max(nic.tags.acquire(now));
-        }
-        (t, nic.pcie.dma_read_request(t, addr, len), tags)
-    }
-
-    /// A read's data is at the root complex at `back`: its completions
-    /// cross the link and its tags return. Returns when it is at the device.
-    fn read_complete(&mut self, n: usize, addr: u64, len: u64, tags: u64, start: Time, back: Time) -> Time {
-        let nic = &mut self.nics[n];
-        let t_done = nic.pcie.dma_read_completion(back, addr, len);
-        if self.measuring {
-            nic.c.tag_ps += (t_done - start) as u128 * tags as u128;
-            nic.c.tags_max = nic.c.tags_max.max(nic.tags.in_use_at(start));
-        }
-        for _ in 0..tags {
-            nic.tags.release(t_done);
-        }
-        t_done
     }
 
     pub(super) fn on_rx_desc_fetched(
@@ -622,15 +472,3 @@ impl World {
     }
 }
 
-/// Queue an RxPump for NIC `n` at `at`, unless one comes no later. A time
-/// already past is now: the queue runs it now, and the pending pump must be
-/// remembered at that time, or its event would never clear it and every later
-/// pump would wait for it (a frame whose credits came back "before now", as
-/// a large frame's do, stalled the Rx path for good).
-fn pump_at(q: &mut EventQueue<Ev>, n: usize, port: &mut Port, at: Time) {
-    let at = at.max(q.now());
-    if port.rx_pump_at.is_none_or(|p| at < p) {
-        port.rx_pump_at = Some(at);
-        q.push(at, Ev::RxPump { nic: n as u16 });
-    }
-}

@@ -3,7 +3,7 @@
 //! never reads far ahead of the wire), serialises the frame at line rate and
 //! writes a completion every `tx_cqe_every` frames or when the queue drains.
 
-use super::rx::Fetched;
+use super::rootport::Fetched;
 use super::{mem_len, request_done, Ev, World};
 use crate::nic::{TxFrame, NO_BUF};
 use crate::units::{ser_time, Time};
