@@ -342,11 +342,15 @@ impl Memory {
 
     /// A DRAM read nobody in the caches waits for here (a device's, a
     /// merge's); returns its latency: the calendar's, or with the
-    /// controllers the idle path's (the read loads them all the same).
+    /// controllers 0 for an open fetch (the controllers say when it is
+    /// back), else the idle path's (the read loads them all the same).
     fn uncore_dram_read(&mut self, line: u64, now: Time) -> Time {
         self.stats.dram_read_bytes += LINE;
         match &mut self.mc {
             Some(mc) => {
+                if mc.read_fetched(line, now) {
+                    return 0;
+                }
                 mc.post(line, false, now);
                 self.dram.idle_latency()
             }
@@ -832,16 +836,9 @@ impl Memory {
         lat
     }
 
-    /// A DMA read of `line` from DRAM; returns its latency (0 if an open
-    /// fetch waits for it: the controllers say when it is back).
+    /// A DMA read of `line` from DRAM; returns its latency.
     fn dma_read_miss(&mut self, line: u64, now: Time) -> Time {
         self.stats.dma_read_misses += 1;
-        if let Some(mc) = &mut self.mc {
-            if mc.read_fetched(line, now) {
-                self.stats.dram_read_bytes += LINE;
-                return 0;
-            }
-        }
         self.uncore_dram_read(line, now)
     }
 

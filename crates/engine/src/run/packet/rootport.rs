@@ -113,7 +113,8 @@ impl World {
     /// A device read as [`World::dma_read`], whose lines from DRAM, with
     /// the memory controllers, come back when the controllers return them:
     /// then the read completes and `then` follows; returns None. Otherwise
-    /// returns when the data is at the device.
+    /// returns when the data is at the device, and the caller goes on
+    /// ([`World::follow`], or a frame's own bookkeeping).
     pub(super) fn dma_fetch(&mut self, n: usize, now: Time, addr: u64, len: u64, then: Fetched) -> Option<Time> {
         let (start, t_req, tags) = self.read_request(n, now, addr, len);
         self.mem.fetch();
@@ -137,18 +138,23 @@ impl World {
         self.mem.stats.p2m_read_ps += back - f.ready;
         let n = f.nic;
         let done = self.read_complete(n, f.addr, f.len, f.tags, f.start, back);
-        match f.then {
+        self.follow(n, f.then, done);
+        let port = &mut self.nics[n].port;
+        if port.tx_tag_wait {
+            port.tx_tag_wait = false;
+            self.tx_resume_at(n, done);
+        }
+    }
+
+    /// NIC `n`'s read is at the device at `done`: what follows it.
+    pub(super) fn follow(&mut self, n: usize, then: Fetched, done: Time) {
+        match then {
             Fetched::Event(ev) => self.q.push(done, ev),
             Fetched::Wqes { q, n: cnt, issued } => {
                 self.nics[n].txq[q as usize].read_rtt = done - issued;
                 self.q.push(done, Ev::TxWqeFetched { nic: n as u16, q, n: cnt });
             }
             Fetched::Frame(frame) => self.q.push(done, Ev::TxData { nic: n as u16, frame }),
-        }
-        let port = &mut self.nics[n].port;
-        if port.tx_tag_wait {
-            port.tx_tag_wait = false;
-            self.tx_resume_at(n, done);
         }
     }
 

@@ -335,14 +335,14 @@ impl World {
         let addr = rq.desc_addr(from, k.rx_desc);
         let len = cnt * k.rx_desc;
         rq.fetching = true;
-        let ev = Ev::RxDescFetched {
+        let then = Fetched::Event(Ev::RxDescFetched {
             nic: n as u16,
             q: qi as u16,
             from,
             n: cnt as u16,
-        };
-        if let Some(t_done) = self.dma_fetch(n, now, addr, len, Fetched::Event(ev)) {
-            self.q.push(t_done, ev);
+        });
+        if let Some(t_done) = self.dma_fetch(n, now, addr, len, then) {
+            self.follow(n, then, t_done);
         }
     }
 

@@ -51,16 +51,9 @@ impl World {
         let addr = tq.wqe_addr(tq.fetched, self.k.tx_desc);
         tq.fetching = true;
         let then = Fetched::Wqes { q: qi as u16, n: cnt as u32, issued: now };
-        let Some(t_done) = self.dma_fetch(n, now, addr, cnt * self.k.tx_desc, then) else { return };
-        self.nics[n].txq[qi].read_rtt = t_done - now;
-        self.q.push(
-            t_done,
-            Ev::TxWqeFetched {
-                nic: n as u16,
-                q: qi as u16,
-                n: cnt as u32,
-            },
-        );
+        if let Some(t_done) = self.dma_fetch(n, now, addr, cnt * self.k.tx_desc, then) {
+            self.follow(n, then, t_done);
+        }
     }
 
     pub(super) fn on_tx_wqe_fetched(&mut self, n: usize, qi: usize, cnt: u64, now: Time) {
