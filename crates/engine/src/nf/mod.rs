@@ -65,10 +65,57 @@ pub enum Nf {
 /// The reverse-direction key of a NAT flow.
 const REVERSE: u64 = 1 << 63;
 
+pub use kvs::Cost;
+
 impl Nf {
-    /// Touch what the NF touches for `pkt` whose data starts at `data`;
-    /// memory latencies go to `stall`. `scratch` collects a flow-table
-    /// NF's touched lines (reused, so a packet allocates nothing).
+    /// Serve `pkt` whose data starts at `data`: touch what the NF touches,
+    /// its memory latencies to `stall`; the KVS turns the request into its
+    /// response in place. Returns the work beyond the stalls (copies).
+    /// `scratch` collects a flow-table NF's touched lines (reused, so a
+    /// packet allocates nothing).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn serve(
+        &mut self,
+        core: usize,
+        pkt: &mut PktRef,
+        data: u64,
+        mem: &mut Memory,
+        rng: &mut Rng,
+        now: Time,
+        stall: &mut Stall,
+        scratch: &mut Touched,
+    ) -> Cost {
+        match self {
+            Nf::Kvs(kv) => kv.serve(core, pkt, data, mem, now, stall),
+            _ => {
+                self.process(core, pkt, data, mem, rng, now, stall, scratch);
+                Cost::default()
+            }
+        }
+    }
+
+    /// A packet the NF served has left it, sent (its Tx completion) or
+    /// dropped: a zero-copy KVS response gives its stable buffer's
+    /// reference back.
+    #[inline]
+    pub fn released(&mut self, core: usize, pkt: &PktRef, mem: &mut Memory, now: Time, stall: &mut Stall) {
+        if let Nf::Kvs(kv) = self {
+            kv.tx_complete(core, pkt.kvs, mem, now, stall);
+        }
+    }
+
+    /// References held to stable buffers (the KVS's zero-copy responses),
+    /// which must equal the responses naming one that are still queued;
+    /// None for an NF that holds none.
+    pub fn buffer_refs(&self) -> Option<u64> {
+        match self {
+            Nf::Kvs(kv) => Some(kv.hot.iter().map(|h| h.refs as u64).sum()),
+            _ => None,
+        }
+    }
+
+    /// [`serve`](Self::serve) for the NFs that only touch memory.
     #[allow(clippy::too_many_arguments)]
     pub fn process(
         &mut self,

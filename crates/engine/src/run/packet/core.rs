@@ -14,7 +14,6 @@ use crate::cpu::wc::WcBuffers;
 use crate::cpu::Stall;
 use crate::mem::dram::queued::Back;
 use crate::mem::Memory;
-use crate::nf::Nf;
 use crate::nic::{PktRef, TxQueue, NO_BUF};
 use crate::units::{cycles_to_ps, Time};
 
@@ -39,9 +38,7 @@ impl World {
             stall.add(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, cfg.nic.cqe_size), false, now));
             for i in from..to {
                 let p = nic.txq[qi].slot_pkt[nic.txq[qi].slot(i)];
-                if let Nf::Kvs(kv) = &mut self.nf {
-                    kv.tx_complete(c, p.kvs, mem, now, &mut stall);
-                }
+                self.nf.released(c, &p, mem, now, &mut stall);
                 cycles += free_pkt(mem, c, nic, ri, local, p, cfg, now, &mut stall);
             }
             nic.txq[qi].freed = to;
@@ -102,24 +99,19 @@ impl World {
                 cycles += cfg.cpu.seg_cycles;
             }
             let data = nic.pool.data_addr(pkt.mbuf);
-            if let Nf::Kvs(kv) = &mut self.nf {
-                let cost = kv.serve(c, &mut pkt, data, mem, now, &mut stall);
-                cycles += cost.copied_lines * cfg.cpu.copy_cycles_per_line;
-                if cost.nicmem_bytes > 0 {
-                    // The copy into nicmem: write-combined stores, each
-                    // full line a posted 64 B write; the core waits only
-                    // when its WC buffers are all draining.
-                    let mut wc = WcBuffers::new(cfg.cpu.wc_buffers as usize);
-                    let mut t = now;
-                    for _ in 0..cost.nicmem_bytes.div_ceil(64) {
-                        let pcie = &mut nic.pcie;
-                        t = wc.store_line(t, |at| pcie.mmio_write(at, 64) - pcie.latency());
-                    }
-                    stall.add(t - now);
+            let cost = self.nf.serve(c, &mut pkt, data, mem, &mut self.core_rng[c], now, &mut stall, &mut self.nf_scratch);
+            cycles += cost.copied_lines * cfg.cpu.copy_cycles_per_line;
+            if cost.nicmem_bytes > 0 {
+                // The copy into nicmem: write-combined stores, each
+                // full line a posted 64 B write; the core waits only
+                // when its WC buffers are all draining.
+                let mut wc = WcBuffers::new(cfg.cpu.wc_buffers as usize);
+                let mut t = now;
+                for _ in 0..cost.nicmem_bytes.div_ceil(64) {
+                    let pcie = &mut nic.pcie;
+                    t = wc.store_line(t, |at| pcie.mmio_write(at, 64) - pcie.latency());
                 }
-            } else {
-                self.nf
-                    .process(c, &pkt, data, mem, &mut self.core_rng[c], now, &mut stall, &mut self.nf_scratch);
+                stall.add(t - now);
             }
             // Refill the slot (a host payload buffer too if the frame took
             // the slot's one); without a buffer the packet is dropped and
@@ -139,9 +131,7 @@ impl World {
                     if pkt.pay_nic {
                         rq.nicmem_spare.push(pkt.pay);
                     }
-                    if let Nf::Kvs(kv) = &mut self.nf {
-                        kv.tx_complete(c, pkt.kvs, mem, now, &mut stall);
-                    }
+                    self.nf.released(c, &pkt, mem, now, &mut stall);
                     nic.total_drop += 1;
                     request_done(&mut self.q, n, &mut nic.client, now);
                     // Counted against the window the packet arrived in,
@@ -161,9 +151,7 @@ impl World {
                     (&mut nic.pool, nic.pay_pool.as_mut(), &mut rq.nicmem_spare);
                 release(pool, pay_pool, spare, local, pkt);
                 // A dropped zero-copy response gives its reference back too.
-                if let Nf::Kvs(kv) = &mut self.nf {
-                    kv.tx_complete(c, pkt.kvs, mem, now, &mut stall);
-                }
+                self.nf.released(c, &pkt, mem, now, &mut stall);
                 nic.total_drop += 1;
                 request_done(&mut self.q, n, &mut nic.client, now);
                 if pkt.arrival >= self.cfg.sim.warmup {

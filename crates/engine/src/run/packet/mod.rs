@@ -1028,8 +1028,7 @@ impl World {
         }
         // Every reference to a stable nicmem buffer is a zero-copy response
         // still in a Tx ring or a software queue.
-        if let Nf::Kvs(kv) = &self.nf {
-            let refs: u64 = kv.hot.iter().map(|h| h.refs as u64).sum();
+        if let Some(refs) = self.nf.buffer_refs() {
             let queued = self.nics.iter().flat_map(|n| {
                 n.txq.iter().flat_map(|t| (t.freed..t.produced).map(|x| t.slot_pkt[t.slot(x)]))
             });
