@@ -46,7 +46,9 @@ macro_rules! kind {
     (ints) => { Kind::IntList };
     (floats) => { Kind::FloatList };
     (bools) => { Kind::BoolList };
-    (choice [$($w:literal),*]) => { Kind::Choice(&[$($w),*]) };
+    (choice $E:ident [$($w:literal),*]) => { Kind::Choice(&[$($w),*]) };
+    // (a choice of another parameter's words: its enum's)
+    (choice $E:ident) => { Kind::Choice($E::WORDS) };
 }
 
 /// A parameter's field type in its section, in base units (ps, bytes,
@@ -64,13 +66,13 @@ macro_rules! field_type {
 
 macro_rules! params {
     ($( $sec:ident : $Sec:ident {
-        $( $field:ident : $kind:ident $(<$Enum:ident>[$($w:literal => $V:ident),*])? ($unit:ident, $default:literal, $min:expr, $max:expr, $doc:literal) ),* $(,)?
+        $( $field:ident : $kind:ident $(<$Enum:ident> $([$($w:literal => $V:ident),*])?)? ($unit:ident, $default:literal, $min:expr, $max:expr, $doc:literal) ),* $(,)?
     } )*) => {
         /// The parameter table, section by section.
         pub static PARAMS: &[ParamDef] = &[$($(
             ParamDef {
                 key: concat!(stringify!($sec), ".", stringify!($field)),
-                kind: kind!($kind $([$($w),*])?),
+                kind: kind!($kind $($Enum $([$($w),*])?)?),
                 unit: Unit::$unit,
                 default: $default,
                 min: $min as f64,
@@ -79,14 +81,18 @@ macro_rules! params {
             },
         )*)*];
 
-        // One enum per choice parameter: a misspelt word does not compile,
-        // and a match over it is exhaustive.
-        $($($(
+        // One enum per choice parameter (or per list of words, which a
+        // second parameter names by its enum alone): a misspelt word does
+        // not compile, and a match over it is exhaustive.
+        $($($($(
             #[doc = concat!("`", stringify!($sec), ".", stringify!($field), "`: ", $doc)]
             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
             pub enum $Enum { $( #[doc = concat!("`", $w, "`")] $V, )* }
 
             impl $Enum {
+                /// The words a scenario may write.
+                pub const WORDS: &'static [&'static str] = &[$($w),*];
+
                 /// The word a scenario writes for it.
                 pub fn word(self) -> &'static str {
                     match self { $( $Enum::$V => $w, )* }
@@ -107,7 +113,7 @@ macro_rules! params {
                     }
                 }
             }
-        )?)*)*
+        )?)?)*)*
 
         $(
             #[doc = concat!("The `", stringify!($sec), "` section of a validated scenario.")]
@@ -476,7 +482,7 @@ params! {
         load: float(None, "0", 0, 0.95, "share of the line rate offered as Poisson message arrivals, queueing at cores, NICs and port; 0 = one at a time"),
     }
     ddr: DdrCfg {
-        speed: choice<DdrSpeed>["DDR4-2400" => Ddr4_2400, "DDR4-2666" => Ddr4_2666, "DDR4-2933" => Ddr4_2933, "DDR4-3200" => Ddr4_3200](None, "DDR4-2400", 0, 0, "the JEDEC speed bin of the NetDIMM's local DRAM (tRCD, CL, CWL, tRP, tRAS and the burst, as the host's dram.speed)"),
+        speed: choice<DramSpeed>(None, "DDR4-2400", 0, 0, "the JEDEC speed bin of the NetDIMM's local DRAM (tRCD, CL, CWL, tRP, tRAS and the burst, as the host's dram.speed)"),
     }
     inic: InicCfg {
         fabric_latency: int(Time, "20ns", 0, 1e7, "one-way latency between a core and an on-die NIC over the on-chip interconnect"),
