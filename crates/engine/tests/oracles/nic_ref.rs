@@ -1,15 +1,16 @@
 //! PCIe bytes per packet for the two NIC models of pcie-model (a simple
 //! descriptor-ring NIC and an Intel 82599 "Niantic" with kernel or DPDK PMD
 //! driver), and the packet rate the link allows. Used to check our TLP
-//! accounting against the published tables. Unlike the published code, the
+//! accounting against the published tables. A test oracle: it lives with
+//! the tests, not in the engine. Unlike the published code, the
 //! RX-path descriptor read request is counted (the model drops it by
 //! writing '=' for '+=').
 
-use super::tlp::{
+use packetpath_engine::pcie::tlp::{
     cpld_wire_bytes, mmio_write_wire_bytes, mrd_request_wire_bytes, mwr_overhead, mwr_wire_bytes,
     MSI_PAYLOAD,
 };
-use super::{phy, PcieConfig};
+use packetpath_engine::pcie::{phy, PcieConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NicModel {
