@@ -19,6 +19,7 @@
 mod bench;
 mod credits;
 mod link;
+mod rootport;
 pub mod phy;
 pub mod tlp;
 
@@ -28,6 +29,7 @@ pub use bench::{
 };
 pub use credits::{lines, PostedCredits};
 pub use link::{Link, PcieLink, ReadTags};
+pub use rootport::{Read, RootPort};
 pub use phy::{raw_gbps, tlp_layer_gbps};
 pub use tlp::{
     cpld_tlps, cpld_wire_bytes, cpld_wire_bytes_rcb_chunks, mmio_write_wire_bytes,

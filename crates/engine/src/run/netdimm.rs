@@ -46,7 +46,7 @@ use crate::devices::netdimm::rowclone::Mode;
 use crate::devices::netdimm::{NetDimm, NetDimmConfig};
 use crate::mem::{AddressMap, DmaMode, Memory};
 use crate::config::Cfg;
-use crate::pcie::{PcieConfig, PcieLink};
+use crate::pcie::{PcieConfig, RootPort};
 use crate::report::{latency, NetDimmBreakdown, NetDimmClones, NetDimmReport, Report, Body, SimInfo};
 use crate::sim::rng;
 use crate::units::{cycles_to_ps, ser_time, Time};
@@ -127,7 +127,8 @@ impl Breakdown {
 /// One host: its caches and DRAM, and the NIC's link to it.
 struct Host {
     mem: Memory,
-    link: PcieLink,
+    /// The dNIC's root port.
+    rp: RootPort,
     nd: NetDimm,
     /// Host buffers (application, DMA, descriptors).
     app: u64,
@@ -229,7 +230,7 @@ impl Sim {
             let desc = map.alloc(RING * DESC, 4096);
             Host {
                 mem: Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]),
-                link: PcieLink::new(pcfg),
+                rp: RootPort::new(pcfg),
                 nd: NetDimm::new(ndcfg, rng(seed, STREAM, 1 + i)),
                 app,
                 dma,
@@ -459,8 +460,8 @@ impl Sim {
             Kind::Dnic => {
                 // T1: read the NIC's status register (a non-posted MMIO
                 // read), T2: write the Tx tail register (posted).
-                t = self.tx.link.mmio_read(t, 4, self.reg_latency);
-                t = self.tx.link.mmio_write(t, 4);
+                t = self.tx.rp.link.mmio_read(t, 4, self.reg_latency);
+                t = self.tx.rp.link.mmio_write(t, 4);
                 self.pcie_ps += t - s;
             }
             Kind::Inic => {
@@ -487,9 +488,12 @@ impl Sim {
                     (tx_desc, DESC),
                     (if self.zcpy { tx_app } else { tx_dma }, frame),
                 ] {
-                    let at_host = self.tx.link.dma_read_request(t, addr, len);
-                    let mem = self.tx.mem.dma_read(addr, len, self.dnic_mode, at_host);
-                    let done = self.tx.link.dma_read_completion(at_host + mem, addr, len);
+                    let (h, mode) = (&mut self.tx, self.dnic_mode);
+                    let mut mem = 0;
+                    let (_, done) = h.rp.read(t, addr, len, |at| {
+                        mem = h.mem.dma_read(addr, len, mode, at);
+                        mem
+                    });
                     self.pcie_ps += done - t - mem;
                     t = done;
                 }
@@ -531,10 +535,9 @@ impl Sim {
         match self.kind {
             Kind::Dnic => {
                 let dst = if self.zcpy { rx_app } else { rx_dma };
-                let at = self.rx.link.dma_write(t, dst, frame);
-                self.rx.mem.dma_write(dst, frame, self.dnic_mode, at);
-                let at = self.rx.link.dma_write(t, rx_desc, DESC);
-                self.rx.mem.dma_write(rx_desc, DESC, self.dnic_mode, at);
+                let (h, mode) = (&mut self.rx, self.dnic_mode);
+                h.rp.write(t, dst, frame, |at| h.mem.dma_write(dst, frame, mode, at));
+                let (at, _) = h.rp.write(t, rx_desc, DESC, |at| h.mem.dma_write(rx_desc, DESC, mode, at));
                 self.pcie_ps += at - t;
                 t = at;
                 t += self.rx.mem.core_access(0, rx_desc, false, t);
@@ -627,14 +630,10 @@ impl Sim {
     /// Busy time so far of the busiest PCIe link direction and of the
     /// busier NetDIMM's host channel, for the bandwidth bound.
     fn busy(&self) -> (Time, Time) {
-        let link = self
-            .tx
-            .link
-            .up
-            .busy_ps()
-            .max(self.tx.link.down.busy_ps())
-            .max(self.rx.link.up.busy_ps())
-            .max(self.rx.link.down.busy_ps());
+        let link = self.tx.rp.link.up.busy_ps()
+            .max(self.tx.rp.link.down.busy_ps())
+            .max(self.rx.rp.link.up.busy_ps())
+            .max(self.rx.rp.link.down.busy_ps());
         (link, self.tx.nd.channel_busy.max(self.rx.nd.channel_busy))
     }
 }
@@ -948,7 +947,7 @@ mod tests {
         let mut sim = Sim::new(&c).unwrap();
         let (b, _, _) = sim.message(0, 64);
         let p = PcieConfig::from_section(&c.pcie).unwrap();
-        let link = PcieLink::new(p);
+        let link = crate::pcie::PcieLink::new(p);
         let ser = |bytes| link.down.ser_ps(bytes);
         let expect = ser(mrd_overhead(&p))
             + p.latency_ps

@@ -1,14 +1,14 @@
 //! pcie-bench as a scenario: a device issuing back-to-back DMA reads,
 //! writes or both of `size` bytes over a window of host memory (bandwidth),
 //! or one read at a time (latency), with the window warm in the LLC or
-//! flushed before each transfer. It uses the same PCIe link, read tags,
-//! posted credits and memory hierarchy as the NIC, so its numbers are the
-//! NIC's limits.
+//! flushed before each transfer. It goes through the same root port (link,
+//! read tags, posted credits) and memory hierarchy as the NIC, so its
+//! numbers are the NIC's limits.
 
 use crate::config::{PcieBenchCache, PcieBenchMode};
 use crate::mem::{DmaMode, Memory};
 use crate::config::Cfg;
-use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
+use crate::pcie::{PcieConfig, RootPort};
 use crate::report::{hit_rate, latency, PcieBenchReport, Report, Body, SimInfo};
 use crate::units::Time;
 use hdrhistogram::Histogram;
@@ -22,9 +22,7 @@ pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
     let pcfg = PcieConfig::from_section(&c.pcie)?;
     let all = (1u64 << c.llc.ways) - 1;
     let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);
-    let mut link = PcieLink::new(pcfg);
-    let mut tags = ReadTags::new(pcfg.max_read_tags);
-    let mut credits = PostedCredits::new(pcfg.write_buffer_lines);
+    let mut rp = RootPort::new(pcfg);
     let mode = c.pcie_bench.mode;
     let size = c.pcie_bench.size;
     let window = c.pcie_bench.window.max(size);
@@ -55,27 +53,16 @@ pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
         let (start, done) = if write {
             // Posted credits: wait until the root port has room.
             let lines = crate::pcie::lines(addr, size);
-            if !credits.available(t, lines) {
-                t = credits.free_at(lines).expect("every return is known");
+            if !rp.credits.available(t, lines) {
+                t = rp.credits.free_at(lines).expect("every return is known");
             }
-            credits.take(t, lines);
-            let at = link.dma_write(t, addr, size);
-            let commit = mem.dma_write(addr, size, DmaMode::Ddio, at);
-            credits.give_back(lines, at + commit + pcfg.latency_ps);
+            rp.credits.take(t, lines);
+            let (at, commit) = rp.write(t, addr, size, |at| mem.dma_write(addr, size, DmaMode::Ddio, at));
+            rp.credits.give_back(lines, at + commit + rp.latency());
             (t, at)
         } else {
-            let pieces = size.div_ceil(pcfg.mrrs as u64);
-            let mut issue = t;
-            for _ in 0..pieces {
-                issue = issue.max(tags.acquire(t));
-            }
-            let at_host = link.dma_read_request(issue, addr, size);
-            let lat = mem.dma_read(addr, size, DmaMode::Ddio, at_host);
-            let done = link.dma_read_completion(at_host + lat, addr, size);
-            for _ in 0..pieces {
-                tags.release(done);
-            }
-            (issue, done)
+            let (r, done) = rp.read(t, addr, size, |at_host| mem.dma_read(addr, size, DmaMode::Ddio, at_host));
+            (r.start, done)
         };
         let _ = hist.record(((done - start) / 1000).max(1));
         first.get_or_insert(done);
@@ -85,7 +72,7 @@ pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
         t = if mode == PcieBenchMode::Latency {
             done
         } else {
-            link.up.free_at().max(t)
+            rp.link.up.free_at().max(t)
         };
     }
     // Steady state: from the first to the last completion (pipeline fill excluded).

@@ -48,7 +48,7 @@ impl World {
         let posted = nic.rxq[ri].post_primary();
         if posted > 0 {
             // one scatter entry each
-            nic.pcie.mmio_write(now, posted * cfg.nic.rx_desc_size);
+            nic.rp.link.mmio_write(now, posted * cfg.nic.rx_desc_size);
         }
 
         // Packets queued in software go first, keeping order.
@@ -108,7 +108,7 @@ impl World {
                 let mut wc = WcBuffers::new(cfg.cpu.wc_buffers as usize);
                 let mut t = now;
                 for _ in 0..cost.nicmem_bytes.div_ceil(64) {
-                    let pcie = &mut nic.pcie;
+                    let pcie = &mut nic.rp.link;
                     t = wc.store_line(t, |at| pcie.mmio_write(at, 64) - pcie.latency());
                 }
                 stall.add(t - now);

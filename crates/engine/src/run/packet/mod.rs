@@ -29,7 +29,7 @@ use crate::nf::Nf;
 use crate::nic::{CompRing, Discipline, PktRef, Port, RxQueue, TxQueue};
 use crate::rings::{rxarr::RxArr, rxlist::RxList};
 use crate::config::Cfg;
-use crate::pcie::{PcieConfig, PcieLink, PostedCredits, ReadTags};
+use crate::pcie::{PcieConfig, RootPort};
 use crate::report::{NicCounters, Report};
 use crate::sim::{rng, stream, EventQueue, Rng};
 use crate::traffic::{Packet, Source};
@@ -188,10 +188,8 @@ pub(crate) struct NicState {
     /// Frame bytes sent (whole run), for dshRing's throughput samples.
     pub out_bytes: u64,
     pub txq: Vec<TxQueue>,
-    pub pcie: PcieLink,
-    pub tags: ReadTags,
-    /// Posted-write credits held against the root port's write buffer.
-    pub credits: PostedCredits,
+    /// Its root port: the link, read tags, posted credits.
+    pub rp: RootPort,
     pub src: Source,
     pub next: Packet,
     pub pool: Mempool,
@@ -640,9 +638,7 @@ impl World {
                 set: 0,
                 out_bytes: 0,
                 txq,
-                pcie: PcieLink::new(pcfg),
-                tags: ReadTags::new(pcfg.max_read_tags),
-                credits: PostedCredits::new(pcfg.write_buffer_lines),
+                rp: RootPort::new(pcfg),
                 src,
                 next,
                 pool,
@@ -925,16 +921,16 @@ impl World {
             .iter()
             .map(|n| {
                 [
-                    n.pcie.up.busy_ps(),
-                    n.pcie.down.busy_ps(),
-                    n.pcie.data_up,
-                    n.pcie.data_down,
-                    n.pcie.writes + n.pcie.reads,
+                    n.rp.link.up.busy_ps(),
+                    n.rp.link.down.busy_ps(),
+                    n.rp.link.data_up,
+                    n.rp.link.data_down,
+                    n.rp.link.writes + n.rp.link.reads,
                 ]
             })
             .collect();
         for n in &mut self.nics {
-            n.credits.reset_stats(now);
+            n.rp.credits.reset_stats(now);
         }
         if let Some(mc) = &mut self.mem.mc {
             // (idle time up to now is not counted)
@@ -1014,7 +1010,7 @@ impl World {
             // (read, not yet on the wire: waiting for DRAM)
             in_flight += n.port.tx_fetching.len() as u64;
             // TLPs carry their payload plus headers: wire bytes bound payload bytes.
-            if n.pcie.up.bytes() < n.pcie.data_up || n.pcie.down.bytes() < n.pcie.data_down {
+            if n.rp.link.up.bytes() < n.rp.link.data_up || n.rp.link.down.bytes() < n.rp.link.data_down {
                 return Err(format!(
                     "engine invariant: NIC {i} PCIe carried fewer wire bytes than payload bytes"
                 ));

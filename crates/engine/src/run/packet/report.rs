@@ -32,10 +32,10 @@ impl World {
             // Busy time is booked when a transfer is sent, so a transfer
             // straddling the window's end can push the sum a hair past 1.
             let u = Dir {
-                upstream: ((n.pcie.up.busy_ps() - base[0]) as f64 / dur).min(1.0),
-                downstream: ((n.pcie.down.busy_ps() - base[1]) as f64 / dur).min(1.0),
+                upstream: ((n.rp.link.up.busy_ps() - base[0]) as f64 / dur).min(1.0),
+                downstream: ((n.rp.link.down.busy_ps() - base[1]) as f64 / dur).min(1.0),
             };
-            let d = [n.pcie.data_up - base[2], n.pcie.data_down - base[3]];
+            let d = [n.rp.link.data_up - base[2], n.rp.link.data_down - base[3]];
             data = [data[0] + d[0], data[1] + d[1]];
             let o = n.cqs.iter().map(|r| r.occ_area as f64 / dur).sum::<f64>() / n.txq.len() as f64;
             let nm: u64 = (n.first_core..n.first_core + n.txq.len())
@@ -45,12 +45,12 @@ impl World {
             util.downstream += u.downstream * share;
             occ += o * share;
             misses += nm;
-            let (mean, max, stall) = n.credits.clone().stats(self.end);
+            let (mean, max, stall) = n.rp.credits.clone().stats(self.end);
             flow.write_buffer_lines_mean += mean * share;
             flow.write_buffer_lines_max = flow.write_buffer_lines_max.max(max);
             flow.credit_stall_share += stall * share;
             flow.read_tags_mean += n.c.tag_ps as f64 / dur * share;
-            flow.dma_requests_per_s += (n.pcie.writes + n.pcie.reads - base[4]) as f64 / secs;
+            flow.dma_requests_per_s += (n.rp.link.writes + n.rp.link.reads - base[4]) as f64 / secs;
             // The busiest NIC's share of each of its resources. The Tx port
             // (the Rx wire carries what is offered, whatever the server
             // does): frame bits plus preamble and inter-frame gap.
@@ -58,8 +58,8 @@ impl World {
             peak.wire = peak.wire.max(tx_bits / line_bps);
             peak.up = peak.up.max(u.upstream);
             peak.down = peak.down.max(u.downstream);
-            peak.tags = peak.tags.max(n.c.tag_ps as f64 / dur / n.tags.capacity() as f64);
-            if n.credits.bounded() {
+            peak.tags = peak.tags.max(n.c.tag_ps as f64 / dur / n.rp.tags.capacity() as f64);
+            if n.rp.credits.bounded() {
                 // Sending, or held up by credits: a link the credits idle
                 // ranks below them.
                 let held = if stall > 0.0 { u.upstream + stall } else { 0.0 };
@@ -208,7 +208,7 @@ impl World {
             let what = match r {
                 "wire" => format!("Tx port sending {:.1} % of the time at {} Gbps", wire * 100.0, self.cfg.nic.line_rate as f64 / 1e3),
                 "PCIe upstream" | "PCIe downstream" => format!("link busy {:.1} % of the time", if r == "PCIe upstream" { up } else { down } * 100.0),
-                "read tags" => format!("{:.0} of {} read tags held on average", flow.read_tags_mean, self.nics[0].tags.capacity()),
+                "read tags" => format!("{:.0} of {} read tags held on average", flow.read_tags_mean, self.nics[0].rp.tags.capacity()),
                 "DRAM" => format!("{:.1} of {:.1} GB/s", dram_bytes / 1e9, self.mem.dram.peak_bytes_per_s() / 1e9),
                 "cores" => format!("cores busy {:.1} % of the time", cores * 100.0),
                 "Rx descriptors" => format!("completion rings {:.0} % full on average", rings * 100.0),

@@ -5,7 +5,7 @@
 //! DRAM (with the controllers: fetches).
 
 use super::{pump_at, Ev, World};
-use crate::pcie::lines;
+use crate::pcie::{lines, Read};
 use crate::units::Time;
 
 /// What follows a device read that waited for DRAM, once it is back.
@@ -21,14 +21,13 @@ pub(super) enum Fetched {
 }
 
 /// A device read waiting for its lines from DRAM: its NIC, address and
-/// length, tags, when it started, when the rest of its data is in.
+/// length, its request, when the rest of its data is in.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Fetch {
     nic: usize,
     addr: u64,
     len: u64,
-    tags: u64,
-    start: Time,
+    read: Read,
     ready: Time,
     then: Fetched,
 }
@@ -41,7 +40,7 @@ impl World {
     /// (`hold`) holds its root-port entries until the write queues take
     /// the last of them: the credits come back then (`on_dram`).
     pub(super) fn credits_back(&mut self, n: usize, lines: u64, now: Time, commit: Time, hold: Option<u32>) {
-        if !self.nics[n].credits.bounded() {
+        if !self.nics[n].rp.credits.bounded() {
             return;
         }
         if let Some(h) = hold {
@@ -79,8 +78,8 @@ impl World {
     /// back at the NIC an UpdateFC later.
     fn credits_at(&mut self, n: usize, lines: u64, at: Time) {
         let nic = &mut self.nics[n];
-        let at = at + nic.pcie.latency();
-        nic.credits.give_back(lines, at);
+        let at = at + nic.rp.link.latency();
+        nic.rp.credits.give_back(lines, at);
         if nic.port.credit_wait.is_some() {
             pump_at(&mut self.q, n, &mut nic.port, at);
         }
@@ -89,13 +88,12 @@ impl World {
     /// A posted write the NIC sends at `now` without waiting for credits
     /// (a completion entry, a flow context): it spends them all the same.
     pub(super) fn posted_write(&mut self, n: usize, now: Time, addr: u64, len: u64) {
-        let nic = &mut self.nics[n];
-        let at = nic.pcie.dma_write(now, addr, len);
-        self.mem.hold();
-        let commit = self.mem.dma_write(addr, len, nic.mode, at);
-        let hold = self.mem.unhold();
-        if nic.credits.bounded() {
-            nic.credits.take(now, lines(addr, len));
+        let (nic, mem) = (&mut self.nics[n], &mut self.mem);
+        mem.hold();
+        let (at, commit) = nic.rp.write(now, addr, len, |at| mem.dma_write(addr, len, nic.mode, at));
+        let hold = mem.unhold();
+        if nic.rp.credits.bounded() {
+            nic.rp.credits.take(now, lines(addr, len));
             self.credits_back(n, lines(addr, len), at, commit, hold);
         }
     }
@@ -105,9 +103,9 @@ impl World {
     /// at the device (DRAM reads priced at once, at the idle latency, with
     /// the controllers too: see [`World::dma_fetch`]).
     pub(super) fn dma_read(&mut self, n: usize, now: Time, addr: u64, len: u64) -> Time {
-        let (start, t_req, tags) = self.read_request(n, now, addr, len);
-        let lat = self.mem.dma_read(addr, len, self.nics[n].mode, t_req);
-        self.read_complete(n, addr, len, tags, start, t_req + lat)
+        let r = self.nics[n].rp.read_request(now, addr, len);
+        let lat = self.mem.dma_read(addr, len, self.nics[n].mode, r.at_host);
+        self.read_complete(n, addr, len, &r, r.at_host + lat)
     }
 
     /// A device read as [`World::dma_read`], whose lines from DRAM, with
@@ -116,17 +114,17 @@ impl World {
     /// returns when the data is at the device, and the caller goes on
     /// ([`World::follow`], or a frame's own bookkeeping).
     pub(super) fn dma_fetch(&mut self, n: usize, now: Time, addr: u64, len: u64, then: Fetched) -> Option<Time> {
-        let (start, t_req, tags) = self.read_request(n, now, addr, len);
+        let r = self.nics[n].rp.read_request(now, addr, len);
         self.mem.fetch();
-        let lat = self.mem.dma_read(addr, len, self.nics[n].mode, t_req);
+        let lat = self.mem.dma_read(addr, len, self.nics[n].mode, r.at_host);
         let Some(g) = self.mem.unfetch() else {
-            return Some(self.read_complete(n, addr, len, tags, start, t_req + lat));
+            return Some(self.read_complete(n, addr, len, &r, r.at_host + lat));
         };
         let g = g as usize;
         if self.fetches.len() <= g {
             self.fetches.resize(g + 1, None);
         }
-        self.fetches[g] = Some(Fetch { nic: n, addr, len, tags, start, ready: t_req + lat, then });
+        self.fetches[g] = Some(Fetch { nic: n, addr, len, read: r, ready: r.at_host + lat, then });
         None
     }
 
@@ -137,7 +135,7 @@ impl World {
         let back = f.ready.max(at + self.mem.remote_latency(self.nics[f.nic].mode));
         self.mem.stats.p2m_read_ps += back - f.ready;
         let n = f.nic;
-        let done = self.read_complete(n, f.addr, f.len, f.tags, f.start, back);
+        let done = self.read_complete(n, f.addr, f.len, &f.read, back);
         self.follow(n, f.then, done);
         let port = &mut self.nics[n].port;
         if port.tx_tag_wait {
@@ -158,30 +156,18 @@ impl World {
         }
     }
 
-    /// A read's tags (it waits for them) and its request upstream: when it
-    /// started, when the request reached the host, and its tags.
-    fn read_request(&mut self, n: usize, now: Time, addr: u64, len: u64) -> (Time, Time, u64) {
-        let nic = &mut self.nics[n];
-        let mut t = now;
-        let tags = len.div_ceil(self.cfg.pcie.mrrs);
-        for _ in 0..tags {
-            t = t.max(nic.tags.acquire(now));
-        }
-        (t, nic.pcie.dma_read_request(t, addr, len), tags)
-    }
-
     /// A read's data is at the root complex at `back`: its completions
-    /// cross the link and its tags return. Returns when it is at the device.
-    fn read_complete(&mut self, n: usize, addr: u64, len: u64, tags: u64, start: Time, back: Time) -> Time {
+    /// cross the link and its tags return (counted while measuring).
+    /// Returns when it is at the device.
+    fn read_complete(&mut self, n: usize, addr: u64, len: u64, r: &Read, back: Time) -> Time {
         let nic = &mut self.nics[n];
-        let t_done = nic.pcie.dma_read_completion(back, addr, len);
         if self.measuring {
-            nic.c.tag_ps += (t_done - start) as u128 * tags as u128;
-            nic.c.tags_max = nic.c.tags_max.max(nic.tags.in_use_at(start));
+            nic.c.tags_max = nic.c.tags_max.max(nic.rp.tags.in_use_at(r.start));
         }
-        for _ in 0..tags {
-            nic.tags.release(t_done);
+        let done = nic.rp.read_complete(r, back, addr, len);
+        if self.measuring {
+            nic.c.tag_ps += (done - r.start) as u128 * r.tags as u128;
         }
-        t_done
+        done
     }
 }

@@ -151,7 +151,7 @@ impl World {
     pub(super) fn rx_pump(&mut self, n: usize, now: Time) {
         let nic = &mut self.nics[n];
         while let Some(&(cq, pos)) = nic.port.rx_ready.front() {
-            let free = nic.pcie.write_ready_at();
+            let free = nic.rp.link.write_ready_at();
             if free > now {
                 pump_at(&mut self.q, n, &mut nic.port, free);
                 break;
@@ -167,22 +167,22 @@ impl World {
             let hdr_addr = (!self.k.hdr_in_cqe(pkt.size)).then(|| nic.pool.data_addr(pkt.mbuf));
             let per = self.k.cqe_per_line;
             let with_cqe = (pos + 1) % per == 0 || c.ready == 1;
-            if nic.credits.bounded() {
+            if nic.rp.credits.bounded() {
                 let need = hdr_addr.map_or(0, |a| lines(a, hdr))
                     + pay.map_or(0, |p| lines(p, mem_len(pkt.size) - hdr))
                     + with_cqe as u64;
-                if !nic.credits.available(now, need) {
+                if !nic.rp.credits.available(now, need) {
                     // Wait for the credits: at a known return, or the next one declared.
                     nic.port.credit_wait.get_or_insert(now);
-                    if let Some(t) = nic.credits.free_at(need) {
+                    if let Some(t) = nic.rp.credits.free_at(need) {
                         pump_at(&mut self.q, n, &mut nic.port, t);
                     }
                     break;
                 }
                 if let Some(since) = nic.port.credit_wait.take() {
-                    nic.credits.stalled(since, now);
+                    nic.rp.credits.stalled(since, now);
                 }
-                nic.credits.take(now, need);
+                nic.rp.credits.take(now, need);
             }
             nic.port.rx_ready.pop_front();
             let c = &mut nic.cqs[cq as usize];
@@ -194,10 +194,10 @@ impl World {
             rq.slot_pkt[slot].t_dma = start;
             let mut t_end = start;
             if let Some(a) = hdr_addr {
-                t_end = nic.pcie.dma_write(start, a, hdr);
+                t_end = nic.rp.link.dma_write(start, a, hdr);
             }
             if let Some(pay) = pay {
-                t_end = nic.pcie.dma_write(start, pay, mem_len(pkt.size) - hdr);
+                t_end = nic.rp.link.dma_write(start, pay, mem_len(pkt.size) - hdr);
             }
             self.q.push(
                 t_end,
@@ -209,7 +209,7 @@ impl World {
             );
             if with_cqe {
                 let line = c.cqe_addr(pos, self.k.rx_cqe, per) & !63;
-                t_end = nic.pcie.dma_write(start, line, self.k.rx_cqe);
+                t_end = nic.rp.link.dma_write(start, line, self.k.rx_cqe);
                 self.q.push(
                     t_end,
                     Ev::RxCqe {
@@ -222,7 +222,7 @@ impl World {
             // The frame's buffer space frees once its TLPs have left.
             nic.port
                 .rx_draining
-                .push_back((t_end.saturating_sub(nic.pcie.latency()), pkt.size));
+                .push_back((t_end.saturating_sub(nic.rp.link.latency()), pkt.size));
         }
         if nic.fc.is_some() {
             self.pause_check(n, now);
@@ -379,7 +379,7 @@ impl World {
     ) {
         if !arrived {
             // The core writes the doorbell now; the NIC sees it after the link.
-            let at = self.nics[n].pcie.mmio_write(now, 4);
+            let at = self.nics[n].rp.link.mmio_write(now, 4);
             self.q.push(
                 at,
                 Ev::RxDoorbell {
@@ -425,10 +425,10 @@ impl World {
             commit = commit.max(self.mem.dma_write(p, len, nic.mode, now));
         }
         let hold = self.mem.unhold();
-        if !nic.credits.bounded() {
+        if !nic.rp.credits.bounded() {
             return;
         }
-        let pcfg = *nic.pcie.cfg();
+        let pcfg = *nic.rp.link.cfg();
         let writes = hdr_addr.map(|a| (a, hdr)).into_iter().chain(pay);
         let (n_lines, wire) = writes.fold((0, 0), |(l, w), (a, len)| {
             (l + lines(a, len), w + mwr_wire_bytes_at(&pcfg, a, len))
@@ -436,7 +436,7 @@ impl World {
         // The frame's credits were all taken when its first TLP left; each
         // TLP's are held from its own send, so they come back as early as
         // the first TLP's would (same credit-time as TLP by TLP).
-        let up = &nic.pcie.up;
+        let up = &nic.rp.link.up;
         let first = mwr_wire_bytes_at(&pcfg, 0, mem_len(pkt.size).min(pcfg.mps as u64));
         let early = up.ser_ps(wire).saturating_sub(up.ser_ps(first));
         self.credits_back(n, n_lines, now.saturating_sub(early), commit, hold);

@@ -23,7 +23,7 @@ impl World {
         if doorbells > 0 {
             let mut at = now;
             for _ in 0..doorbells {
-                at = self.nics[n].pcie.mmio_write(now, 8);
+                at = self.nics[n].rp.link.mmio_write(now, 8);
             }
             self.q.push(
                 at,
@@ -126,12 +126,12 @@ impl World {
             // on the link ahead of time. Reads still waiting for DRAM hold
             // theirs until they are back: wait for as many as the frame's
             // reads may take (its header's and payload's).
-            let tags = (mem_len(pkt.size).div_ceil(self.cfg.pcie.mrrs) + 1).min(nic.tags.capacity() as u64);
-            if (nic.tags.known() as u64) < tags {
+            let tags = (mem_len(pkt.size).div_ceil(self.cfg.pcie.mrrs) + 1).min(nic.rp.tags.capacity() as u64);
+            if (nic.rp.tags.known() as u64) < tags {
                 nic.port.tx_tag_wait = true;
                 return;
             }
-            let tag_free = nic.tags.next_free();
+            let tag_free = nic.rp.tags.next_free();
             if tag_free > now {
                 return self.tx_resume_at(n, tag_free);
             }
