@@ -10,7 +10,7 @@
 //! `delay` cycles per line (the loop's intensity; 0 = flat out).
 
 use crate::cpu::Stall;
-use crate::config::{AntagonistCfg, AntagonistOp, AntagonistPattern};
+use crate::config::{AntagonistCfg, AntagonistOp, AntagonistPattern, CorunnerCfg};
 use crate::mem::{AddressMap, Memory};
 use crate::sim::{rng, stream, Rng};
 use crate::units::{cycles_to_ps, Time};
@@ -45,6 +45,12 @@ impl MemLoop {
                 MemLoop::new(first_core + i, base, a.buffer, random, write, a.delay, r)
             })
             .collect()
+    }
+
+    /// `corunner`'s sequential read loop on core `core`, its buffer at an
+    /// address from `map` (the DDIO paper's co-running application).
+    pub fn corunner(c: &CorunnerCfg, map: &mut AddressMap, core: usize, seed: u64) -> MemLoop {
+        MemLoop::new(core, map.alloc(c.buffer, 4096), c.buffer, false, false, 0, rng(seed, stream::ANTAGONIST, u64::MAX))
     }
 
     /// A loop of core `core` over `bytes` at `base`; `rng` draws the lines

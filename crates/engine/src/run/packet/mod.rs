@@ -12,31 +12,28 @@ mod accel;
 mod bottleneck;
 pub(crate) mod converge;
 mod core;
+mod nic;
 mod report;
 mod rootport;
 mod rx;
 mod shring;
 mod tx;
 
-use crate::config::{MempoolOrder, NicPayloadMem, RingsDiscipline, SimUntil};
+pub(crate) use nic::{pay_mbuf, ClosedLoop, Departure, NicState};
+
+use crate::config::SimUntil;
 use crate::cpu::fill::FillBuffers;
 use crate::cpu::memloop::MemLoop;
-use crate::cpu::mempool::Mempool;
 use crate::cpu::Core;
 use crate::mem::dram::queued::{Back, Queued};
-use crate::mem::{AddressMap, DmaMode, MemStats, Memory};
+use crate::mem::{AddressMap, MemStats, Memory};
 use crate::nf::Nf;
-use crate::nic::{CompRing, Discipline, PktRef, Port, RxQueue, TxQueue};
-use crate::rings::{rxarr::RxArr, rxlist::RxList};
+use crate::nic::{Discipline, Port};
 use crate::config::Cfg;
-use crate::pcie::{PcieConfig, RootPort};
-use crate::report::{NicCounters, Report};
+use crate::pcie::PcieConfig;
+use crate::report::Report;
 use crate::sim::{rng, stream, EventQueue, Rng};
-use crate::traffic::{Packet, Source};
 use crate::units::{ser_time, Time};
-use crate::wire::pause::FlowControl;
-use hdrhistogram::Histogram;
-use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
@@ -156,6 +153,23 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
+    pub fn from_cfg(c: &Cfg) -> Layout {
+        let (split, rx_inline) = (c.nic.header_split, c.nic.rx_inline);
+        Layout {
+            // One scatter entry per buffer: header and payload when split,
+            // unless the header arrives in the CQE.
+            rx_desc: c.nic.rx_desc_size * if split && !rx_inline { 2 } else { 1 },
+            tx_desc: crate::nic::tx_wqe_bytes(&c.nic),
+            rx_cqe: if rx_inline { 128 } else { c.nic.cqe_size },
+            cqe_per_line: if c.nic.rx_cqe_comp { 8 } else { 1 },
+            pipe_ps: (1e6 / c.nic.pipeline_mpps) as Time,
+            split: if split { c.nic.split_offset } else { 0 },
+            tx_queue_buffer: if c.nic.tx_desched { c.nic.tx_queue_buffer } else { 0 },
+            rx_inline,
+            nf_cycles: crate::nf::compute_cycles(&c.app),
+        }
+    }
+
     /// Whether a frame's header arrives inside its CQE (Rx inlining of a
     /// split frame) rather than in its header buffer.
     #[inline]
@@ -176,97 +190,36 @@ impl Layout {
 
 pub use crate::wire::mem_len;
 
-pub(crate) struct NicState {
-    pub port: Port,
-    /// Rx descriptor rings: one per core, or one per `rings.sharing` cores.
-    pub rxq: Vec<RxQueue>,
-    /// Completion rings, one per core (index = the core's queue); with
-    /// dshRing a second set follows, one per core for the shared rings.
-    pub cqs: Vec<CompRing>,
-    /// The ring set RSS steers to (dshRing: 0 = private, 1 = shared).
-    pub set: usize,
-    /// Frame bytes sent (whole run), for dshRing's throughput samples.
-    pub out_bytes: u64,
-    pub txq: Vec<TxQueue>,
-    /// Its root port: the link, read tags, posted credits.
-    pub rp: RootPort,
-    pub src: Source,
-    pub next: Packet,
-    pub pool: Mempool,
-    /// Payload buffers of split frames in host memory (the secondary rings).
-    pub pay_pool: Option<Mempool>,
-    /// Addresses of the nicmem payload buffers (each queue owns a share).
-    pub nicmem: Option<Mempool>,
-    pub mode: DmaMode,
-    /// accelNFV: the NIC runs the flow counter itself (hairpin).
-    pub accel: Option<accel::Accel>,
-    pub first_core: usize,
-    /// Rx doorbell record line of each queue (host memory the driver writes).
-    pub dbr_addr: u64,
-    pub c: NicCounters,
-    pub hist: Histogram<u64>,
-    /// With `sim.until = converged`: frames scheduled onto the wire whose
-    /// last bit has not yet left (in the order they leave). The window's
-    /// end is not known in advance, so they count once they have left.
-    pub departing: VecDeque<Departure>,
-    /// Packets accepted into the NIC, delivered to the wire, dropped (whole run).
-    pub total_in: u64,
-    pub total_out: u64,
-    pub total_drop: u64,
-    /// `traffic.closed_loop`: the client's window instead of the source's times.
-    pub client: Option<ClosedLoop>,
-    /// `nic.flow_control`: PAUSE between the port and the source.
-    pub fc: Option<FlowControl>,
+/// The LLC ways each core of the run may fill (CAT): the NF cores, NIC by
+/// NIC (`llc.cat_masks`), then the co-runner's, then the antagonists';
+/// and where the co-runner's and the antagonists' cores start.
+struct CatMasks {
+    per_core: Vec<u64>,
+    corunner: usize,
+    antagonists: usize,
 }
 
-/// A frame on its way out of the Tx port: when its first and last bit
-/// leave, and the stages its latency splits into.
-#[derive(Clone, Copy, Debug)]
-pub struct Departure {
-    pub start: Time,
-    pub end: Time,
-    pub pkt: PktRef,
-}
-
-impl NicState {
-    /// A frame scheduled onto the wire: it counts in the measured window if
-    /// it leaves within it. With the window's end known (`window_end`),
-    /// that is decided now; otherwise (`sim.until = converged`) once it has
-    /// left.
-    pub(crate) fn depart(&mut self, d: Departure, now: Time, warmup: Time, window_end: Option<Time>) {
-        match window_end {
-            Some(end) if d.end <= end => self.count(&d, warmup),
-            Some(_) => {}
-            None => {
-                self.departing.push_back(d);
-                self.settle(now, warmup);
-            }
+impl CatMasks {
+    fn of(c: &Cfg) -> CatMasks {
+        let all = (1u64 << c.llc.ways) - 1;
+        let mut per_core = vec![];
+        for n in 0..c.nic.count as usize {
+            let m = c.llc.cat_masks.as_slice().get(n).copied().unwrap_or(all);
+            per_core.extend(std::iter::repeat_n(m, c.cpu.cores as usize));
         }
-    }
-
-    /// Count the frames waiting in `departing` that have left by `now`.
-    pub(crate) fn settle(&mut self, now: Time, warmup: Time) {
-        while self.departing.front().is_some_and(|d| d.end <= now) {
-            let d = self.departing.pop_front().expect("a front");
-            self.count(&d, warmup);
+        let corunner = per_core.len();
+        if c.corunner.enabled {
+            let m = c.corunner.cat_mask;
+            per_core.push(if m == 0 { all } else { m });
         }
-    }
-
-    /// A frame that left within the window's end counts if it left after
-    /// the warm-up; its latency if it also arrived after it.
-    fn count(&mut self, d: &Departure, warmup: Time) {
-        if d.end < warmup {
-            return;
-        }
-        self.c.tx_bytes += d.pkt.size as u64;
-        self.c.tx_pkts += 1;
-        if d.pkt.arrival >= warmup {
-            let ns = (d.end - d.pkt.arrival) / 1000 + d.pkt.held as u64;
-            let _ = self.hist.record(ns.max(1));
-            self.c.add_latency(&d.pkt, d.start, d.end);
-        }
+        let antagonists = per_core.len();
+        per_core.extend(std::iter::repeat_n(all, c.antagonist.cores as usize));
+        CatMasks { per_core, corunner, antagonists }
     }
 }
+
+
+
 
 /// Queue an RxPump for NIC `n` at `at`, unless one comes no later. A time
 /// already past is now: the queue runs it now, and the pending pump must be
@@ -290,103 +243,9 @@ pub(crate) fn request_done(q: &mut EventQueue<Ev>, n: usize, client: &mut Option
     }
 }
 
-/// A closed-loop client (`traffic.closed_loop`): `window` requests are
-/// outstanding; a response leaving or a request dropped lets the next one
-/// arrive `turnaround` later. Frames come back to back while the window is
-/// open.
-pub(crate) struct ClosedLoop {
-    window: u64,
-    turnaround: Time,
-    outstanding: u64,
-    /// The window is full: no arrival is scheduled; the next frame's wire time.
-    waiting: Option<Time>,
-}
 
-impl ClosedLoop {
-    /// A request arrived at `now`; the next one's last bit arrives at the
-    /// returned time if the window has room.
-    fn sent(&mut self, now: Time, wire: Time) -> Option<Time> {
-        self.outstanding += 1;
-        if self.outstanding >= self.window {
-            self.waiting = Some(wire);
-            return None;
-        }
-        Some(now + wire)
-    }
 
-    fn done(&mut self, at: Time) -> Option<Time> {
-        self.outstanding -= 1;
-        self.waiting.take().map(|wire| at + self.turnaround + wire)
-    }
-}
 
-/// Address of the (host-resident) mbuf of a split frame's payload buffer,
-/// from the NIC's nicmem or host payload pool.
-pub(crate) fn pay_mbuf(
-    nicmem: Option<&Mempool>,
-    pay_pool: Option<&Mempool>,
-    pkt: &crate::nic::PktRef,
-) -> u64 {
-    let pool = if pkt.pay_nic { nicmem } else { pay_pool };
-    pool.expect("split frames have a payload pool")
-        .mbuf_addr(pkt.pay)
-}
-
-impl NicState {
-    /// Draw the next frame of the source; it arrives (last bit) at the
-    /// returned time, or not yet when a closed-loop client's window is full.
-    pub fn advance(&mut self, now: Time, line_rate: u64) -> Option<Time> {
-        self.next = self.src.next();
-        let wire = ser_time(crate::wire::wire_bytes(self.next.size), line_rate);
-        match &mut self.client {
-            None => Some(self.sent(wire)),
-            Some(cl) => cl.sent(now, wire),
-        }
-    }
-
-    /// When the last bit of the open-loop source's next frame (`wire`
-    /// long) reaches the port; with flow control PAUSE may hold it, and
-    /// `next.arrival` moves with it.
-    fn sent(&mut self, wire: Time) -> Time {
-        match &mut self.fc {
-            Some(fc) => {
-                let due = fc.next_frame(self.next.arrival, wire);
-                self.next.arrival = due - wire;
-                due
-            }
-            None => self.next.arrival + wire,
-        }
-    }
-
-    /// Completion ring of the core with queue `q` in the active set.
-    #[inline]
-    pub fn cq_of(&self, q: usize) -> usize {
-        self.set * self.txq.len() + q
-    }
-
-    /// The completion ring the core with queue `q` polls: one of the
-    /// inactive set with completions left is drained first (dshRing).
-    pub fn poll_cq(&self, q: usize) -> usize {
-        let cores = self.txq.len();
-        if self.cqs.len() > cores {
-            let old = &self.cqs[(1 - self.set) * cores + q];
-            if old.completed > old.consumed {
-                return (1 - self.set) * cores + q;
-            }
-        }
-        self.cq_of(q)
-    }
-
-    /// Address of a split frame's payload when it sits in a host buffer.
-    pub fn host_payload(&self, pkt: &crate::nic::PktRef) -> Option<u64> {
-        (pkt.pay != crate::nic::NO_BUF && !pkt.pay_nic).then(|| {
-            self.pay_pool
-                .as_ref()
-                .expect("split frames have a payload pool")
-                .data_addr(pkt.pay)
-        })
-    }
-}
 
 pub struct World {
     pub(crate) q: EventQueue<Ev>,
@@ -433,9 +292,6 @@ pub(crate) struct Timeline {
     pub samples: Vec<crate::report::Sample>,
 }
 
-/// NIC memory sits outside host memory (one 4 GiB window per NIC): the
-/// host caches never see these addresses.
-pub(crate) const NICMEM_BASE: u64 = 1 << 40;
 
 /// The first NIC whose measured window saw thousands of frames arrive and
 /// handed not one of them to the host (no descriptor given, so no DMA): a
@@ -462,6 +318,40 @@ mod progress_tests {
     }
 }
 
+/// `app.preload_flows`: every flow of each NIC's source is in its NIC's
+/// flow cache (accelNFV) and in the table of the core RSS steers it to,
+/// as after a warm-up long enough to have seen them all.
+fn preload(c: &Cfg, nf: &mut Nf, nics: &mut [NicState], g: &mut crate::run::Guard) -> Result<(), String> {
+    let cores_per_nic = c.cpu.cores as usize;
+    let stateful = crate::nf::flow_tables_per_core(c.app.nf) > 0;
+    let mut r = rng(c.sim.seed, stream::NF, u64::MAX);
+    for (n, s) in nics.iter_mut().enumerate() {
+        let flows = s.src.flow_count() as u32;
+        if let Some(a) = &mut s.accel {
+            a.preload(flows);
+        }
+        if stateful {
+            // Flows go in in order (the RNG of cuckoo kicks sees the
+            // same sequence); the tables' memory is prefetched a few
+            // flows ahead, since bulk loading waits on host DRAM.
+            const AHEAD: u32 = 8;
+            let core_of = |f: u32| n * cores_per_nic + s.port.rss_queue(s.src.flow_rss_hash(f));
+            let mut cores: std::collections::VecDeque<usize> = (0..flows.min(AHEAD)).map(core_of).collect();
+            for f in 0..flows {
+                g.tick(|| 0.0)?;
+                if f + AHEAD < flows {
+                    let c = core_of(f + AHEAD);
+                    nf.prefetch_flow(c, f + AHEAD);
+                    cores.push_back(c);
+                }
+                let core = cores.pop_front().expect("one core per flow");
+                nf.preload(core, f, &mut r);
+            }
+        }
+    }
+    Ok(())
+}
+
 impl World {
     pub fn build(c: &Cfg) -> Result<World, String> {
         Self::build_with(c, &mut |_| true)
@@ -473,255 +363,23 @@ impl World {
     pub fn build_with(c: &Cfg, progress: &mut dyn FnMut(f64) -> bool) -> Result<World, String> {
         let mut g = crate::run::Guard::new(progress);
         let seed = c.sim.seed;
-        let nics = c.nic.count as usize;
         let cores_per_nic = c.cpu.cores as usize;
-        let ways = c.llc.ways;
-        let all = (1u64 << ways) - 1;
-        let mut masks = vec![];
-        for n in 0..nics {
-            let m = c.llc.cat_masks.as_slice().get(n).copied().unwrap_or(all);
-            masks.extend(std::iter::repeat(m).take(cores_per_nic));
-        }
-        let corunner_core = masks.len();
-        if c.corunner.enabled {
-            let m = c.corunner.cat_mask;
-            masks.push(if m == 0 { all } else { m });
-        }
-        let antagonist_core = masks.len();
-        masks.extend(std::iter::repeat(all).take(c.antagonist.cores as usize));
-        let mem_cores = masks.len();
-        let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, masks);
+        let masks = CatMasks::of(c);
+        let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, masks.per_core.clone());
         mem.mc = Queued::from_cfg(&c.dram)?;
         let mut map = AddressMap::new();
         let pcfg = PcieConfig::from_section(&c.pcie)?;
-        let rx_size = c.nic.rx_ring_size;
-        let tx_size = c.nic.tx_ring_size;
-        let split = c.nic.header_split;
-        // One scatter entry per buffer: header and payload when split,
-        // unless the header arrives in the CQE.
-        let (rx_inline, rx_sge) = (c.nic.rx_inline, c.nic.rx_desc_size);
-        let rx_desc = rx_sge * if split && !rx_inline { 2 } else { 1 };
-        let (tx_desc, cqe) = (crate::nic::tx_wqe_bytes(&c.nic), c.nic.cqe_size);
-        let rx_cqe = if rx_inline { 128 } else { cqe };
-        let sharing = c.rings.sharing as usize;
-        let dynamic = c.rings.dynamic;
-        // nicmem goes to the rings of the first cores (host_queues: the last ones).
-        let nicmem_rings = if c.nic.payload_mem == NicPayloadMem::Nicmem {
-            (cores_per_nic - (c.nic.host_queues as usize)).div_ceil(sharing)
-        } else {
-            0
-        };
-        let mut nic_states = vec![];
-        let mut cores = vec![];
-        for n in 0..nics {
-            // (mempools sit in hugepages, no object across a page)
-            let page = crate::mem::pages::page_bytes(c.mem.hugepage);
-            let mut pool = Mempool::from_cfg(&c.mempool, &mut map, cores_per_nic, page, c.mempool.order == MempoolOrder::Fifo);
-            let mut pay_pool = split.then(|| Mempool::from_cfg(&c.mempool, &mut map, cores_per_nic, page, false));
-            // nicmem: the NIC's buffer region shared evenly by its nicmem queues.
-            let nicmem_buf = c.nic.nicmem_buf_size;
-            let per_queue = if nicmem_rings > 0 {
-                c.nic.nicmem_size / nicmem_buf / nicmem_rings as u64
-            } else {
-                0
-            };
-            let nicmem = (nicmem_rings > 0).then(|| {
-                let count = per_queue as usize * nicmem_rings;
-                let hdr = crate::cpu::mempool::OBJ_HDR + crate::cpu::mempool::MBUF_HDR;
-                Mempool::with_external_data(
-                    map.alloc(Mempool::footprint(hdr, count as u64, page), 4096),
-                    count,
-                    1,
-                    0,
-                    NICMEM_BASE + ((n as u64) << 32),
-                    nicmem_buf,
-                )
-                .in_pages(page)
-            });
-            let mut rxq = vec![];
-            let mut cqs = vec![];
-            let mut txq = vec![];
-            // dshRing keeps a private set (first) beside the shared one.
-            let sets: &[usize] = if dynamic { &[1, sharing] } else { &[sharing] };
-            for (set, &share) in sets.iter().enumerate() {
-                let first_ring = rxq.len();
-                for q in 0..cores_per_nic {
-                    if q % share == 0 {
-                        let ring = q / share;
-                        let mut r = RxQueue::new(rx_size, map.alloc(rx_size * rx_desc, 4096));
-                        if share > 1 {
-                            // The lock, consumer index and list tail share a
-                            // line; the bitmap words follow.
-                            r.sync_addr = map.alloc(64 + rx_size.div_ceil(8), 64);
-                            r.disc = if c.rings.discipline == RingsDiscipline::List {
-                                Discipline::List {
-                                    list: RxList::new(rx_size as u32),
-                                    cached: vec![false; rx_size as usize],
-                                }
-                            } else {
-                                Discipline::Arr {
-                                    arr: RxArr::new(rx_size),
-                                    marked_at: vec![0; rx_size as usize],
-                                }
-                            };
-                        }
-                        // Buffers come from the per-core caches of the ring's cores.
-                        for s in 0..rx_size as usize {
-                            r.slot_mbuf[s] = pool
-                                .alloc(q + s % share)
-                                .ok_or("mempool.size: too small to fill the Rx rings")?;
-                        }
-                        if let Some(pp) = &mut pay_pool {
-                            r.slot_pay = (0..rx_size as usize)
-                                .map(|s| {
-                                    pp.alloc(q + s % share)
-                                        .ok_or("mempool.size: too small to fill the Rx rings")
-                                })
-                                .collect::<Result<_, _>>()?;
-                        }
-                        if ring < nicmem_rings {
-                            let first = (ring as u64 * per_queue) as u32;
-                            r.nicmem_spare = (first..first + per_queue as u32).rev().collect();
-                            r.nicmem_owned = per_queue;
-                            r.post_primary();
-                        }
-                        r.posted = rx_size;
-                        r.driver_pi = rx_size;
-                        r.doorbell_pi = rx_size;
-                        rxq.push(r);
-                    }
-                    cqs.push(CompRing::new(
-                        rx_size,
-                        first_ring + q / share,
-                        map.alloc(rx_size * rx_cqe, 4096),
-                    ));
-                    if set == 0 {
-                        txq.push(TxQueue::new(
-                            tx_size,
-                            map.alloc(tx_size * tx_desc, 4096),
-                            map.alloc(tx_size * cqe, 4096),
-                        ));
-                        cores.push(Core::new(n, q, q));
-                    }
-                }
-            }
-            let mut src = Source::from_cfg(&c.traffic, c.nic.line_rate, seed, n as u16)?;
-            // A trace's frames are known once read: each must fit an mbuf, as traffic.size must.
-            let room = c.mempool.mbuf_size.saturating_sub(crate::cpu::mempool::DATA_OFFSET);
-            if let Some(big) = src.trace_max_frame().filter(|&m| m as u64 > room) {
-                return Err(format!(
-                    "traffic.pcap = {}: its largest frame is {big} B; mempool.mbuf_size = {} holds frames up to {room} B \
-                     (give mempool.mbuf_size >= {})",
-                    c.traffic.pcap.as_str().escape_debug(),
-                    c.mempool.mbuf_size,
-                    big as u64 + crate::cpu::mempool::DATA_OFFSET
-                ));
-            }
-            let next = src.next();
-            let remote = c.nic.remote_socket.get(n).copied().unwrap_or(false);
-            let ddio = c.nic.ddio.get(n).copied().unwrap_or(true);
-            let mode = if remote {
-                DmaMode::Remote
-            } else if ddio {
-                DmaMode::Ddio
-            } else {
-                DmaMode::NoAllocate
-            };
-            nic_states.push(NicState {
-                port: Port::new(
-                    c.nic.rx_buffer,
-                    c.nic.tx_buffer,
-                    cores_per_nic,
-                ),
-                rxq,
-                cqs,
-                set: 0,
-                out_bytes: 0,
-                txq,
-                rp: RootPort::new(pcfg),
-                src,
-                next,
-                pool,
-                pay_pool,
-                nicmem,
-                mode,
-                accel: c.nic.accel.then(|| {
-                    let ctx_base = map.alloc(c.traffic.flows * accel::CTX_BYTES, 4096);
-                    accel::Accel::new(
-                        c.nic.ctx_cache_size,
-                        ctx_base,
-                        rng(seed, stream::NF, 1000 + n as u64),
-                    )
-                }),
-                first_core: n * cores_per_nic,
-                dbr_addr: map.alloc(64 * cores_per_nic as u64, 4096),
-                c: NicCounters::default(),
-                hist: Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("histogram bounds"),
-                departing: VecDeque::new(),
-                total_in: 0,
-                total_out: 0,
-                total_drop: 0,
-                client: (c.traffic.closed_loop > 0).then(|| ClosedLoop {
-                    window: c.traffic.closed_loop,
-                    turnaround: c.traffic.client_turnaround,
-                    outstanding: 0,
-                    waiting: None,
-                }),
-                fc: c.nic.flow_control.then(|| {
-                    FlowControl::new(
-                        c.nic.rx_buffer,
-                        c.nic.line_rate,
-                        c.nic.cable_len,
-                        c.traffic.source_queue as usize,
-                    )
-                }),
-            });
-        }
+        let k = Layout::from_cfg(c);
+        let mut nic_states = (0..c.nic.count as usize)
+            .map(|n| NicState::build(c, n, &k, pcfg, &mut map))
+            .collect::<Result<Vec<_>, _>>()?;
+        let cores: Vec<Core> = (0..nic_states.len()).flat_map(|n| (0..cores_per_nic).map(move |q| Core::new(n, q, q))).collect();
         let mut nf = Nf::build(c, &mut map, cores.len());
         if c.app.preload_flows {
-            let stateful = crate::nf::flow_tables_per_core(c.app.nf) > 0;
-            let mut r = rng(seed, stream::NF, u64::MAX);
-            for (n, s) in nic_states.iter_mut().enumerate() {
-                let flows = s.src.flow_count() as u32;
-                if let Some(a) = &mut s.accel {
-                    a.preload(flows);
-                }
-                if stateful {
-                    // Flows go in in order (the RNG of cuckoo kicks sees the
-                    // same sequence); the tables' memory is prefetched a few
-                    // flows ahead, since bulk loading waits on host DRAM.
-                    const AHEAD: u32 = 8;
-                    let core_of = |f: u32| n * cores_per_nic + s.port.rss_queue(s.src.flow_rss_hash(f));
-                    let mut cores: std::collections::VecDeque<usize> = (0..flows.min(AHEAD)).map(core_of).collect();
-                    for f in 0..flows {
-                        g.tick(|| 0.0)?;
-                        if f + AHEAD < flows {
-                            let c = core_of(f + AHEAD);
-                            nf.prefetch_flow(c, f + AHEAD);
-                            cores.push_back(c);
-                        }
-                        let core = cores.pop_front().expect("one core per flow");
-                        nf.preload(core, f, &mut r);
-                    }
-                }
-            }
+            preload(c, &mut nf, &mut nic_states, &mut g)?;
         }
-        let corunner = c.corunner.enabled.then(|| {
-            MemLoop::new(corunner_core, map.alloc(c.corunner.buffer, 4096), c.corunner.buffer, false, false, 0, rng(seed, stream::ANTAGONIST, u64::MAX))
-        });
-        let antagonists = MemLoop::antagonists(&c.antagonist, &mut map, antagonist_core, seed);
-        let line_rate = c.nic.line_rate;
-        let k = Layout {
-            rx_desc,
-            tx_desc,
-            rx_cqe,
-            cqe_per_line: if c.nic.rx_cqe_comp { 8 } else { 1 },
-            pipe_ps: (1e6 / c.nic.pipeline_mpps) as Time,
-            split: if split { c.nic.split_offset } else { 0 },
-            tx_queue_buffer: if c.nic.tx_desched { c.nic.tx_queue_buffer } else { 0 },
-            rx_inline,
-            nf_cycles: crate::nf::compute_cycles(&c.app),
-        };
+        let corunner = c.corunner.enabled.then(|| MemLoop::corunner(&c.corunner, &mut map, masks.corunner, seed));
+        let antagonists = MemLoop::antagonists(&c.antagonist, &mut map, masks.antagonists, seed);
         let core_rng = (0..cores.len())
             .map(|i| rng(seed, stream::NF, i as u64))
             .collect();
@@ -738,8 +396,8 @@ impl World {
             cfg: c.clone(),
             corunner,
             antagonists,
-            fills: (0..mem_cores).map(|_| FillBuffers::new(c.cpu.mlp)).collect(),
-            passes: (0..mem_cores).map(|_| None).collect(),
+            fills: (0..masks.per_core.len()).map(|_| FillBuffers::new(c.cpu.mlp)).collect(),
+            passes: (0..masks.per_core.len()).map(|_| None).collect(),
             dram_back: Vec::new(),
             credit_holds: Vec::new(),
             fetches: Vec::new(),
@@ -748,7 +406,7 @@ impl World {
             mem_base: MemStats::default(),
             pcie_base: vec![],
             core_miss_base: vec![],
-            dshring: dynamic.then(|| shring::Dshring::new(&c.rings)),
+            dshring: c.rings.dynamic.then(|| shring::Dshring::new(&c.rings)),
             timeline: (c.sim.sample_period > 0).then(|| Timeline {
                 period: c.sim.sample_period,
                 last: [0; 3],
@@ -756,31 +414,37 @@ impl World {
             }),
             batches: (c.sim.until == SimUntil::Converged).then(|| converge::Batches::new(c.sim.batch, c.sim.rel_error)),
         };
-        for n in 0..w.nics.len() {
-            let nic = &mut w.nics[n];
-            let due = nic.sent(ser_time(crate::wire::wire_bytes(nic.next.size), line_rate));
-            w.q.push(due, Ev::Arrive { nic: n as u16, epoch: 0 });
-            for q in 0..w.nics[n].rxq.len() {
-                w.rx_fetch(n, q, 0);
+        w.start();
+        Ok(w)
+    }
+
+    /// The first events: each NIC's first frame and Rx descriptor fetches,
+    /// the memory loops, the samplers and the warm-up's end.
+    fn start(&mut self) {
+        for n in 0..self.nics.len() {
+            let nic = &mut self.nics[n];
+            let due = nic.sent(ser_time(crate::wire::wire_bytes(nic.next.size), self.cfg.nic.line_rate));
+            self.q.push(due, Ev::Arrive { nic: n as u16, epoch: 0 });
+            for q in 0..self.nics[n].rxq.len() {
+                self.rx_fetch(n, q, 0);
             }
         }
-        if w.corunner.is_some() {
-            w.q.push(0, Ev::Corunner);
+        if self.corunner.is_some() {
+            self.q.push(0, Ev::Corunner);
         }
-        for i in 0..w.antagonists.len() {
-            w.q.push(0, Ev::Antagonist { i: i as u16 });
+        for i in 0..self.antagonists.len() {
+            self.q.push(0, Ev::Antagonist { i: i as u16 });
         }
-        if let Some(d) = &w.dshring {
-            w.q.push(d.period, Ev::Dshring);
+        if let Some(d) = &self.dshring {
+            self.q.push(d.period, Ev::Dshring);
         }
-        if let Some(t) = &w.timeline {
-            w.q.push(t.period, Ev::Sample);
+        if let Some(t) = &self.timeline {
+            self.q.push(t.period, Ev::Sample);
         }
-        w.q.push(warmup, Ev::WarmupEnd);
-        if let Some(b) = &w.batches {
-            w.q.push(warmup + b.period, Ev::Batch);
+        self.q.push(self.cfg.sim.warmup, Ev::WarmupEnd);
+        if let Some(b) = &self.batches {
+            self.q.push(self.cfg.sim.warmup + b.period, Ev::Batch);
         }
-        Ok(w)
     }
 
     /// Run to the end of the measured window and report.
