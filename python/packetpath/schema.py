@@ -1,7 +1,7 @@
 """The parameter table, as the engine declares it.
 
 Every parameter (dotted key, kind, unit, default, range, doc) is declared once,
-in the engine (``crates/engine/src/params.rs``); this module only reads that
+in the engine (``crates/engine/src/config/table.rs``); this module only reads that
 table so Python never keeps a second list.
 """
 

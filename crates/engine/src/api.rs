@@ -7,6 +7,12 @@ use crate::run::{self, check::MemoryPart};
 use crate::units::gib;
 use serde_json::Value;
 
+/// Every report metric as JSON metadata (path, unit, meaning,
+/// counterpart), and the report sections only some runs carry.
+pub fn metrics_json() -> String {
+    serde_json::json!({"metrics": crate::metrics::METRICS, "optional_sections": crate::metrics::OPTIONAL_SECTIONS}).to_string()
+}
+
 /// Every parameter as JSON metadata (key, kind, unit, base_unit, default,
 /// min, max, doc); min and max are in the base unit.
 pub fn params_json() -> String {

@@ -4,9 +4,9 @@
 //! No Python here. The one entry point for front ends is [`api`]: a scenario
 //! (JSON) goes in once, a report (JSON) comes out.
 //!
-//! Floors, each using only those below it: `units`, `sim`; `config` (the
-//! parameter table and its typed sections), `wire`, `report` (plain result
-//! types); the components `mem`, `pcie`, `rings`, `cpu`, `nf`, `traffic`,
+//! Floors, each using only those below it: `units`, `sim`, `metrics` (the
+//! report's metric table); `config` (the parameter table and its typed
+//! sections), `wire`, `report` (plain result types); the components `mem`, `pcie`, `rings`, `cpu`, `nf`, `traffic`,
 //! `nic`, `devices`, each built from its own sections; `run` (one simulator
 //! per `sim.kind`, and the checks that need components); `api`.
 
@@ -15,6 +15,7 @@ pub mod config;
 pub mod cpu;
 pub mod devices;
 pub mod mem;
+pub mod metrics;
 pub mod nf;
 pub mod nic;
 pub mod pcie;

@@ -36,6 +36,11 @@ fn params_json() -> String {
     packetpath_engine::api::params_json()
 }
 
+#[pyfunction]
+fn metrics_json() -> String {
+    packetpath_engine::api::metrics_json()
+}
+
 /// A quantity with a unit in a parameter's base unit (`quantity("traffic.rate", "25Gbps")` is 25000.0).
 #[pyfunction]
 fn quantity(key: String, text: String) -> PyResult<f64> {
@@ -101,6 +106,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("__build__", env!("PACKETPATH_BUILD"))?;
     m.add_function(wrap_pyfunction!(params_json, m)?)?;
+    m.add_function(wrap_pyfunction!(metrics_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
