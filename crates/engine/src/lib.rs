@@ -4,11 +4,13 @@
 //! No Python here. The one entry point for front ends is [`api`]: a scenario
 //! (JSON) goes in once, a report (JSON) comes out.
 //!
-//! Floors, each using only those below it: `units`, `sim`, `metrics` (the
+//! Floors, each using only those below it: `units`, `sim` (events, random
+//! streams, the progress guard), `metrics` (the
 //! report's metric table); `config` (the parameter table and its typed
 //! sections), `wire`, `report` (plain result types); the components `mem`, `pcie`, `rings`, `cpu`, `nf`, `traffic`,
-//! `nic`, `devices`, each built from its own sections; `run` (one simulator
-//! per `sim.kind`, and the checks that need components); `api`.
+//! `nic`, `devices` (with their own run kinds), each built from its own
+//! sections; `run` (the other simulators, one per `sim.kind`, and the
+//! checks that need components); `api`.
 
 pub mod api;
 pub mod config;

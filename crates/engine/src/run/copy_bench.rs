@@ -25,11 +25,11 @@ use crate::units::{cycles_to_ps, Time};
 const BATCH: u64 = 16;
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
-    super::unguarded(|g| run_guarded(c, g))
+    crate::sim::unguarded(|g| run_guarded(c, g))
 }
 
 /// [`run`], telling `g` of every batch of lines copied.
-pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
+pub fn run_guarded(c: &Cfg, g: &mut crate::sim::Guard) -> Result<Report, String> {
     let all = (1u64 << c.llc.ways) - 1;
     let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);
     let mut link = PcieLink::new(PcieConfig::from_section(&c.pcie)?);

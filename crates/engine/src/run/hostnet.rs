@@ -26,7 +26,7 @@
 //! them in steady state.
 
 use crate::config::{HostnetC2m, HostnetP2m, SimUntil};
-use super::Guard;
+use crate::sim::Guard;
 use crate::config::Cfg;
 use crate::mem::dram::controller::Config;
 use crate::mem::dram::host::{Controllers, Event};
@@ -410,7 +410,8 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{unguarded, validated};
+    use crate::run::validated;
+    use crate::sim::unguarded;
     use serde_json::json;
 
     fn scenario(cores: u64, c2m: &str, p2m: &str) -> Cfg {

@@ -16,7 +16,7 @@
 //! models the CHA's buffer, here the fill buffer stands in for the
 //! back-pressure it passes on from a full write queue.)
 
-use super::Guard;
+use crate::sim::Guard;
 use crate::config::Cfg;
 use crate::mem::dram::controller::Config;
 use crate::mem::dram::host::{Controllers, Event};
@@ -61,7 +61,7 @@ pub fn check(c: &Cfg) -> Result<Config, String> {
 }
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
-    super::unguarded(|g| run_guarded(c, g))
+    crate::sim::unguarded(|g| run_guarded(c, g))
 }
 
 /// [`run`], telling `g` of every step (a DRAM cycle something happens in).
@@ -205,7 +205,8 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::{unguarded, validated};
+    use crate::run::validated;
+    use crate::sim::unguarded;
     use serde_json::json;
 
     fn scenario(cores: u64, delay: u64, read_share: f64, loads: u64) -> Cfg {

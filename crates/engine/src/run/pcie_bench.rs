@@ -14,11 +14,11 @@ use crate::units::Time;
 use hdrhistogram::Histogram;
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
-    super::unguarded(|g| run_guarded(c, g))
+    crate::sim::unguarded(|g| run_guarded(c, g))
 }
 
 /// [`run`], telling `g` of every transfer.
-pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
+pub fn run_guarded(c: &Cfg, g: &mut crate::sim::Guard) -> Result<Report, String> {
     let pcfg = PcieConfig::from_section(&c.pcie)?;
     let all = (1u64 << c.llc.ways) - 1;
     let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);

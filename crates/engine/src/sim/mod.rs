@@ -221,3 +221,36 @@ mod tests {
         assert!((w - pk).abs() / pk < 0.05, "simulated {w}, P-K {pk}");
     }
 }
+
+/// What a run kind's loops call once per unit of work (a transfer, a batch
+/// of lines, a message, a load): every 2^16 units it tells `progress` the
+/// share of the work done, and stops the run, with the error
+/// "interrupted", when `progress` says so.
+pub struct Guard<'a> {
+    /// Told the share done; false stops the run (a packet run tells it
+    /// itself, by simulated time).
+    pub progress: &'a mut dyn FnMut(f64) -> bool,
+    ticks: u64,
+}
+
+impl<'a> Guard<'a> {
+    pub fn new(progress: &'a mut dyn FnMut(f64) -> bool) -> Guard<'a> {
+        Guard { progress, ticks: 0 }
+    }
+
+    /// One unit of work; `done` (the share of the run's work done) is
+    /// computed only when `progress` is told.
+    #[inline]
+    pub fn tick(&mut self, done: impl FnOnce() -> f64) -> Result<(), String> {
+        self.ticks += 1;
+        if self.ticks & 0xFFFF == 0 && !(self.progress)(done()) {
+            return Err("interrupted".into());
+        }
+        Ok(())
+    }
+}
+
+/// A guard that never stops a run (tests, tools).
+pub fn unguarded<T>(f: impl FnOnce(&mut Guard) -> Result<T, String>) -> Result<T, String> {
+    f(&mut Guard::new(&mut |_| true))
+}

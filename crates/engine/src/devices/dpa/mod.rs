@@ -8,6 +8,7 @@
 //!   host hierarchies), DRAMs and the hops, and the path each access takes;
 //! - [`cores`]: threads interleaving on a core's issue slots.
 
+pub mod bench;
 pub mod check;
 pub mod cores;
 pub mod hop;

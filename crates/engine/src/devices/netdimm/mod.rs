@@ -21,6 +21,7 @@ pub mod check;
 pub mod dram;
 pub mod ncache;
 pub mod rowclone;
+pub mod system;
 
 use crate::sim::Rng;
 use crate::units::Time;

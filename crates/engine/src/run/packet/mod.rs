@@ -321,7 +321,7 @@ mod progress_tests {
 /// `app.preload_flows`: every flow of each NIC's source is in its NIC's
 /// flow cache (accelNFV) and in the table of the core RSS steers it to,
 /// as after a warm-up long enough to have seen them all.
-fn preload(c: &Cfg, nf: &mut Nf, nics: &mut [NicState], g: &mut crate::run::Guard) -> Result<(), String> {
+fn preload(c: &Cfg, nf: &mut Nf, nics: &mut [NicState], g: &mut crate::sim::Guard) -> Result<(), String> {
     let cores_per_nic = c.cpu.cores as usize;
     let stateful = crate::nf::flow_tables_per_core(c.app.nf) > 0;
     let mut r = rng(c.sim.seed, stream::NF, u64::MAX);
@@ -361,7 +361,7 @@ impl World {
     /// while it preloads flow tables, which for millions of flows takes
     /// seconds: Ctrl-C stops a build too.
     pub fn build_with(c: &Cfg, progress: &mut dyn FnMut(f64) -> bool) -> Result<World, String> {
-        let mut g = crate::run::Guard::new(progress);
+        let mut g = crate::sim::Guard::new(progress);
         let seed = c.sim.seed;
         let cores_per_nic = c.cpu.cores as usize;
         let masks = CatMasks::of(c);

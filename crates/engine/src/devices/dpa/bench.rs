@@ -20,12 +20,12 @@
 //! core share its issue slots and all threads share the hops' pipes.
 
 use crate::config::{DpaBenchKvDist, DpaBenchNetMode, DpaBenchOp, DpaBenchPattern, DpaBenchWorkload};
-use crate::devices::dpa::cores::Cores;
-use crate::devices::dpa::hop::Pipe;
-use crate::devices::dpa::memsys::MemSys;
-use crate::devices::dpa::{Mem, Proc};
+use super::cores::Cores;
+use super::hop::Pipe;
+use super::memsys::MemSys;
+use super::{Mem, Proc};
 use crate::config::Cfg;
-use crate::run::Guard;
+use crate::sim::Guard;
 use crate::report::{DpaReport, Report, Body, SimInfo};
 use crate::sim::rng;
 use crate::units::Time;
@@ -91,7 +91,7 @@ impl Machine {
                 c.host.pkt_instr,
             ),
         };
-        let l1_latency = crate::devices::dpa::memsys::l1_of(
+        let l1_latency = super::memsys::l1_of(
             c,
             match proc {
                 Proc::Dpa => "dpa",
@@ -134,7 +134,7 @@ impl Machine {
 
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
-    super::unguarded(|g| run_guarded(c, g))
+    crate::sim::unguarded(|g| run_guarded(c, g))
 }
 
 /// [`run`], telling `g` of every unit of work (a chunk of operations, a

@@ -41,14 +41,14 @@
 
 use crate::config::{NetdimmAppBuffers, NetdimmNf, NetdimmNic, NetdimmTraffic};
 use crate::cpu::Stall;
-use crate::devices::netdimm::dram::{DdrTiming, Geometry};
-use crate::devices::netdimm::rowclone::Mode;
-use crate::devices::netdimm::{NetDimm, NetDimmConfig};
+use super::dram::{DdrTiming, Geometry};
+use super::rowclone::Mode;
+use super::{NetDimm, NetDimmConfig};
 use crate::mem::{AddressMap, DmaMode, Memory};
 use crate::config::Cfg;
 use crate::pcie::{PcieConfig, RootPort};
 use crate::report::{latency, NetDimmBreakdown, NetDimmClones, NetDimmReport, Report, Body, SimInfo};
-use crate::sim::rng;
+use crate::sim::{rng, Guard};
 use crate::units::{cycles_to_ps, ser_time, Time};
 use hdrhistogram::Histogram;
 use rand::Rng as _;
@@ -681,7 +681,7 @@ fn size_of(dist: NetdimmTraffic, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
 /// channel with the asynchronous protocol, and a co-runner miss to that
 /// channel waits for the channel's data bus. The NF core is assumed to keep
 /// up; the lines NetDIMM's NF reads are not placed in the host LLC.
-fn run_corunner(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
+fn run_corunner(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
     let mut sim = Sim::new(c)?;
     let all = (1u64 << c.llc.ways) - 1;
     let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all, all]);
@@ -759,11 +759,11 @@ fn run_corunner(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
 }
 
 pub fn run(c: &Cfg) -> Result<Report, String> {
-    super::unguarded(|g| run_guarded(c, g))
+    crate::sim::unguarded(|g| run_guarded(c, g))
 }
 
 /// [`run`], telling `g` of every message (and co-runner load).
-pub fn run_guarded(c: &Cfg, g: &mut super::Guard) -> Result<Report, String> {
+pub fn run_guarded(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
     if c.netdimm.nf != NetdimmNf::Off {
         return run_corunner(c, g);
     }
@@ -862,7 +862,7 @@ mod tests {
 
     fn cfg(extra: Value) -> Cfg {
         let mut v = json!({"sim": {"kind": "netdimm"}, "netdimm": {"nic": "netdimm", "messages": 300, "segmentation": true}});
-        crate::run::netdimm::tests::merge(&mut v, extra);
+        crate::devices::netdimm::system::tests::merge(&mut v, extra);
         validate(&v).unwrap()
     }
 
