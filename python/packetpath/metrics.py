@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from packetpath import _engine
+import packetpath._engine as _engine
 
 
 class Metric(NamedTuple):

@@ -5,12 +5,12 @@
 //! (JSON) goes in once, a report (JSON) comes out.
 //!
 //! Floors, each using only those below it: `units`, `sim` (events, random
-//! streams, the progress guard), `metrics` (the
-//! report's metric table); `config` (the parameter table and its typed
-//! sections), `wire`, `report` (plain result types); the components `mem`, `pcie`, `rings`, `cpu`, `nf`, `traffic`,
-//! `nic`, `devices` (with their own run kinds), each built from its own
-//! sections; `run` (the other simulators, one per `sim.kind`, and the
-//! checks that need components); `api`.
+//! streams, the progress guard), `metrics` (the report's metric table);
+//! `config` (the parameter table and its typed sections), `wire`, `report`
+//! (plain result types); the components `mem`, `pcie`, `rings`, `cpu`,
+//! `nf`, `traffic`, `nic`, `devices` (with their own run kinds), each
+//! built from its own sections; `run` (the other simulators, one per
+//! `sim.kind`, and the checks that need components); `api`.
 
 pub mod api;
 pub mod config;
