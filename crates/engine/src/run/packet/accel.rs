@@ -82,7 +82,7 @@ impl World {
                 self.dma_read(n, start, ctx * 64, CTX_BYTES)
             }
         };
-        let (k, cfg) = (&self.k, &self.cfg);
+        let (k, cfg) = (&self.host.k, &self.host.cfg);
         let nic = &mut self.nics[n];
         let done = ready + k.pipe_ps;
         nic.accel.as_mut().expect("accel NIC").engine_free = done;
@@ -93,12 +93,12 @@ impl World {
         nic.port.rx_buffer_used += pkt.size as u64;
         nic.port.rx_draining.push_back((end, pkt.size));
         nic.total_out += 1;
-        super::request_done(&mut self.q, n, &mut nic.client, end);
+        super::request_done(&mut self.host.q, n, &mut nic.client, end);
         // Hairpinned on the NIC: no DMA, ring or core stage.
         let on_nic = crate::nic::PktRef { t_dma: wire_start, t_cqe: wire_start, t_core: wire_start, t_db: wire_start, ..pkt };
-        let window_end = self.batches.is_none().then_some(self.end);
+        let window_end = self.host.batches.is_none().then_some(self.host.end);
         nic.depart(super::Departure { start: wire_start, end, pkt: on_nic }, now, cfg.sim.warmup, window_end);
-        if self.measuring {
+        if self.host.measuring {
             nic.c.rx_pkts += 1;
         }
         if nic.fc.is_some() {

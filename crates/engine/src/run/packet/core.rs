@@ -21,15 +21,15 @@ impl World {
     pub(super) fn on_core_poll(&mut self, c: usize, now: Time) {
         // `qi`: the core's Tx queue; `cqi`: the completion ring it polls;
         // `ri`: that ring's Rx descriptor ring.
-        let (n, qi, local) = (self.cores[c].nic, self.cores[c].queue, self.cores[c].local);
-        let (k, cfg) = (&self.k, &self.cfg);
-        let measuring = self.measuring;
+        let (n, qi, local) = (self.host.cores[c].nic, self.host.cores[c].queue, self.host.cores[c].local);
+        let (k, cfg) = (&self.host.k, &self.host.cfg);
+        let measuring = self.host.measuring;
         let mut stall = Stall::default();
         let mut cycles = cfg.cpu.poll_cycles;
         let nic = &mut self.nics[n];
         let cqi = nic.poll_cq(qi);
         let ri = nic.cqs[cqi].ring;
-        let mem = &mut self.mem;
+        let mem = &mut self.host.mem;
 
         // Tx completions: read the CQE, free each buffer (touching its mbuf).
         let (from, to) = (nic.txq[qi].freed, nic.txq[qi].completed);
@@ -38,7 +38,7 @@ impl World {
             stall.add(mem.core_access(c, nic.txq[qi].cqe_addr(to - 1, cfg.nic.cqe_size), false, now));
             for i in from..to {
                 let p = nic.txq[qi].slot_pkt[nic.txq[qi].slot(i)];
-                self.nf.released(c, &p, mem, now, &mut stall);
+                self.host.nf.released(c, &p, mem, now, &mut stall);
                 cycles += free_pkt(mem, c, nic, ri, local, p, cfg, now, &mut stall);
             }
             nic.txq[qi].freed = to;
@@ -53,7 +53,7 @@ impl World {
 
         // Packets queued in software go first, keeping order.
         let tq = &mut nic.txq[qi];
-        let core = &mut self.cores[c];
+        let core = &mut self.host.cores[c];
         let produced_before = tq.produced;
         let mut tx_extra = 0;
         while tq.room() > 0 {
@@ -99,7 +99,7 @@ impl World {
                 cycles += cfg.cpu.seg_cycles;
             }
             let data = nic.pool.data_addr(pkt.mbuf);
-            let cost = self.nf.serve(c, &mut pkt, data, mem, &mut self.core_rng[c], now, &mut stall, &mut self.nf_scratch);
+            let cost = self.host.nf.serve(c, &mut pkt, data, mem, &mut self.host.core_rng[c], now, &mut stall, &mut self.host.nf_scratch);
             cycles += cost.copied_lines * cfg.cpu.copy_cycles_per_line;
             if cost.nicmem_bytes > 0 {
                 // The copy into nicmem: write-combined stores, each
@@ -131,12 +131,12 @@ impl World {
                     if pkt.pay_nic {
                         rq.nicmem_spare.push(pkt.pay);
                     }
-                    self.nf.released(c, &pkt, mem, now, &mut stall);
+                    self.host.nf.released(c, &pkt, mem, now, &mut stall);
                     nic.total_drop += 1;
-                    request_done(&mut self.q, n, &mut nic.client, now);
+                    request_done(&mut self.host.q, n, &mut nic.client, now);
                     // Counted against the window the packet arrived in,
                     // like every other drop, so drop_rate stays a share.
-                    if pkt.arrival >= self.cfg.sim.warmup {
+                    if pkt.arrival >= self.host.cfg.sim.warmup {
                         nic.c.drop_core += 1;
                     }
                     continue;
@@ -151,10 +151,10 @@ impl World {
                     (&mut nic.pool, nic.pay_pool.as_mut(), &mut rq.nicmem_spare);
                 release(pool, pay_pool, spare, local, pkt);
                 // A dropped zero-copy response gives its reference back too.
-                self.nf.released(c, &pkt, mem, now, &mut stall);
+                self.host.nf.released(c, &pkt, mem, now, &mut stall);
                 nic.total_drop += 1;
-                request_done(&mut self.q, n, &mut nic.client, now);
-                if pkt.arrival >= self.cfg.sim.warmup {
+                request_done(&mut self.host.q, n, &mut nic.client, now);
+                if pkt.arrival >= self.host.cfg.sim.warmup {
                     nic.c.drop_core += 1;
                 }
             }
@@ -202,11 +202,11 @@ impl World {
     /// memory controllers its DRAM reads go out through its fill buffers
     /// and the pass ends when the last is back; otherwise it ends now.
     fn pass_done(&mut self, c: usize, p: Pass, now: Time) {
-        if let Some(mc) = self.mem.mc.as_mut().filter(|mc| !mc.missed.is_empty()) {
+        if let Some(mc) = self.host.mem.mc.as_mut().filter(|mc| !mc.missed.is_empty()) {
             let mut missed = std::mem::take(&mut mc.missed);
-            self.fills[c].start(c, missed.drain(..), now, mc);
+            self.host.fills[c].start(c, missed.drain(..), now, mc);
             mc.missed = missed;
-            self.passes[c] = Some(p);
+            self.host.passes[c] = Some(p);
             self.schedule_dram();
             return;
         }
@@ -221,18 +221,18 @@ impl World {
             Then::Corunner(compute) => (Ev::Corunner, compute),
             Then::Antagonist(i, compute) => (Ev::Antagonist { i: i as u16 }, compute),
         };
-        let at = (p.start + p.stall.total(self.cfg.cpu.mlp) + compute).max(last);
-        self.q.push(at, next);
+        let at = (p.start + p.stall.total(self.host.cfg.cpu.mlp) + compute).max(last);
+        self.host.q.push(at, next);
     }
 
     /// The end of core `c`'s poll from `start`: its duration is the
     /// cycles of the code plus the memory stalls; its doorbells leave and
     /// its next poll starts then.
     fn finish_poll(&mut self, c: usize, start: Time, stall: Stall, t: PollTail, last: Time) {
-        let (n, qi) = (self.cores[c].nic, self.cores[c].queue);
-        let cfg = &self.cfg;
+        let (n, qi) = (self.host.cores[c].nic, self.host.cores[c].queue);
+        let cfg = &self.host.cfg;
         let nic = &mut self.nics[n];
-        let (rq, tq, core) = (&mut nic.rxq[t.ri], &mut nic.txq[qi], &mut self.cores[c]);
+        let (rq, tq, core) = (&mut nic.rxq[t.ri], &mut nic.txq[qi], &mut self.host.cores[c]);
         let cost = cycles_to_ps(t.cycles, cfg.cpu.freq) + stall.total(cfg.cpu.mlp) + t.sync_ps;
         let done = (start + cost).max(last);
         let cost = done - start;
@@ -240,7 +240,7 @@ impl World {
         // then, in time order with the NIC's own traffic.
         if rq.driver_pi > rq.doorbell_pi {
             rq.doorbell_pi = rq.driver_pi;
-            self.q.push(
+            self.host.q.push(
                 done,
                 Ev::RxDoorbell {
                     nic: n as u16,
@@ -257,7 +257,7 @@ impl World {
                 tq.slot_pkt[s].t_db = done;
             }
             let doorbells = t.tx_new.div_ceil(cfg.app.tx_burst) as u32;
-            self.q.push(
+            self.host.q.push(
                 done,
                 Ev::TxDoorbell {
                     nic: n as u16,
@@ -273,29 +273,29 @@ impl World {
                 core.pkt_ps += cost;
             }
         }
-        self.q.push(done, Ev::CorePoll { core: c as u16 });
+        self.host.q.push(done, Ev::CorePoll { core: c as u16 });
     }
 
     /// The memory controllers' tick: run them cycle by cycle (skipping
     /// cycles where nothing can happen) up to the next event of the run,
     /// handing each core's read back to its fill buffers.
     pub(super) fn on_dram(&mut self, now: Time) {
-        let Some(mc) = &mut self.mem.mc else { return };
+        let Some(mc) = &mut self.host.mem.mc else { return };
         let tck = mc.ctl.tck();
         let mut cycle = now / tck;
         if cycle != mc.due {
             return; // (a tick moved earlier since)
         }
         mc.due = u64::MAX;
-        let mut back = std::mem::take(&mut self.dram_back);
+        let mut back = std::mem::take(&mut self.host.dram_back);
         loop {
-            let mc = self.mem.mc.as_mut().expect("controllers");
+            let mc = self.host.mem.mc.as_mut().expect("controllers");
             let refused = mc.tick(cycle, &mut back);
             for b in back.drain(..) {
                 self.read_back(b);
             }
             self.holds_and_fetches_done();
-            let mc = self.mem.mc.as_mut().expect("controllers");
+            let mc = self.host.mem.mc.as_mut().expect("controllers");
             let next = if refused { cycle + 1 } else { mc.wake().max(cycle + 1) };
             mc.sent = u64::MAX; // (the wake counts them)
             if next == u64::MAX {
@@ -303,72 +303,72 @@ impl World {
             }
             // (what the run does next may send a request: stop before it,
             // or at the run's end)
-            if self.q.next_at().is_none_or(|t| next * tck >= t) || next * tck > self.end {
+            if self.host.q.next_at().is_none_or(|t| next * tck >= t) || next * tck > self.host.end {
                 mc.due = next;
-                self.q.push(next * tck, Ev::Dram);
+                self.host.q.push(next * tck, Ev::Dram);
                 break;
             }
             cycle = next;
         }
-        self.dram_back = back;
+        self.host.dram_back = back;
     }
 
     /// A core's DRAM read is back: its latency joins the core's pass, its
     /// fill buffer frees, and the pass resumes when it was the last.
     fn read_back(&mut self, b: Back) {
         let c = b.core;
-        let p = self.passes[c].as_mut().expect("a read back to a core whose pass waits");
+        let p = self.host.passes[c].as_mut().expect("a read back to a core whose pass waits");
         if b.chained {
             p.stall.chain(b.lat);
         } else {
             p.stall.add(b.lat);
         }
-        self.mem.stats.c2m_read_ps += self.mem.llc_latency() + b.lat;
-        self.mem.stats.c2m_reads += 1;
+        self.host.mem.stats.c2m_read_ps += self.host.mem.llc_latency() + b.lat;
+        self.host.mem.stats.c2m_reads += 1;
         match p.then {
-            Then::Antagonist(i, _) => self.antagonists[i].dram_read(b.lat, self.measuring),
-            Then::Corunner(_) => self.corunner.as_mut().expect("co-runner").dram_read(b.lat, self.measuring),
+            Then::Antagonist(i, _) => self.host.antagonists[i].dram_read(b.lat, self.host.measuring),
+            Then::Corunner(_) => self.host.corunner.as_mut().expect("co-runner").dram_read(b.lat, self.host.measuring),
             Then::Poll(_) => {}
         }
-        let mc = self.mem.mc.as_mut().expect("controllers");
-        if self.fills[c].back(c, b.chained, b.at, mc) {
-            self.q.push(b.at, Ev::Resume { core: c as u16 });
+        let mc = self.host.mem.mc.as_mut().expect("controllers");
+        if self.host.fills[c].back(c, b.chained, b.at, mc) {
+            self.host.q.push(b.at, Ev::Resume { core: c as u16 });
         }
     }
 
     /// Core `c`'s DRAM reads are all back.
     pub(super) fn on_resume(&mut self, c: usize) {
-        let p = self.passes[c].take().expect("a pass waiting");
-        let last = self.fills[c].last;
+        let p = self.host.passes[c].take().expect("a pass waiting");
+        let last = self.host.fills[c].last;
         self.resume(c, p, last);
     }
 
     /// Make sure the controllers tick by the first cycle something can
     /// happen in them (a request sent since may be due before the tick).
     pub(super) fn schedule_dram(&mut self) {
-        let Some(mc) = &mut self.mem.mc else { return };
+        let Some(mc) = &mut self.host.mem.mc else { return };
         let first = std::mem::replace(&mut mc.sent, u64::MAX);
         if first < mc.due {
             let tck = mc.ctl.tck();
-            let first = first.max(self.q.now().div_ceil(tck));
+            let first = first.max(self.host.q.now().div_ceil(tck));
             mc.due = first;
-            self.q.push(first * tck, Ev::Dram);
+            self.host.q.push(first * tck, Ev::Dram);
         }
     }
 
     /// The co-runner streams through its buffer, a few lines per step, on
     /// its own core and CAT mask; what it sees is the memory system's load.
     pub(super) fn on_corunner(&mut self, now: Time) {
-        let Some(cr) = &mut self.corunner else { return };
-        let (stall, compute) = cr.step(&mut self.mem, now, self.cfg.cpu.freq, self.measuring);
+        let Some(cr) = &mut self.host.corunner else { return };
+        let (stall, compute) = cr.step(&mut self.host.mem, now, self.host.cfg.cpu.freq, self.host.measuring);
         let c = cr.core;
         self.pass_done(c, Pass { start: now, stall, then: Then::Corunner(compute) }, now);
     }
 
     /// Antagonist `i` takes its next step of memory accesses.
     pub(super) fn on_antagonist(&mut self, i: usize, now: Time) {
-        let a = &mut self.antagonists[i];
-        let (stall, compute) = a.step(&mut self.mem, now, self.cfg.cpu.freq, self.measuring);
+        let a = &mut self.host.antagonists[i];
+        let (stall, compute) = a.step(&mut self.host.mem, now, self.host.cfg.cpu.freq, self.host.measuring);
         let c = a.core;
         self.pass_done(c, Pass { start: now, stall, then: Then::Antagonist(i, compute) }, now);
     }

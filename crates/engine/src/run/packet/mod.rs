@@ -247,10 +247,20 @@ pub(crate) fn request_done(q: &mut EventQueue<Ev>, n: usize, client: &mut Option
 
 
 
+/// The packet run: the NICs, and the host they serve. Kept apart so a
+/// NIC's behaviour (`rx.rs`, `tx.rs`, `accel.rs`, `rootport.rs`) runs on
+/// its own state beside a borrowed host, as smoltcp's `Interface` keeps
+/// its sockets apart from `InterfaceInner`.
 pub struct World {
+    pub(crate) nics: Vec<NicState>,
+    pub(crate) host: Host,
+}
+
+/// Everything of the server but its NICs: the event queue, memory,
+/// cores, the NF, the run's settings and counters.
+pub(crate) struct Host {
     pub(crate) q: EventQueue<Ev>,
     pub(crate) mem: Memory,
-    pub(crate) nics: Vec<NicState>,
     pub(crate) cores: Vec<Core>,
     pub(crate) core_rng: Vec<Rng>,
     /// Lines a flow-table NF touched for the packet in hand.
@@ -385,34 +395,36 @@ impl World {
             .collect();
         let warmup = c.sim.warmup;
         let mut w = World {
-            q: EventQueue::new(),
-            mem,
             nics: nic_states,
-            cores,
-            core_rng,
-            nf_scratch: Default::default(),
-            nf,
-            k,
-            cfg: c.clone(),
-            corunner,
-            antagonists,
-            fills: (0..masks.per_core.len()).map(|_| FillBuffers::new(c.cpu.mlp)).collect(),
-            passes: (0..masks.per_core.len()).map(|_| None).collect(),
-            dram_back: Vec::new(),
-            credit_holds: Vec::new(),
-            fetches: Vec::new(),
-            end: warmup + c.sim.duration,
-            measuring: false,
-            mem_base: MemStats::default(),
-            pcie_base: vec![],
-            core_miss_base: vec![],
-            dshring: c.rings.dynamic.then(|| shring::Dshring::new(&c.rings)),
-            timeline: (c.sim.sample_period > 0).then(|| Timeline {
-                period: c.sim.sample_period,
-                last: [0; 3],
-                samples: vec![],
-            }),
-            batches: (c.sim.until == SimUntil::Converged).then(|| converge::Batches::new(c.sim.batch, c.sim.rel_error)),
+            host: Host {
+                q: EventQueue::new(),
+                mem,
+                cores,
+                core_rng,
+                nf_scratch: Default::default(),
+                nf,
+                k,
+                cfg: c.clone(),
+                corunner,
+                antagonists,
+                fills: (0..masks.per_core.len()).map(|_| FillBuffers::new(c.cpu.mlp)).collect(),
+                passes: (0..masks.per_core.len()).map(|_| None).collect(),
+                dram_back: Vec::new(),
+                credit_holds: Vec::new(),
+                fetches: Vec::new(),
+                end: warmup + c.sim.duration,
+                measuring: false,
+                mem_base: MemStats::default(),
+                pcie_base: vec![],
+                core_miss_base: vec![],
+                dshring: c.rings.dynamic.then(|| shring::Dshring::new(&c.rings)),
+                timeline: (c.sim.sample_period > 0).then(|| Timeline {
+                    period: c.sim.sample_period,
+                    last: [0; 3],
+                    samples: vec![],
+                }),
+                batches: (c.sim.until == SimUntil::Converged).then(|| converge::Batches::new(c.sim.batch, c.sim.rel_error)),
+            },
         };
         w.start();
         Ok(w)
@@ -423,27 +435,27 @@ impl World {
     fn start(&mut self) {
         for n in 0..self.nics.len() {
             let nic = &mut self.nics[n];
-            let due = nic.sent(ser_time(crate::wire::wire_bytes(nic.next.size), self.cfg.nic.line_rate));
-            self.q.push(due, Ev::Arrive { nic: n as u16, epoch: 0 });
+            let due = nic.sent(ser_time(crate::wire::wire_bytes(nic.next.size), self.host.cfg.nic.line_rate));
+            self.host.q.push(due, Ev::Arrive { nic: n as u16, epoch: 0 });
             for q in 0..self.nics[n].rxq.len() {
                 self.rx_fetch(n, q, 0);
             }
         }
-        if self.corunner.is_some() {
-            self.q.push(0, Ev::Corunner);
+        if self.host.corunner.is_some() {
+            self.host.q.push(0, Ev::Corunner);
         }
-        for i in 0..self.antagonists.len() {
-            self.q.push(0, Ev::Antagonist { i: i as u16 });
+        for i in 0..self.host.antagonists.len() {
+            self.host.q.push(0, Ev::Antagonist { i: i as u16 });
         }
-        if let Some(d) = &self.dshring {
-            self.q.push(d.period, Ev::Dshring);
+        if let Some(d) = &self.host.dshring {
+            self.host.q.push(d.period, Ev::Dshring);
         }
-        if let Some(t) = &self.timeline {
-            self.q.push(t.period, Ev::Sample);
+        if let Some(t) = &self.host.timeline {
+            self.host.q.push(t.period, Ev::Sample);
         }
-        self.q.push(self.cfg.sim.warmup, Ev::WarmupEnd);
-        if let Some(b) = &self.batches {
-            self.q.push(self.cfg.sim.warmup + b.period, Ev::Batch);
+        self.host.q.push(self.host.cfg.sim.warmup, Ev::WarmupEnd);
+        if let Some(b) = &self.host.batches {
+            self.host.q.push(self.host.cfg.sim.warmup + b.period, Ev::Batch);
         }
     }
 
@@ -456,12 +468,12 @@ impl World {
     /// the simulated time done; it returns false to stop the run (an
     /// error, "interrupted"). It sees the simulation, never changes it.
     pub fn run_with(mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<Report, String> {
-        while let Some((now, e)) = self.q.pop() {
-            self.mem.dram.advance(now);
-            if now > self.end {
+        while let Some((now, e)) = self.host.q.pop() {
+            self.host.mem.dram.advance(now);
+            if now > self.host.end {
                 break;
             }
-            if self.q.events() & ((1 << 16) - 1) == 0 && !progress(now as f64 / self.end.max(1) as f64) {
+            if self.host.q.events() & ((1 << 16) - 1) == 0 && !progress(now as f64 / self.host.end.max(1) as f64) {
                 return Err("interrupted".into());
             }
             match e {
@@ -511,15 +523,15 @@ impl World {
                 Ev::WarmupEnd => self.on_warmup_end(now),
                 Ev::Batch => self.on_batch(now),
             }
-            if self.mem.mc.as_ref().is_some_and(|mc| mc.sent < mc.due) {
+            if self.host.mem.mc.as_ref().is_some_and(|mc| mc.sent < mc.due) {
                 self.schedule_dram();
             }
         }
-        let end = self.end;
+        let end = self.host.end;
         for n in &mut self.nics {
-            n.settle(end, self.cfg.sim.warmup);
+            n.settle(end, self.host.cfg.sim.warmup);
         }
-        if let Some(mc) = &mut self.mem.mc {
+        if let Some(mc) = &mut self.host.mem.mc {
             mc.ctl.settle();
         }
         self.check_invariants()?;
@@ -541,12 +553,12 @@ impl World {
     }
 
     fn on_sample(&mut self, now: Time) {
-        let Some(t) = &mut self.timeline else { return };
+        let Some(t) = &mut self.host.timeline else { return };
         let sum = |f: fn(&NicState) -> u64| self.nics.iter().map(f).sum::<u64>();
         let now_counts = [sum(|n| n.out_bytes), sum(|n| n.total_in), sum(|n| n.total_drop)];
         let d: Vec<u64> = now_counts.iter().zip(&t.last).map(|(a, b)| a - b).collect();
         t.last = now_counts;
-        let shared = if self.dshring.is_some() { self.nics[0].set == 1 } else { self.cfg.rings.sharing > 1 };
+        let shared = if self.host.dshring.is_some() { self.nics[0].set == 1 } else { self.host.cfg.rings.sharing > 1 };
         t.samples.push(crate::report::Sample {
             t_us: now as f64 / 1e6,
             tx_gbps: d[0] as f64 * 8.0 / (t.period as f64 / 1e12) / 1e9,
@@ -554,13 +566,13 @@ impl World {
             dropped: d[2],
             ring_set: shared as u8,
         });
-        self.q.push(now + t.period, Ev::Sample);
+        self.host.q.push(now + t.period, Ev::Sample);
     }
 
     /// A batch boundary: stop here if throughput and latency have
     /// converged (events at this instant still run, as at a normal end).
     fn on_batch(&mut self, now: Time) {
-        let warmup = self.cfg.sim.warmup;
+        let warmup = self.host.cfg.sim.warmup;
         let (mut bytes, mut lat, mut samples) = (0, 0, 0);
         for n in &mut self.nics {
             n.settle(now, warmup);
@@ -568,19 +580,19 @@ impl World {
             lat += n.c.stage_ps.iter().sum::<u128>();
             samples += n.hist.len();
         }
-        let b = self.batches.as_mut().expect("batches on");
+        let b = self.host.batches.as_mut().expect("batches on");
         if b.boundary(bytes, lat, samples) {
-            self.end = now;
-        } else if now + b.period <= self.end {
-            self.q.push(now + b.period, Ev::Batch);
+            self.host.end = now;
+        } else if now + b.period <= self.host.end {
+            self.host.q.push(now + b.period, Ev::Batch);
         }
     }
 
     fn on_warmup_end(&mut self, now: Time) {
-        self.measuring = true;
-        self.mem_base = self.mem.stats;
-        self.core_miss_base = self.mem.core_misses.clone();
-        self.pcie_base = self
+        self.host.measuring = true;
+        self.host.mem_base = self.host.mem.stats;
+        self.host.core_miss_base = self.host.mem.core_misses.clone();
+        self.host.pcie_base = self
             .nics
             .iter()
             .map(|n| {
@@ -596,7 +608,7 @@ impl World {
         for n in &mut self.nics {
             n.rp.credits.reset_stats(now);
         }
-        if let Some(mc) = &mut self.mem.mc {
+        if let Some(mc) = &mut self.host.mem.mc {
             // (idle time up to now is not counted)
             mc.ctl.reset_stats(now / mc.ctl.tck());
         }
@@ -605,7 +617,7 @@ impl World {
                 c.sample(now, false);
             }
         }
-        for l in self.corunner.iter_mut().chain(self.antagonists.iter_mut()) {
+        for l in self.host.corunner.iter_mut().chain(self.host.antagonists.iter_mut()) {
             l.reset();
         }
     }
@@ -639,7 +651,7 @@ impl World {
                 let held = cqs()
                     .flat_map(|c| (c.consumed..c.written).map(|p| r.slot_pkt[r.slot(c.rx_index(p))]))
                     .chain(
-                        self.cores
+                        self.host.cores
                             .iter()
                             .filter(|c| c.nic == i && n.cqs[c.queue].ring == qi)
                             .flat_map(|c| {
@@ -668,7 +680,7 @@ impl World {
                 }
                 in_flight += t.produced - t.sent;
             }
-            for c in self.cores.iter().filter(|c| c.nic == i) {
+            for c in self.host.cores.iter().filter(|c| c.nic == i) {
                 in_flight += c.sw_queue.len() as u64;
             }
             // (read, not yet on the wire: waiting for DRAM)
@@ -688,18 +700,18 @@ impl World {
         }
         // Every reference to a stable nicmem buffer is a zero-copy response
         // still in a Tx ring or a software queue.
-        if let Some(refs) = self.nf.buffer_refs() {
+        if let Some(refs) = self.host.nf.buffer_refs() {
             let queued = self.nics.iter().flat_map(|n| {
                 n.txq.iter().flat_map(|t| (t.freed..t.produced).map(|x| t.slot_pkt[t.slot(x)]))
             });
-            let sw = self.cores.iter().flat_map(|c| c.sw_queue.iter().copied());
+            let sw = self.host.cores.iter().flat_map(|c| c.sw_queue.iter().copied());
             let zero_copy = queued.chain(sw).filter(|p| p.kvs != crate::nic::NO_BUF).count() as u64;
             if refs != zero_copy {
                 return Err(format!("engine invariant: {refs} stable-buffer references, {zero_copy} zero-copy responses queued"));
             }
         }
-        let cap = (self.mem.llc.sets() as usize) * self.mem.llc.ways();
-        if self.mem.llc_occupancy() > cap {
+        let cap = (self.host.mem.llc.sets() as usize) * self.host.mem.llc.ways();
+        if self.host.mem.llc_occupancy() > cap {
             return Err("engine invariant: LLC holds more lines than its capacity".into());
         }
         Ok(())

@@ -12,11 +12,11 @@ use hdrhistogram::Histogram;
 
 impl World {
     pub(crate) fn report(&self) -> Report {
-        let secs = (self.end - self.cfg.sim.warmup) as f64 / 1e12;
-        let dur = (self.end - self.cfg.sim.warmup) as f64;
-        let m = self.mem.stats.since(&self.mem_base);
+        let secs = (self.host.end - self.host.cfg.sim.warmup) as f64 / 1e12;
+        let dur = (self.host.end - self.host.cfg.sim.warmup) as f64;
+        let m = self.host.mem.stats.since(&self.host.mem_base);
         let core_misses =
-            |c: usize| self.mem.core_misses[c] - self.core_miss_base.get(c).copied().unwrap_or(0);
+            |c: usize| self.host.mem.core_misses[c] - self.host.core_miss_base.get(c).copied().unwrap_or(0);
         let mut total = NicCounters::default();
         let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
         let (mut util, mut occ, mut misses, mut data) = (Dir::default(), 0.0, 0, [0; 2]);
@@ -24,11 +24,11 @@ impl World {
         let mut per_nic = vec![];
         let mut flow = PcieFlowReport::default();
         let mut peak = Peaks::default();
-        let line_bps = self.cfg.nic.line_rate as f64 * 1e6;
+        let line_bps = self.host.cfg.nic.line_rate as f64 * 1e6;
         for (i, n) in self.nics.iter().enumerate() {
             total.add(&n.c);
             hist.add(&n.hist).expect("same bounds");
-            let base = self.pcie_base.get(i).copied().unwrap_or_default();
+            let base = self.host.pcie_base.get(i).copied().unwrap_or_default();
             // Busy time is booked when a transfer is sent, so a transfer
             // straddling the window's end can push the sum a hair past 1.
             let u = Dir {
@@ -45,7 +45,7 @@ impl World {
             util.downstream += u.downstream * share;
             occ += o * share;
             misses += nm;
-            let (mean, max, stall) = n.rp.credits.clone().stats(self.end);
+            let (mean, max, stall) = n.rp.credits.clone().stats(self.host.end);
             flow.write_buffer_lines_mean += mean * share;
             flow.write_buffer_lines_max = flow.write_buffer_lines_max.max(max);
             flow.credit_stall_share += stall * share;
@@ -65,23 +65,23 @@ impl World {
                 let held = if stall > 0.0 { u.upstream + stall } else { 0.0 };
                 peak.credits = Some(peak.credits.unwrap_or(0.0).max(held));
             }
-            peak.rings = peak.rings.max(o / self.cfg.nic.rx_ring_size as f64);
+            peak.rings = peak.rings.max(o / self.host.cfg.nic.rx_ring_size as f64);
             per_nic.push(n.c.metrics(&n.hist, (u, d), o, nm, secs));
         }
         flow.read_tags_max = total.tags_max;
-        let busy: Time = self.cores.iter().map(|c| c.busy_ps).sum();
-        let core_util = busy as f64 / (dur * self.cores.len() as f64);
-        let imc = self.mem.mc.as_ref().map(|mc| mc.ctl.counters());
+        let busy: Time = self.host.cores.iter().map(|c| c.busy_ps).sum();
+        let core_util = busy as f64 / (dur * self.host.cores.len() as f64);
+        let imc = self.host.mem.mc.as_ref().map(|mc| mc.ctl.counters());
         let bottleneck = self.bottleneck(&total, &m, secs, &flow, &peak, core_util, imc.as_ref());
-        let busy_cycles = busy as f64 * self.cfg.cpu.freq as f64 / 1e6;
-        let corunner = self.corunner.as_ref().map(|cr| {
+        let busy_cycles = busy as f64 * self.host.cfg.cpu.freq as f64 / 1e6;
+        let corunner = self.host.corunner.as_ref().map(|cr| {
             let (mean_latency_ns, gbytes_s) = cr.figures(secs);
             CorunnerReport { mean_latency_ns, gbytes_s }
         });
-        let antagonist = (!self.antagonists.is_empty()).then(|| {
-            let figures: Vec<(f64, f64)> = self.antagonists.iter().map(|a| a.figures(secs)).collect();
-            let lines: u64 = self.antagonists.iter().map(|a| a.done_lines).sum();
-            let lat: u64 = self.antagonists.iter().map(|a| a.lat_sum).sum();
+        let antagonist = (!self.host.antagonists.is_empty()).then(|| {
+            let figures: Vec<(f64, f64)> = self.host.antagonists.iter().map(|a| a.figures(secs)).collect();
+            let lines: u64 = self.host.antagonists.iter().map(|a| a.done_lines).sum();
+            let lat: u64 = self.host.antagonists.iter().map(|a| a.lat_sum).sum();
             AntagonistReport {
                 cores: figures.len() as u64,
                 gbytes_s: figures.iter().map(|f| f.1).sum(),
@@ -89,12 +89,12 @@ impl World {
             }
         });
         let mut sim = SimInfo::new(
-            self.cfg.sim.seed,
-            self.q.events(),
+            self.host.cfg.sim.seed,
+            self.host.q.events(),
             self.nics.iter().map(|n| n.total_in).sum(),
-            self.end,
+            self.host.end,
         );
-        sim.convergence = self.batches.as_ref().map(|b| b.report(self.end - self.cfg.sim.warmup));
+        sim.convergence = self.host.batches.as_ref().map(|b| b.report(self.host.end - self.host.cfg.sim.warmup));
         let body = PacketReport {
             packets: total.metrics(&hist, (util, data), occ, misses, secs),
             pcie_write_hit_rate: hit_rate(m.dma_write_hits, m.dma_write_hits + m.dma_write_misses),
@@ -128,16 +128,16 @@ impl World {
             pcie_flow: flow,
             bottleneck,
             latency_breakdown_ns: LatencyBreakdown::new(&total.stage_ps, hist.len()),
-            rings: (self.cfg.rings.sharing > 1).then(|| {
+            rings: (self.host.cfg.rings.sharing > 1).then(|| {
                 let (n, wait) = self.nics.iter().flat_map(|n| &n.rxq).fold((0, 0u128), |(a, b), r| {
                     (a + r.reposted, b + r.repost_wait)
                 });
-                let sync: Time = self.cores.iter().map(|c| c.sync_ps).sum();
-                let (switches, shared_share) = match &self.dshring {
+                let sync: Time = self.host.cores.iter().map(|c| c.sync_ps).sum();
+                let (switches, shared_share) = match &self.host.dshring {
                     Some(d) => {
                         let mut shared = d.shared_ps;
                         if self.nics[0].set == 1 {
-                            shared += self.end - d.since.max(self.cfg.sim.warmup);
+                            shared += self.host.end - d.since.max(self.host.cfg.sim.warmup);
                         }
                         (d.switches, shared as f64 / dur)
                     }
@@ -149,7 +149,7 @@ impl World {
                     sync_cycles_per_packet: if total.rx_pkts == 0 {
                         0.0
                     } else {
-                        sync as f64 * self.cfg.cpu.freq as f64 / 1e6 / total.rx_pkts as f64
+                        sync as f64 * self.host.cfg.cpu.freq as f64 / 1e6 / total.rx_pkts as f64
                     },
                     repost_wait_ns: if n == 0 { 0.0 } else { wait as f64 / n as f64 / 1000.0 },
                     nic_rx_wait_ns: if total.rx_desc_given == 0 {
@@ -159,7 +159,7 @@ impl World {
                     },
                 }
             }),
-            timeline: self.timeline.as_ref().map(|t| t.samples.clone()).unwrap_or_default(),
+            timeline: self.host.timeline.as_ref().map(|t| t.samples.clone()).unwrap_or_default(),
         };
         Report { body: Body::Packet(Box::new(body)), sim }
     }
@@ -171,7 +171,7 @@ impl World {
     fn bottleneck(&self, total: &NicCounters, m: &MemStats, secs: f64, flow: &PcieFlowReport, peak: &Peaks, core_util: f64, imc: Option<&DramCounters>) -> Bottleneck {
         let Peaks { wire, up, down, tags, credits, rings } = *peak;
         let dram_bytes = (m.dram_read_bytes + m.dram_write_bytes) as f64 / secs;
-        let dram = dram_bytes / self.mem.dram.peak_bytes_per_s();
+        let dram = dram_bytes / self.host.mem.dram.peak_bytes_per_s();
         let (wire, cores) = (wire.min(1.0), core_util.min(1.0));
         let mut resources = vec![
             ("wire", wire),
@@ -206,10 +206,10 @@ impl World {
         let drop_rate = if total.pause_frames > 0 { drop_rate.max(f64::MIN_POSITIVE) } else { drop_rate };
         let evidence = |r: &str| {
             let what = match r {
-                "wire" => format!("Tx port sending {:.1} % of the time at {} Gbps", wire * 100.0, self.cfg.nic.line_rate as f64 / 1e3),
+                "wire" => format!("Tx port sending {:.1} % of the time at {} Gbps", wire * 100.0, self.host.cfg.nic.line_rate as f64 / 1e3),
                 "PCIe upstream" | "PCIe downstream" => format!("link busy {:.1} % of the time", if r == "PCIe upstream" { up } else { down } * 100.0),
                 "read tags" => format!("{:.0} of {} read tags held on average", flow.read_tags_mean, self.nics[0].rp.tags.capacity()),
-                "DRAM" => format!("{:.1} of {:.1} GB/s", dram_bytes / 1e9, self.mem.dram.peak_bytes_per_s() / 1e9),
+                "DRAM" => format!("{:.1} of {:.1} GB/s", dram_bytes / 1e9, self.host.mem.dram.peak_bytes_per_s() / 1e9),
                 "cores" => format!("cores busy {:.1} % of the time", cores * 100.0),
                 "Rx descriptors" => format!("completion rings {:.0} % full on average", rings * 100.0),
                 "memory controller" => {

@@ -45,10 +45,10 @@ impl World {
         }
         if let Some(h) = hold {
             let h = h as usize;
-            if self.credit_holds.len() <= h {
-                self.credit_holds.resize(h + 1, None);
+            if self.host.credit_holds.len() <= h {
+                self.host.credit_holds.resize(h + 1, None);
             }
-            self.credit_holds[h] = Some((n, lines, now + commit));
+            self.host.credit_holds[h] = Some((n, lines, now + commit));
             return;
         }
         self.credits_at(n, lines, now + commit);
@@ -57,18 +57,18 @@ impl World {
     /// The holds the controllers' write queues have taken the last line
     /// of, and the fetches whose last line is back.
     pub(super) fn holds_and_fetches_done(&mut self) {
-        let mc = self.mem.mc.as_mut().expect("controllers");
+        let mc = self.host.mem.mc.as_mut().expect("controllers");
         for (h, at) in std::mem::take(&mut mc.holds.done) {
             // (a NIC without bounded credits left its holds unnamed)
-            let Some((n, lines, ready)) = self.credit_holds.get_mut(h as usize).and_then(Option::take) else {
+            let Some((n, lines, ready)) = self.host.credit_holds.get_mut(h as usize).and_then(Option::take) else {
                 continue;
             };
             // (the P2M-Write domain ends at the write queue)
-            self.mem.stats.p2m_write_ps += at.saturating_sub(ready);
+            self.host.mem.stats.p2m_write_ps += at.saturating_sub(ready);
             // (its DDIO lines, if any, were committed by `ready`)
             self.credits_at(n, lines, at.max(ready));
         }
-        let mc = self.mem.mc.as_mut().expect("controllers");
+        let mc = self.host.mem.mc.as_mut().expect("controllers");
         for (g, at) in std::mem::take(&mut mc.fetches.done) {
             self.fetched(g, at);
         }
@@ -81,14 +81,14 @@ impl World {
         let at = at + nic.rp.link.latency();
         nic.rp.credits.give_back(lines, at);
         if nic.port.credit_wait.is_some() {
-            pump_at(&mut self.q, n, &mut nic.port, at);
+            pump_at(&mut self.host.q, n, &mut nic.port, at);
         }
     }
 
     /// A posted write the NIC sends at `now` without waiting for credits
     /// (a completion entry, a flow context): it spends them all the same.
     pub(super) fn posted_write(&mut self, n: usize, now: Time, addr: u64, len: u64) {
-        let (nic, mem) = (&mut self.nics[n], &mut self.mem);
+        let (nic, mem) = (&mut self.nics[n], &mut self.host.mem);
         mem.hold();
         let (at, commit) = nic.rp.write(now, addr, len, |at| mem.dma_write(addr, len, nic.mode, at));
         let hold = mem.unhold();
@@ -104,7 +104,7 @@ impl World {
     /// the controllers too: see [`World::dma_fetch`]).
     pub(super) fn dma_read(&mut self, n: usize, now: Time, addr: u64, len: u64) -> Time {
         let r = self.nics[n].rp.read_request(now, addr, len);
-        let lat = self.mem.dma_read(addr, len, self.nics[n].mode, r.at_host);
+        let lat = self.host.mem.dma_read(addr, len, self.nics[n].mode, r.at_host);
         self.read_complete(n, addr, len, &r, r.at_host + lat)
     }
 
@@ -115,25 +115,25 @@ impl World {
     /// ([`World::follow`], or a frame's own bookkeeping).
     pub(super) fn dma_fetch(&mut self, n: usize, now: Time, addr: u64, len: u64, then: Fetched) -> Option<Time> {
         let r = self.nics[n].rp.read_request(now, addr, len);
-        self.mem.fetch();
-        let lat = self.mem.dma_read(addr, len, self.nics[n].mode, r.at_host);
-        let Some(g) = self.mem.unfetch() else {
+        self.host.mem.fetch();
+        let lat = self.host.mem.dma_read(addr, len, self.nics[n].mode, r.at_host);
+        let Some(g) = self.host.mem.unfetch() else {
             return Some(self.read_complete(n, addr, len, &r, r.at_host + lat));
         };
         let g = g as usize;
-        if self.fetches.len() <= g {
-            self.fetches.resize(g + 1, None);
+        if self.host.fetches.len() <= g {
+            self.host.fetches.resize(g + 1, None);
         }
-        self.fetches[g] = Some(Fetch { nic: n, addr, len, read: r, ready: r.at_host + lat, then });
+        self.host.fetches[g] = Some(Fetch { nic: n, addr, len, read: r, ready: r.at_host + lat, then });
         None
     }
 
     /// A fetch's DRAM lines are all back at the root complex at `at`.
     fn fetched(&mut self, g: u32, at: Time) {
-        let f = self.fetches[g as usize].take().expect("a fetch waits for its lines");
+        let f = self.host.fetches[g as usize].take().expect("a fetch waits for its lines");
         // (a remote socket's lines cross back to it)
-        let back = f.ready.max(at + self.mem.remote_latency(self.nics[f.nic].mode));
-        self.mem.stats.p2m_read_ps += back - f.ready;
+        let back = f.ready.max(at + self.host.mem.remote_latency(self.nics[f.nic].mode));
+        self.host.mem.stats.p2m_read_ps += back - f.ready;
         let n = f.nic;
         let done = self.read_complete(n, f.addr, f.len, &f.read, back);
         self.follow(n, f.then, done);
@@ -147,12 +147,12 @@ impl World {
     /// NIC `n`'s read is at the device at `done`: what follows it.
     pub(super) fn follow(&mut self, n: usize, then: Fetched, done: Time) {
         match then {
-            Fetched::Event(ev) => self.q.push(done, ev),
+            Fetched::Event(ev) => self.host.q.push(done, ev),
             Fetched::Wqes { q, n: cnt, issued } => {
                 self.nics[n].txq[q as usize].read_rtt = done - issued;
-                self.q.push(done, Ev::TxWqeFetched { nic: n as u16, q, n: cnt });
+                self.host.q.push(done, Ev::TxWqeFetched { nic: n as u16, q, n: cnt });
             }
-            Fetched::Frame(frame) => self.q.push(done, Ev::TxData { nic: n as u16, frame }),
+            Fetched::Frame(frame) => self.host.q.push(done, Ev::TxData { nic: n as u16, frame }),
         }
     }
 
@@ -161,11 +161,11 @@ impl World {
     /// Returns when it is at the device.
     fn read_complete(&mut self, n: usize, addr: u64, len: u64, r: &Read, back: Time) -> Time {
         let nic = &mut self.nics[n];
-        if self.measuring {
+        if self.host.measuring {
             nic.c.tags_max = nic.c.tags_max.max(nic.rp.tags.in_use_at(r.start));
         }
         let done = nic.rp.read_complete(r, back, addr, len);
-        if self.measuring {
+        if self.host.measuring {
             nic.c.tag_ps += (done - r.start) as u128 * r.tags as u128;
         }
         done

@@ -17,8 +17,8 @@ use crate::wire::{wire_bytes, MIN_FRAME};
 
 impl World {
     pub(super) fn on_arrive(&mut self, n: usize, epoch: u32, now: Time) {
-        let line_rate = self.cfg.nic.line_rate;
-        let measuring = self.measuring;
+        let line_rate = self.host.cfg.nic.line_rate;
+        let measuring = self.host.measuring;
         let nic = &mut self.nics[n];
         let mut p = nic.next;
         let mut held = 0;
@@ -38,7 +38,7 @@ impl World {
         }
         if let Some(t_next) = nic.advance(now, line_rate) {
             let epoch = nic.fc.as_ref().map_or(0, |fc| fc.epoch);
-            self.q.push(t_next, Ev::Arrive { nic: n as u16, epoch });
+            self.host.q.push(t_next, Ev::Arrive { nic: n as u16, epoch });
         }
         nic.total_in += 1;
         if measuring {
@@ -55,7 +55,7 @@ impl World {
         let nic = &mut self.nics[n];
         if nic.port.rx_buffer_used + p.size as u64 > nic.port.rx_buffer {
             nic.total_drop += 1;
-            request_done(&mut self.q, n, &mut nic.client, now);
+            request_done(&mut self.host.q, n, &mut nic.client, now);
             if measuring {
                 nic.c.drop_rx_buffer += 1;
             }
@@ -93,7 +93,7 @@ impl World {
         } else {
             // No descriptor posted: the NIC drops (mlx5 rx_out_of_buffer).
             nic.total_drop += 1;
-            request_done(&mut self.q, n, &mut nic.client, now);
+            request_done(&mut self.host.q, n, &mut nic.client, now);
             if measuring {
                 nic.c.drop_no_desc += 1;
             }
@@ -111,14 +111,14 @@ impl World {
             mbuf: rq.slot_mbuf[slot],
             ..pkt
         };
-        if self.k.split > 0 && mem_len(pkt.size) > self.k.split {
+        if self.host.k.split > 0 && mem_len(pkt.size) > self.host.k.split {
             // Split rings: a nicmem buffer from the primary ring if it has
             // one, else the host buffer of the secondary ring.
             match rq.primary.pop_front() {
                 Some(b) => (p.pay, p.pay_nic) = (b, true),
                 None => p.pay = rq.slot_pay[slot],
             }
-            if self.measuring {
+            if self.host.measuring {
                 *if p.pay_nic {
                     &mut nic.c.pay_nicmem
                 } else {
@@ -127,10 +127,10 @@ impl World {
             }
         }
         rq.slot_pkt[slot] = p;
-        if self.measuring {
+        if self.host.measuring {
             nic.c.rx_desc_given += 1;
             // Time since the frame's last bit arrived.
-            let last_bit = pkt.arrival + crate::units::ser_time(wire_bytes(pkt.size), self.cfg.nic.line_rate);
+            let last_bit = pkt.arrival + crate::units::ser_time(wire_bytes(pkt.size), self.host.cfg.nic.line_rate);
             nic.c.rx_desc_wait_ps += now.saturating_sub(last_bit);
         }
         let c = &mut nic.cqs[cq];
@@ -153,7 +153,7 @@ impl World {
         while let Some(&(cq, pos)) = nic.port.rx_ready.front() {
             let free = nic.rp.link.write_ready_at();
             if free > now {
-                pump_at(&mut self.q, n, &mut nic.port, free);
+                pump_at(&mut self.host.q, n, &mut nic.port, free);
                 break;
             }
             let c = &nic.cqs[cq as usize];
@@ -163,9 +163,9 @@ impl World {
             // The header (the whole frame unless split), then a payload
             // bound for host memory; a payload bound for nicmem stays on the NIC.
             // With Rx inlining the header travels in the CQE instead.
-            let hdr = self.k.hdr_len(pkt.size);
-            let hdr_addr = (!self.k.hdr_in_cqe(pkt.size)).then(|| nic.pool.data_addr(pkt.mbuf));
-            let per = self.k.cqe_per_line;
+            let hdr = self.host.k.hdr_len(pkt.size);
+            let hdr_addr = (!self.host.k.hdr_in_cqe(pkt.size)).then(|| nic.pool.data_addr(pkt.mbuf));
+            let per = self.host.k.cqe_per_line;
             let with_cqe = (pos + 1) % per == 0 || c.ready == 1;
             if nic.rp.credits.bounded() {
                 let need = hdr_addr.map_or(0, |a| lines(a, hdr))
@@ -175,7 +175,7 @@ impl World {
                     // Wait for the credits: at a known return, or the next one declared.
                     nic.port.credit_wait.get_or_insert(now);
                     if let Some(t) = nic.rp.credits.free_at(need) {
-                        pump_at(&mut self.q, n, &mut nic.port, t);
+                        pump_at(&mut self.host.q, n, &mut nic.port, t);
                     }
                     break;
                 }
@@ -188,7 +188,7 @@ impl World {
             let c = &mut nic.cqs[cq as usize];
             c.ready -= 1;
             let start = now.max(nic.port.pipe_free);
-            nic.port.pipe_free = start + self.k.pipe_ps;
+            nic.port.pipe_free = start + self.host.k.pipe_ps;
             let rq = &mut nic.rxq[qi];
             let slot = rq.slot(idx);
             rq.slot_pkt[slot].t_dma = start;
@@ -199,7 +199,7 @@ impl World {
             if let Some(pay) = pay {
                 t_end = nic.rp.link.dma_write(start, pay, mem_len(pkt.size) - hdr);
             }
-            self.q.push(
+            self.host.q.push(
                 t_end,
                 Ev::RxDma {
                     nic: n as u16,
@@ -208,9 +208,9 @@ impl World {
                 },
             );
             if with_cqe {
-                let line = c.cqe_addr(pos, self.k.rx_cqe, per) & !63;
-                t_end = nic.rp.link.dma_write(start, line, self.k.rx_cqe);
-                self.q.push(
+                let line = c.cqe_addr(pos, self.host.k.rx_cqe, per) & !63;
+                t_end = nic.rp.link.dma_write(start, line, self.host.k.rx_cqe);
+                self.host.q.push(
                     t_end,
                     Ev::RxCqe {
                         nic: n as u16,
@@ -235,8 +235,8 @@ impl World {
     /// frame time and a cable after `now`, as if it went out at once (a
     /// MAC sends it after the frame on the wire, at most one frame later).
     pub(super) fn send_pause(&mut self, n: usize, s: Signal, now: Time) {
-        let line_rate = self.cfg.nic.line_rate;
-        let measuring = self.measuring;
+        let line_rate = self.host.cfg.nic.line_rate;
+        let measuring = self.host.measuring;
         let nic = &mut self.nics[n];
         nic.port.wire_free =
             nic.port.wire_free.max(now) + ser_time(wire_bytes(MIN_FRAME), line_rate);
@@ -256,12 +256,12 @@ impl World {
     /// PAUSE moved NIC `n`'s pending frame to `fc.due`: queue its arrival
     /// there; the event queued before becomes stale (an older epoch).
     fn rearm_arrival(&mut self, n: usize) {
-        let line_rate = self.cfg.nic.line_rate;
+        let line_rate = self.host.cfg.nic.line_rate;
         let nic = &mut self.nics[n];
         let Some(fc) = &mut nic.fc else { return };
         fc.epoch += 1;
         nic.next.arrival = fc.due - ser_time(wire_bytes(nic.next.size), line_rate);
-        self.q.push(fc.due, Ev::Arrive { nic: n as u16, epoch: fc.epoch });
+        self.host.q.push(fc.due, Ev::Arrive { nic: n as u16, epoch: fc.epoch });
     }
 
     /// While NIC `n`'s port holds its source, queue a check for when its
@@ -287,7 +287,7 @@ impl World {
         }
         if let Some(t) = at {
             fc.check_pending = true;
-            self.q.push(t, Ev::PauseCheck { nic: n as u16 });
+            self.host.q.push(t, Ev::PauseCheck { nic: n as u16 });
         }
     }
 
@@ -309,7 +309,7 @@ impl World {
     /// starting at the first descriptor ahead in list order that is not
     /// cached, so a shuffled list costs a read per short run.
     pub(super) fn rx_fetch(&mut self, n: usize, qi: usize, now: Time) {
-        let (k, cfg) = (&self.k, &self.cfg);
+        let (k, cfg) = (&self.host.k, &self.host.cfg);
         let nic = &mut self.nics[n];
         let rq = &mut nic.rxq[qi];
         if rq.fetching {
@@ -380,7 +380,7 @@ impl World {
         if !arrived {
             // The core writes the doorbell now; the NIC sees it after the link.
             let at = self.nics[n].rp.link.mmio_write(now, 4);
-            self.q.push(
+            self.host.q.push(
                 at,
                 Ev::RxDoorbell {
                     nic: n as u16,
@@ -413,18 +413,18 @@ impl World {
         let nic = &self.nics[n];
         let rq = &nic.rxq[qi];
         let pkt = rq.slot_pkt[rq.slot(idx)];
-        let hdr = self.k.hdr_len(pkt.size);
+        let hdr = self.host.k.hdr_len(pkt.size);
         let mut commit = 0;
-        let hdr_addr = (!self.k.hdr_in_cqe(pkt.size)).then(|| nic.pool.data_addr(pkt.mbuf));
+        let hdr_addr = (!self.host.k.hdr_in_cqe(pkt.size)).then(|| nic.pool.data_addr(pkt.mbuf));
         let pay = nic.host_payload(&pkt).map(|p| (p, mem_len(pkt.size) - hdr));
-        self.mem.hold();
+        self.host.mem.hold();
         if let Some(a) = hdr_addr {
-            commit = self.mem.dma_write(a, hdr, nic.mode, now);
+            commit = self.host.mem.dma_write(a, hdr, nic.mode, now);
         }
         if let Some((p, len)) = pay {
-            commit = commit.max(self.mem.dma_write(p, len, nic.mode, now));
+            commit = commit.max(self.host.mem.dma_write(p, len, nic.mode, now));
         }
-        let hold = self.mem.unhold();
+        let hold = self.host.mem.unhold();
         if !nic.rp.credits.bounded() {
             return;
         }
@@ -445,13 +445,13 @@ impl World {
     /// A completion line is in host memory: the core polling this queue
     /// may now see the frames it covers.
     pub(super) fn on_rx_cqe(&mut self, n: usize, cq: usize, upto: u64, now: Time) {
-        let measuring = self.measuring;
+        let measuring = self.host.measuring;
         let nic = &mut self.nics[n];
         let c = &mut nic.cqs[cq];
-        let line = c.cqe_addr(upto - 1, self.k.rx_cqe, self.k.cqe_per_line) & !63;
-        self.mem.hold();
-        let commit = self.mem.dma_write(line, self.k.rx_cqe, nic.mode, now);
-        let hold = self.mem.unhold();
+        let line = c.cqe_addr(upto - 1, self.host.k.rx_cqe, self.host.k.cqe_per_line) & !63;
+        self.host.mem.hold();
+        let commit = self.host.mem.dma_write(line, self.host.k.rx_cqe, nic.mode, now);
+        let hold = self.host.mem.unhold();
         c.sample(now, measuring);
         let rq = &mut nic.rxq[c.ring];
         for pos in c.completed..upto {
@@ -465,9 +465,9 @@ impl World {
     }
 
     pub(super) fn wake(&mut self, core: usize, now: Time) {
-        if self.cores[core].sleeping {
-            self.cores[core].sleeping = false;
-            self.q.push(now, Ev::CorePoll { core: core as u16 });
+        if self.host.cores[core].sleeping {
+            self.host.cores[core].sleeping = false;
+            self.host.q.push(now, Ev::CorePoll { core: core as u16 });
         }
     }
 }

@@ -156,10 +156,10 @@ impl Dshring {
 
 impl super::World {
     pub(super) fn on_dshring(&mut self, now: Time) {
-        let Some(d) = &mut self.dshring else { return };
+        let Some(d) = &mut self.host.dshring else { return };
         let out: u64 = self.nics.iter().map(|n| n.out_bytes).sum();
-        let dram = self.mem.stats.dram_read_bytes + self.mem.stats.dram_write_bytes;
-        let calls: Vec<u64> = self.cores.iter().map(|c| c.rx_calls).collect();
+        let dram = self.host.mem.stats.dram_read_bytes + self.host.mem.stats.dram_write_bytes;
+        let calls: Vec<u64> = self.host.cores.iter().map(|c| c.rx_calls).collect();
         let secs = d.period as f64 / 1e12;
         let gbps = (out - d.last_out) as f64 * 8.0 / secs / 1e9;
         let mem = (dram - d.last_dram) as f64 / secs;
@@ -173,7 +173,7 @@ impl super::World {
         if d.samples.len() > d.window {
             d.samples.pop_front();
         }
-        let since_last: Vec<Time> = self.cores.iter().map(|c| now - c.last_rx_at).collect();
+        let since_last: Vec<Time> = self.host.cores.iter().map(|c| now - c.last_rx_at).collect();
         let overloaded = d.overloaded(&delta, &since_last);
         let n = d.samples.len();
         let shared = self.nics[0].set == 1;
@@ -185,10 +185,10 @@ impl super::World {
             !overloaded && n == d.window && high * 2 > n
         };
         if switch {
-            if self.measuring {
+            if self.host.measuring {
                 d.switches += 1;
                 if shared {
-                    d.shared_ps += now - d.since.max(self.cfg.sim.warmup);
+                    d.shared_ps += now - d.since.max(self.host.cfg.sim.warmup);
                 }
             }
             d.since = now;
@@ -199,6 +199,6 @@ impl super::World {
             d.samples.clear();
         }
         let next = now + d.period;
-        self.q.push(next, super::Ev::Dshring);
+        self.host.q.push(next, super::Ev::Dshring);
     }
 }

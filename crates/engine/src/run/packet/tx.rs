@@ -25,7 +25,7 @@ impl World {
             for _ in 0..doorbells {
                 at = self.nics[n].rp.link.mmio_write(now, 8);
             }
-            self.q.push(
+            self.host.q.push(
                 at,
                 Ev::TxDoorbell {
                     nic: n as u16,
@@ -47,11 +47,11 @@ impl World {
             return;
         }
         let to_end = tq.size - tq.fetched % tq.size;
-        let cnt = (tq.nic_pi - tq.fetched).min(self.cfg.nic.desc_fetch).min(to_end);
-        let addr = tq.wqe_addr(tq.fetched, self.k.tx_desc);
+        let cnt = (tq.nic_pi - tq.fetched).min(self.host.cfg.nic.desc_fetch).min(to_end);
+        let addr = tq.wqe_addr(tq.fetched, self.host.k.tx_desc);
         tq.fetching = true;
         let then = Fetched::Wqes { q: qi as u16, n: cnt as u32, issued: now };
-        if let Some(t_done) = self.dma_fetch(n, now, addr, cnt * self.k.tx_desc, then) {
+        if let Some(t_done) = self.dma_fetch(n, now, addr, cnt * self.host.k.tx_desc, then) {
             self.follow(n, then, t_done);
         }
     }
@@ -86,7 +86,7 @@ impl World {
             let tq = &mut nic.txq[qi];
             let pkt = tq.slot_pkt[tq.slot(tq.sent)];
             let held = if pkt.pay_nic {
-                self.k.hdr_len(pkt.size)
+                self.host.k.hdr_len(pkt.size)
             } else {
                 mem_len(pkt.size)
             };
@@ -94,19 +94,19 @@ impl World {
             // ConnectX-5 (nicmem-asplos22 Sec. 3.3): a queue whose frames
             // fill its share of the Tx buffer is descheduled too, while
             // other queues may still fill the rest.
-            let share = self.k.tx_queue_buffer;
+            let share = self.host.k.tx_queue_buffer;
             if share > 0 {
                 tq.drain(now);
             }
             let queue_full = share > 0 && tq.held > 0 && tq.held + held > share;
             if queue_full || nic.port.tx_buffer_used + held > nic.port.tx_buffer {
-                if self.cfg.nic.tx_desched {
+                if self.host.cfg.nic.tx_desched {
                     // ConnectX-5: the queue is descheduled for about the
                     // time of another read from it (a PCIe round trip),
                     // expecting other queues to keep the wire busy.
                     tq.desched_until = now + tq.read_rtt.max(1);
                     nic.port.tx_ready.pop_front();
-                    self.q.push(
+                    self.host.q.push(
                         tq.desched_until,
                         Ev::TxResched {
                             nic: n as u16,
@@ -126,7 +126,7 @@ impl World {
             // on the link ahead of time. Reads still waiting for DRAM hold
             // theirs until they are back: wait for as many as the frame's
             // reads may take (its header's and payload's).
-            let tags = (mem_len(pkt.size).div_ceil(self.cfg.pcie.mrrs) + 1).min(nic.rp.tags.capacity() as u64);
+            let tags = (mem_len(pkt.size).div_ceil(self.host.cfg.pcie.mrrs) + 1).min(nic.rp.tags.capacity() as u64);
             if (nic.rp.tags.known() as u64) < tags {
                 nic.port.tx_tag_wait = true;
                 return;
@@ -160,24 +160,24 @@ impl World {
     fn tx_wire(&mut self, n: usize, f: TxFrame, now: Time) {
         let nic = &mut self.nics[n];
         let start = f.data.max(nic.port.wire_free);
-        let end = start + ser_time(wire_bytes(f.pkt.size), self.cfg.nic.line_rate);
+        let end = start + ser_time(wire_bytes(f.pkt.size), self.host.cfg.nic.line_rate);
         nic.port.wire_free = end;
         nic.port.tx_leaving.push_back((end, f.held as u32));
-        if self.k.tx_queue_buffer > 0 {
+        if self.host.k.tx_queue_buffer > 0 {
             nic.txq[f.qi].leaving.push_back((end, f.held as u32));
         }
         nic.total_out += 1;
-        request_done(&mut self.q, n, &mut nic.client, end);
+        request_done(&mut self.host.q, n, &mut nic.client, end);
         nic.out_bytes += f.pkt.size as u64;
-        let window_end = self.batches.is_none().then_some(self.end);
-        nic.depart(super::Departure { start, end, pkt: f.pkt }, now, self.cfg.sim.warmup, window_end);
+        let window_end = self.host.batches.is_none().then_some(self.host.end);
+        nic.depart(super::Departure { start, end, pkt: f.pkt }, now, self.host.cfg.sim.warmup, window_end);
         let tq = &mut nic.txq[f.qi];
-        if f.seq - tq.cqe_issued >= self.cfg.nic.tx_cqe_every || f.last {
+        if f.seq - tq.cqe_issued >= self.host.cfg.nic.tx_cqe_every || f.last {
             let upto = f.seq;
             tq.cqe_issued = upto;
             // Issued when the frame has left; the PCIe write is sent then,
             // so the link serialises it in time order with the Rx DMAs.
-            self.q.push(
+            self.host.q.push(
                 end,
                 Ev::TxCqe {
                     nic: n as u16,
@@ -222,10 +222,10 @@ impl World {
                 let addr = self.nics[n].pool.data_addr(pkt.mbuf);
                 read(self, addr, mem_len(crate::nf::kvs::RESP_HDR as u32));
             }
-            f.data = f.data.max(now + self.cfg.nic.nicmem_latency);
+            f.data = f.data.max(now + self.host.cfg.nic.nicmem_latency);
             return f;
         }
-        let hdr = self.k.hdr_len(pkt.size);
+        let hdr = self.host.k.hdr_len(pkt.size);
         if pkt.mbuf != NO_BUF {
             let addr = self.nics[n].pool.data_addr(pkt.mbuf);
             read(self, addr, hdr);
@@ -233,7 +233,7 @@ impl World {
         if let Some(addr) = self.nics[n].host_payload(&pkt) {
             read(self, addr, mem_len(pkt.size) - hdr);
         } else if pkt.pay_nic {
-            f.data = f.data.max(now + self.cfg.nic.nicmem_latency);
+            f.data = f.data.max(now + self.host.cfg.nic.nicmem_latency);
         }
         f
     }
@@ -252,15 +252,15 @@ impl World {
         let port = &mut self.nics[n].port;
         if !port.tx_resume_pending {
             port.tx_resume_pending = true;
-            self.q.push(at, Ev::TxResume { nic: n as u16 });
+            self.host.q.push(at, Ev::TxResume { nic: n as u16 });
         }
     }
 
     pub(super) fn on_tx_cqe(&mut self, n: usize, qi: usize, upto: u64, now: Time) {
         let nic = &mut self.nics[n];
         let tq = &mut nic.txq[qi];
-        let addr = tq.cqe_addr(upto - 1, self.cfg.nic.cqe_size);
-        self.posted_write(n, now, addr, self.cfg.nic.cqe_size);
+        let addr = tq.cqe_addr(upto - 1, self.host.cfg.nic.cqe_size);
+        self.posted_write(n, now, addr, self.host.cfg.nic.cqe_size);
         let nic = &mut self.nics[n];
         let tq = &mut nic.txq[qi];
         tq.completed = tq.completed.max(upto);
