@@ -6,7 +6,7 @@
 //! it, so misses bound the packet rate; frames queue in the Rx buffer and
 //! drop when it is full.
 
-use super::World;
+use super::{Host, NicState};
 use crate::mem::cache::{Cache, Indexing, Policy};
 use crate::nic::PktRef;
 use crate::units::{ser_time, Time};
@@ -60,11 +60,11 @@ impl Accel {
     }
 }
 
-impl World {
+impl NicState {
     /// A frame accepted into the Rx buffer of NIC `n` is processed by the
     /// flow engine and sent back out (hairpin).
-    pub(super) fn accel_frame(&mut self, n: usize, pkt: PktRef, now: Time) {
-        let a = self.nics[n].accel.as_mut().expect("accel NIC");
+    pub(super) fn accel_frame(&mut self, n: usize, h: &mut Host, pkt: PktRef, now: Time) {
+        let a = self.accel.as_mut().expect("accel NIC");
         let ctx = a.ctx_base / 64 + pkt.flow as u64;
         let start = now.max(a.engine_free);
         let ready = match a.cache.find(ctx) {
@@ -77,32 +77,31 @@ impl World {
                 let (_, victim) = a.cache.insert(ctx, mask, true);
                 if let Some(v) = victim {
                     // The evicted context's counters go back to host memory.
-                    self.posted_write(n, start, v.line * 64, CTX_BYTES);
+                    self.posted_write(n, h, start, v.line * 64, CTX_BYTES);
                 }
-                self.dma_read(n, start, ctx * 64, CTX_BYTES)
+                self.dma_read(h, start, ctx * 64, CTX_BYTES)
             }
         };
-        let (k, cfg) = (&self.host.k, &self.host.cfg);
-        let nic = &mut self.nics[n];
+        let (k, cfg) = (&h.k, &h.cfg);
         let done = ready + k.pipe_ps;
-        nic.accel.as_mut().expect("accel NIC").engine_free = done;
-        let wire_start = done.max(nic.port.wire_free);
+        self.accel.as_mut().expect("accel NIC").engine_free = done;
+        let wire_start = done.max(self.port.wire_free);
         let end = wire_start + ser_time(wire_bytes(pkt.size), cfg.nic.line_rate);
-        nic.port.wire_free = end;
+        self.port.wire_free = end;
         // The frame holds its Rx buffer space until it leaves the wire.
-        nic.port.rx_buffer_used += pkt.size as u64;
-        nic.port.rx_draining.push_back((end, pkt.size));
-        nic.total_out += 1;
-        super::request_done(&mut self.host.q, n, &mut nic.client, end);
+        self.port.rx_buffer_used += pkt.size as u64;
+        self.port.rx_draining.push_back((end, pkt.size));
+        self.total_out += 1;
+        super::request_done(&mut h.q, n, &mut self.client, end);
         // Hairpinned on the NIC: no DMA, ring or core stage.
         let on_nic = crate::nic::PktRef { t_dma: wire_start, t_cqe: wire_start, t_core: wire_start, t_db: wire_start, ..pkt };
-        let window_end = self.host.batches.is_none().then_some(self.host.end);
-        nic.depart(super::Departure { start: wire_start, end, pkt: on_nic }, now, cfg.sim.warmup, window_end);
-        if self.host.measuring {
-            nic.c.rx_pkts += 1;
+        let window_end = h.batches.is_none().then_some(h.end);
+        self.depart(super::Departure { start: wire_start, end, pkt: on_nic }, now, cfg.sim.warmup, window_end);
+        if h.measuring {
+            self.c.rx_pkts += 1;
         }
-        if nic.fc.is_some() {
-            self.pause_check(n, now);
+        if self.fc.is_some() {
+            self.pause_check(n, h, now);
         }
     }
 }

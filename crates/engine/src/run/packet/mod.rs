@@ -3,10 +3,14 @@
 //! counters into a [`Report`] (`report.rs`).
 //!
 //! Events are small copyable records routed here; each component's
-//! behaviour lives in its own file: `rx.rs` (the NIC receive path), `tx.rs`
-//! (the NIC transmit path), `rootport.rs` (the root port's read tags,
-//! posted credits and the reads and writes that wait for the memory
-//! controllers), `core.rs` (the cores' poll loop and the co-runner).
+//! behaviour lives in its own file. A NIC (`nic.rs`: its state, built from
+//! its sections) acts on its own state beside a borrowed [`Host`]: `rx.rs`
+//! (the receive path), `tx.rs` (the transmit path), `accel.rs` (accelNFV's
+//! flow engine), `rootport.rs` (its root port's read tags and posted
+//! credits, and the reads and writes that wait for the memory
+//! controllers). The host's side is `core.rs` (the cores' poll loop, the
+//! co-runner and antagonists, the controllers' returns), `shring.rs`
+//! (dshRing's decisions) and `report.rs`.
 
 mod accel;
 mod bottleneck;
@@ -295,6 +299,17 @@ pub(crate) struct Host {
     pub(crate) batches: Option<converge::Batches>,
 }
 
+impl Host {
+    /// Core `core`, if asleep, polls again at `now` (a completion for it
+    /// is in host memory).
+    pub(super) fn wake(&mut self, core: usize, now: Time) {
+        if self.cores[core].sleeping {
+            self.cores[core].sleeping = false;
+            self.q.push(now, Ev::CorePoll { core: core as u16 });
+        }
+    }
+}
+
 /// Samples of `sim.sample_period`, and the whole-run counters at the last one.
 pub(crate) struct Timeline {
     period: Time,
@@ -438,7 +453,7 @@ impl World {
             let due = nic.sent(ser_time(crate::wire::wire_bytes(nic.next.size), self.host.cfg.nic.line_rate));
             self.host.q.push(due, Ev::Arrive { nic: n as u16, epoch: 0 });
             for q in 0..self.nics[n].rxq.len() {
-                self.rx_fetch(n, q, 0);
+                self.nics[n].rx_fetch(n, &mut self.host, q, 0);
             }
         }
         if self.host.corunner.is_some() {
@@ -476,43 +491,45 @@ impl World {
             if self.host.q.events() & ((1 << 16) - 1) == 0 && !progress(now as f64 / self.host.end.max(1) as f64) {
                 return Err("interrupted".into());
             }
+            // (a NIC's event runs on its state beside the host)
+            let (nics, h) = (&mut self.nics, &mut self.host);
             match e {
-                Ev::Arrive { nic, epoch } => self.on_arrive(nic as usize, epoch, now),
-                Ev::PauseCheck { nic } => self.on_pause_check(nic as usize, now),
-                Ev::RxDma { nic, q, idx } => self.on_rx_dma(nic as usize, q as usize, idx, now),
-                Ev::RxCqe { nic, q, upto } => self.on_rx_cqe(nic as usize, q as usize, upto, now),
+                Ev::Arrive { nic, epoch } => nics[nic as usize].on_arrive(nic as usize, h, epoch, now),
+                Ev::PauseCheck { nic } => nics[nic as usize].on_pause_check(nic as usize, h, now),
+                Ev::RxDma { nic, q, idx } => nics[nic as usize].on_rx_dma(nic as usize, h, q as usize, idx, now),
+                Ev::RxCqe { nic, q, upto } => nics[nic as usize].on_rx_cqe(nic as usize, h, q as usize, upto, now),
                 Ev::RxDescFetched { nic, q, from, n } => {
-                    self.on_rx_desc_fetched(nic as usize, q as usize, from, n as u64, now)
+                    nics[nic as usize].on_rx_desc_fetched(nic as usize, h, q as usize, from, n as u64, now)
                 }
                 Ev::RxDoorbell {
                     nic,
                     q,
                     pi,
                     arrived,
-                } => self.on_rx_doorbell(nic as usize, q as usize, pi, arrived, now),
+                } => nics[nic as usize].on_rx_doorbell(nic as usize, h, q as usize, pi, arrived, now),
                 Ev::TxDoorbell {
                     nic,
                     q,
                     pi,
                     doorbells,
-                } => self.on_tx_doorbell(nic as usize, q as usize, pi, doorbells, now),
+                } => nics[nic as usize].on_tx_doorbell(nic as usize, h, q as usize, pi, doorbells, now),
                 Ev::TxWqeFetched { nic, q, n } => {
-                    self.on_tx_wqe_fetched(nic as usize, q as usize, n as u64, now)
+                    nics[nic as usize].on_tx_wqe_fetched(nic as usize, h, q as usize, n as u64, now)
                 }
-                Ev::TxData { nic, frame } => self.on_tx_data(nic as usize, frame, now),
+                Ev::TxData { nic, frame } => nics[nic as usize].on_tx_data(nic as usize, h, frame, now),
                 Ev::TxResume { nic } => {
-                    self.nics[nic as usize].port.tx_resume_pending = false;
-                    self.tx_pump(nic as usize, now)
+                    nics[nic as usize].port.tx_resume_pending = false;
+                    nics[nic as usize].tx_pump(nic as usize, h, now)
                 }
-                Ev::TxResched { nic, q } => self.on_tx_resched(nic as usize, q as usize, now),
+                Ev::TxResched { nic, q } => nics[nic as usize].on_tx_resched(nic as usize, h, q as usize, now),
                 Ev::RxPump { nic } => {
-                    let port = &mut self.nics[nic as usize].port;
+                    let port = &mut nics[nic as usize].port;
                     if port.rx_pump_at == Some(now) {
                         port.rx_pump_at = None;
                     }
-                    self.rx_pump(nic as usize, now)
+                    nics[nic as usize].rx_pump(nic as usize, h, now)
                 }
-                Ev::TxCqe { nic, q, upto } => self.on_tx_cqe(nic as usize, q as usize, upto, now),
+                Ev::TxCqe { nic, q, upto } => nics[nic as usize].on_tx_cqe(nic as usize, h, q as usize, upto, now),
                 Ev::CorePoll { core } => self.on_core_poll(core as usize, now),
                 Ev::Corunner => self.on_corunner(now),
                 Ev::Antagonist { i } => self.on_antagonist(i as usize, now),

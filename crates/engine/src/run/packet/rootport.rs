@@ -4,7 +4,7 @@
 //! the write queues take its DRAM lines: holds), and reads that wait for
 //! DRAM (with the controllers: fetches).
 
-use super::{pump_at, Ev, World};
+use super::{pump_at, Ev, Host, NicState, World};
 use crate::pcie::{lines, Read};
 use crate::units::Time;
 
@@ -32,142 +32,142 @@ pub(super) struct Fetch {
     then: Fetched,
 }
 
-impl World {
+impl NicState {
     /// NIC `n`'s root port has taken a posted write of `lines` lines at
     /// `now` and holds it for `commit`: the credits are back at the NIC an
     /// UpdateFC later, and a pump waiting for credits retries then.
     /// With the memory controllers, a write whose lines went to DRAM
     /// (`hold`) holds its root-port entries until the write queues take
     /// the last of them: the credits come back then (`on_dram`).
-    pub(super) fn credits_back(&mut self, n: usize, lines: u64, now: Time, commit: Time, hold: Option<u32>) {
-        if !self.nics[n].rp.credits.bounded() {
+    pub(super) fn credits_back(&mut self, n: usize, h: &mut Host, lines: u64, now: Time, commit: Time, hold: Option<u32>) {
+        if !self.rp.credits.bounded() {
             return;
         }
-        if let Some(h) = hold {
-            let h = h as usize;
-            if self.host.credit_holds.len() <= h {
-                self.host.credit_holds.resize(h + 1, None);
+        if let Some(i) = hold {
+            let i = i as usize;
+            if h.credit_holds.len() <= i {
+                h.credit_holds.resize(i + 1, None);
             }
-            self.host.credit_holds[h] = Some((n, lines, now + commit));
+            h.credit_holds[i] = Some((n, lines, now + commit));
             return;
         }
-        self.credits_at(n, lines, now + commit);
-    }
-
-    /// The holds the controllers' write queues have taken the last line
-    /// of, and the fetches whose last line is back.
-    pub(super) fn holds_and_fetches_done(&mut self) {
-        let mc = self.host.mem.mc.as_mut().expect("controllers");
-        for (h, at) in std::mem::take(&mut mc.holds.done) {
-            // (a NIC without bounded credits left its holds unnamed)
-            let Some((n, lines, ready)) = self.host.credit_holds.get_mut(h as usize).and_then(Option::take) else {
-                continue;
-            };
-            // (the P2M-Write domain ends at the write queue)
-            self.host.mem.stats.p2m_write_ps += at.saturating_sub(ready);
-            // (its DDIO lines, if any, were committed by `ready`)
-            self.credits_at(n, lines, at.max(ready));
-        }
-        let mc = self.host.mem.mc.as_mut().expect("controllers");
-        for (g, at) in std::mem::take(&mut mc.fetches.done) {
-            self.fetched(g, at);
-        }
+        self.credits_at(n, h, lines, now + commit);
     }
 
     /// NIC `n`'s root port frees `lines` entries at `at`: the credits are
     /// back at the NIC an UpdateFC later.
-    fn credits_at(&mut self, n: usize, lines: u64, at: Time) {
-        let nic = &mut self.nics[n];
-        let at = at + nic.rp.link.latency();
-        nic.rp.credits.give_back(lines, at);
-        if nic.port.credit_wait.is_some() {
-            pump_at(&mut self.host.q, n, &mut nic.port, at);
+    fn credits_at(&mut self, n: usize, h: &mut Host, lines: u64, at: Time) {
+        let at = at + self.rp.latency();
+        self.rp.credits.give_back(lines, at);
+        if self.port.credit_wait.is_some() {
+            pump_at(&mut h.q, n, &mut self.port, at);
         }
     }
 
     /// A posted write the NIC sends at `now` without waiting for credits
     /// (a completion entry, a flow context): it spends them all the same.
-    pub(super) fn posted_write(&mut self, n: usize, now: Time, addr: u64, len: u64) {
-        let (nic, mem) = (&mut self.nics[n], &mut self.host.mem);
+    pub(super) fn posted_write(&mut self, n: usize, h: &mut Host, now: Time, addr: u64, len: u64) {
+        let (mem, mode) = (&mut h.mem, self.mode);
         mem.hold();
-        let (at, commit) = nic.rp.write(now, addr, len, |at| mem.dma_write(addr, len, nic.mode, at));
+        let (at, commit) = self.rp.write(now, addr, len, |at| mem.dma_write(addr, len, mode, at));
         let hold = mem.unhold();
-        if nic.rp.credits.bounded() {
-            nic.rp.credits.take(now, lines(addr, len));
-            self.credits_back(n, lines(addr, len), at, commit, hold);
+        if self.rp.credits.bounded() {
+            self.rp.credits.take(now, lines(addr, len));
+            self.credits_back(n, h, lines(addr, len), at, commit, hold);
         }
     }
 
     /// A device read of host memory: tag, request upstream, the memory
     /// system's latency, completions downstream. Returns when the data is
     /// at the device (DRAM reads priced at once, at the idle latency, with
-    /// the controllers too: see [`World::dma_fetch`]).
-    pub(super) fn dma_read(&mut self, n: usize, now: Time, addr: u64, len: u64) -> Time {
-        let r = self.nics[n].rp.read_request(now, addr, len);
-        let lat = self.host.mem.dma_read(addr, len, self.nics[n].mode, r.at_host);
-        self.read_complete(n, addr, len, &r, r.at_host + lat)
+    /// the controllers too: see [`NicState::dma_fetch`]).
+    pub(super) fn dma_read(&mut self, h: &mut Host, now: Time, addr: u64, len: u64) -> Time {
+        let r = self.rp.read_request(now, addr, len);
+        let lat = h.mem.dma_read(addr, len, self.mode, r.at_host);
+        self.read_complete(h, addr, len, &r, r.at_host + lat)
     }
 
-    /// A device read as [`World::dma_read`], whose lines from DRAM, with
+    /// A device read as [`NicState::dma_read`], whose lines from DRAM, with
     /// the memory controllers, come back when the controllers return them:
     /// then the read completes and `then` follows; returns None. Otherwise
     /// returns when the data is at the device, and the caller goes on
-    /// ([`World::follow`], or a frame's own bookkeeping).
-    pub(super) fn dma_fetch(&mut self, n: usize, now: Time, addr: u64, len: u64, then: Fetched) -> Option<Time> {
-        let r = self.nics[n].rp.read_request(now, addr, len);
-        self.host.mem.fetch();
-        let lat = self.host.mem.dma_read(addr, len, self.nics[n].mode, r.at_host);
-        let Some(g) = self.host.mem.unfetch() else {
-            return Some(self.read_complete(n, addr, len, &r, r.at_host + lat));
+    /// ([`NicState::follow`], or a frame's own bookkeeping).
+    pub(super) fn dma_fetch(&mut self, n: usize, h: &mut Host, now: Time, addr: u64, len: u64, then: Fetched) -> Option<Time> {
+        let r = self.rp.read_request(now, addr, len);
+        h.mem.fetch();
+        let lat = h.mem.dma_read(addr, len, self.mode, r.at_host);
+        let Some(g) = h.mem.unfetch() else {
+            return Some(self.read_complete(h, addr, len, &r, r.at_host + lat));
         };
         let g = g as usize;
-        if self.host.fetches.len() <= g {
-            self.host.fetches.resize(g + 1, None);
+        if h.fetches.len() <= g {
+            h.fetches.resize(g + 1, None);
         }
-        self.host.fetches[g] = Some(Fetch { nic: n, addr, len, read: r, ready: r.at_host + lat, then });
+        h.fetches[g] = Some(Fetch { nic: n, addr, len, read: r, ready: r.at_host + lat, then });
         None
     }
 
-    /// A fetch's DRAM lines are all back at the root complex at `at`.
-    fn fetched(&mut self, g: u32, at: Time) {
-        let f = self.host.fetches[g as usize].take().expect("a fetch waits for its lines");
+    /// Fetch `f` of NIC `n`: its DRAM lines are all back at the root
+    /// complex at `at`.
+    fn fetched(&mut self, n: usize, h: &mut Host, f: Fetch, at: Time) {
         // (a remote socket's lines cross back to it)
-        let back = f.ready.max(at + self.host.mem.remote_latency(self.nics[f.nic].mode));
-        self.host.mem.stats.p2m_read_ps += back - f.ready;
-        let n = f.nic;
-        let done = self.read_complete(n, f.addr, f.len, &f.read, back);
-        self.follow(n, f.then, done);
-        let port = &mut self.nics[n].port;
-        if port.tx_tag_wait {
-            port.tx_tag_wait = false;
-            self.tx_resume_at(n, done);
+        let back = f.ready.max(at + h.mem.remote_latency(self.mode));
+        h.mem.stats.p2m_read_ps += back - f.ready;
+        let done = self.read_complete(h, f.addr, f.len, &f.read, back);
+        self.follow(n, h, f.then, done);
+        if self.port.tx_tag_wait {
+            self.port.tx_tag_wait = false;
+            self.tx_resume_at(n, h, done);
         }
     }
 
     /// NIC `n`'s read is at the device at `done`: what follows it.
-    pub(super) fn follow(&mut self, n: usize, then: Fetched, done: Time) {
+    pub(super) fn follow(&mut self, n: usize, h: &mut Host, then: Fetched, done: Time) {
         match then {
-            Fetched::Event(ev) => self.host.q.push(done, ev),
+            Fetched::Event(ev) => h.q.push(done, ev),
             Fetched::Wqes { q, n: cnt, issued } => {
-                self.nics[n].txq[q as usize].read_rtt = done - issued;
-                self.host.q.push(done, Ev::TxWqeFetched { nic: n as u16, q, n: cnt });
+                self.txq[q as usize].read_rtt = done - issued;
+                h.q.push(done, Ev::TxWqeFetched { nic: n as u16, q, n: cnt });
             }
-            Fetched::Frame(frame) => self.host.q.push(done, Ev::TxData { nic: n as u16, frame }),
+            Fetched::Frame(frame) => h.q.push(done, Ev::TxData { nic: n as u16, frame }),
         }
     }
 
     /// A read's data is at the root complex at `back`: its completions
     /// cross the link and its tags return (counted while measuring).
     /// Returns when it is at the device.
-    fn read_complete(&mut self, n: usize, addr: u64, len: u64, r: &Read, back: Time) -> Time {
-        let nic = &mut self.nics[n];
-        if self.host.measuring {
-            nic.c.tags_max = nic.c.tags_max.max(nic.rp.tags.in_use_at(r.start));
+    fn read_complete(&mut self, h: &mut Host, addr: u64, len: u64, r: &Read, back: Time) -> Time {
+        if h.measuring {
+            self.c.tags_max = self.c.tags_max.max(self.rp.tags.in_use_at(r.start));
         }
-        let done = nic.rp.read_complete(r, back, addr, len);
-        if self.host.measuring {
-            nic.c.tag_ps += (done - r.start) as u128 * r.tags as u128;
+        let done = self.rp.read_complete(r, back, addr, len);
+        if h.measuring {
+            self.c.tag_ps += (done - r.start) as u128 * r.tags as u128;
         }
         done
+    }
+}
+
+impl World {
+    /// The holds the controllers' write queues have taken the last line
+    /// of, and the fetches whose last line is back.
+    pub(super) fn holds_and_fetches_done(&mut self) {
+        let h = &mut self.host;
+        let mc = h.mem.mc.as_mut().expect("controllers");
+        for (i, at) in std::mem::take(&mut mc.holds.done) {
+            // (a NIC without bounded credits left its holds unnamed)
+            let Some((n, lines, ready)) = h.credit_holds.get_mut(i as usize).and_then(Option::take) else {
+                continue;
+            };
+            // (the P2M-Write domain ends at the write queue)
+            h.mem.stats.p2m_write_ps += at.saturating_sub(ready);
+            // (its DDIO lines, if any, were committed by `ready`)
+            self.nics[n].credits_at(n, h, lines, at.max(ready));
+        }
+        let mc = h.mem.mc.as_mut().expect("controllers");
+        for (g, at) in std::mem::take(&mut mc.fetches.done) {
+            let f = h.fetches[g as usize].take().expect("a fetch waits for its lines");
+            self.nics[f.nic].fetched(f.nic, h, f, at);
+        }
     }
 }

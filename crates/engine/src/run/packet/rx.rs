@@ -8,56 +8,54 @@
 //! Rx buffer holds the source back instead of dropping.
 
 use super::rootport::Fetched;
-use super::{mem_len, pump_at, request_done, Ev, World};
+use super::{mem_len, pump_at, request_done, Ev, Host, NicState};
 use crate::nic::{Discipline, PktRef, NO_BUF};
 use crate::pcie::{lines, mwr_wire_bytes_at};
 use crate::units::{ser_time, Time};
 use crate::wire::pause::Signal;
 use crate::wire::{wire_bytes, MIN_FRAME};
 
-impl World {
-    pub(super) fn on_arrive(&mut self, n: usize, epoch: u32, now: Time) {
-        let line_rate = self.host.cfg.nic.line_rate;
-        let measuring = self.host.measuring;
-        let nic = &mut self.nics[n];
-        let mut p = nic.next;
+impl NicState {
+    pub(super) fn on_arrive(&mut self, n: usize, h: &mut Host, epoch: u32, now: Time) {
+        let line_rate = h.cfg.nic.line_rate;
+        let measuring = h.measuring;
+        let mut p = self.next;
         let mut held = 0;
-        if nic.client.is_some() {
+        if self.client.is_some() {
             // A closed-loop request's first bit: its wire time before now.
             p.arrival = now - crate::units::ser_time(wire_bytes(p.size), line_rate);
         }
-        if let Some(fc) = &mut nic.fc {
+        if let Some(fc) = &mut self.fc {
             if epoch != fc.epoch {
                 return; // superseded: PAUSE moved this frame
             }
             if !fc.arrived(now) {
                 // A PAUSE that came after it was scheduled holds it.
-                return self.rearm_arrival(n);
+                return self.rearm_arrival(n, h);
             }
             held = ((p.arrival - fc.created) / 1000).min(u32::MAX as u64) as u32;
         }
-        if let Some(t_next) = nic.advance(now, line_rate) {
-            let epoch = nic.fc.as_ref().map_or(0, |fc| fc.epoch);
-            self.host.q.push(t_next, Ev::Arrive { nic: n as u16, epoch });
+        if let Some(t_next) = self.advance(now, line_rate) {
+            let epoch = self.fc.as_ref().map_or(0, |fc| fc.epoch);
+            h.q.push(t_next, Ev::Arrive { nic: n as u16, epoch });
         }
-        nic.total_in += 1;
+        self.total_in += 1;
         if measuring {
-            nic.c.arrived += 1;
-            nic.c.arrived_bytes += p.size as u64;
+            self.c.arrived += 1;
+            self.c.arrived_bytes += p.size as u64;
         }
-        nic.port.drain(now);
-        if let Some(fc) = &mut nic.fc {
-            let fill = (nic.port.rx_buffer_used + p.size as u64).min(nic.port.rx_buffer);
+        self.port.drain(now);
+        if let Some(fc) = &mut self.fc {
+            let fill = (self.port.rx_buffer_used + p.size as u64).min(self.port.rx_buffer);
             if let Some(s) = fc.on_fill(fill, now) {
-                self.send_pause(n, s, now);
+                self.send_pause(n, h, s, now);
             }
         }
-        let nic = &mut self.nics[n];
-        if nic.port.rx_buffer_used + p.size as u64 > nic.port.rx_buffer {
-            nic.total_drop += 1;
-            request_done(&mut self.host.q, n, &mut nic.client, now);
+        if self.port.rx_buffer_used + p.size as u64 > self.port.rx_buffer {
+            self.total_drop += 1;
+            request_done(&mut h.q, n, &mut self.client, now);
             if measuring {
-                nic.c.drop_rx_buffer += 1;
+                self.c.drop_rx_buffer += 1;
             }
             return;
         }
@@ -73,133 +71,131 @@ impl World {
             kvs: NO_BUF,
             ..PktRef::default()
         };
-        if nic.accel.is_some() {
-            return self.accel_frame(n, pkt, now);
+        if self.accel.is_some() {
+            return self.accel_frame(n, h, pkt, now);
         }
         // RSS picks the core (its completion ring); the core's ring holds the buffers.
-        let cq = nic.cq_of(nic.port.rss_queue(p.rss_hash));
-        let qi = nic.cqs[cq].ring;
-        let rq = &mut nic.rxq[qi];
+        let cq = self.cq_of(self.port.rss_queue(p.rss_hash));
+        let qi = self.cqs[cq].ring;
+        let rq = &mut self.rxq[qi];
         if rq.wait.is_empty() && rq.desc_ready() {
-            nic.port.rx_buffer_used += p.size as u64;
-            self.rx_dma(n, qi, cq, pkt, now);
-        } else if rq.can_wait() || nic.fc.is_some() {
+            self.port.rx_buffer_used += p.size as u64;
+            self.rx_dma(n, h, qi, cq, pkt, now);
+        } else if rq.can_wait() || self.fc.is_some() {
             // A descriptor is posted for it but not yet in the NIC: wait.
             // With flow control the port is lossless: a frame waits for
             // the driver to post one, and the Rx buffer filling sends XOFF.
-            nic.port.rx_buffer_used += p.size as u64;
+            self.port.rx_buffer_used += p.size as u64;
             rq.wait.push_back((pkt, cq as u16));
-            self.rx_fetch(n, qi, now);
+            self.rx_fetch(n, h, qi, now);
         } else {
             // No descriptor posted: the NIC drops (mlx5 rx_out_of_buffer).
-            nic.total_drop += 1;
-            request_done(&mut self.host.q, n, &mut nic.client, now);
+            self.total_drop += 1;
+            request_done(&mut h.q, n, &mut self.client, now);
             if measuring {
-                nic.c.drop_no_desc += 1;
+                self.c.drop_no_desc += 1;
             }
         }
     }
 
     /// Give a frame the ring's next descriptor, note it in the core's
     /// completion ring and queue it for DMA.
-    fn rx_dma(&mut self, n: usize, qi: usize, cq: usize, pkt: PktRef, now: Time) {
-        let nic = &mut self.nics[n];
-        let rq = &mut nic.rxq[qi];
+    fn rx_dma(&mut self, n: usize, h: &mut Host, qi: usize, cq: usize, pkt: PktRef, now: Time) {
+        let rq = &mut self.rxq[qi];
         let idx = rq.take_desc();
         let slot = rq.slot(idx);
         let mut p = PktRef {
             mbuf: rq.slot_mbuf[slot],
             ..pkt
         };
-        if self.host.k.split > 0 && mem_len(pkt.size) > self.host.k.split {
+        if h.k.split > 0 && mem_len(pkt.size) > h.k.split {
             // Split rings: a nicmem buffer from the primary ring if it has
             // one, else the host buffer of the secondary ring.
             match rq.primary.pop_front() {
                 Some(b) => (p.pay, p.pay_nic) = (b, true),
                 None => p.pay = rq.slot_pay[slot],
             }
-            if self.host.measuring {
+            if h.measuring {
                 *if p.pay_nic {
-                    &mut nic.c.pay_nicmem
+                    &mut self.c.pay_nicmem
                 } else {
-                    &mut nic.c.pay_host
+                    &mut self.c.pay_host
                 } += 1;
             }
         }
         rq.slot_pkt[slot] = p;
-        if self.host.measuring {
-            nic.c.rx_desc_given += 1;
+        if h.measuring {
+            self.c.rx_desc_given += 1;
             // Time since the frame's last bit arrived.
-            let last_bit = pkt.arrival + crate::units::ser_time(wire_bytes(pkt.size), self.host.cfg.nic.line_rate);
-            nic.c.rx_desc_wait_ps += now.saturating_sub(last_bit);
+            let last_bit = pkt.arrival + crate::units::ser_time(wire_bytes(pkt.size), h.cfg.nic.line_rate);
+            self.c.rx_desc_wait_ps += now.saturating_sub(last_bit);
         }
-        let c = &mut nic.cqs[cq];
+        let c = &mut self.cqs[cq];
         let pos = c.written;
         let at = (pos % c.size) as usize;
         c.idx[at] = idx;
         c.written += 1;
         c.ready += 1;
-        nic.port.rx_ready.push_back((cq as u16, pos));
-        self.rx_fetch(n, qi, now);
-        self.rx_pump(n, now);
+        self.port.rx_ready.push_back((cq as u16, pos));
+        self.rx_fetch(n, h, qi, now);
+        self.rx_pump(n, h, now);
     }
 
     /// Hand ready frames to the link while it is idle and the root port
     /// has posted credits for them: the frame's data MWr TLPs, then its
     /// completion entry (with CQE compression, one line per 8 frames, or
     /// fewer when the queue has no more frames ready).
-    pub(super) fn rx_pump(&mut self, n: usize, now: Time) {
-        let nic = &mut self.nics[n];
-        while let Some(&(cq, pos)) = nic.port.rx_ready.front() {
-            let free = nic.rp.link.write_ready_at();
+    pub(super) fn rx_pump(&mut self, n: usize, h: &mut Host, now: Time) {
+        while let Some(&(cq, pos)) = self.port.rx_ready.front() {
+            let free = self.rp.link.write_ready_at();
             if free > now {
-                pump_at(&mut self.host.q, n, &mut nic.port, free);
+                pump_at(&mut h.q, n, &mut self.port, free);
                 break;
             }
-            let c = &nic.cqs[cq as usize];
+            let c = &self.cqs[cq as usize];
             let (qi, idx) = (c.ring, c.rx_index(pos));
-            let pkt = nic.rxq[qi].slot_pkt[nic.rxq[qi].slot(idx)];
-            let pay = nic.host_payload(&pkt);
+            let pkt = self.rxq[qi].slot_pkt[self.rxq[qi].slot(idx)];
+            let pay = self.host_payload(&pkt);
             // The header (the whole frame unless split), then a payload
             // bound for host memory; a payload bound for nicmem stays on the NIC.
             // With Rx inlining the header travels in the CQE instead.
-            let hdr = self.host.k.hdr_len(pkt.size);
-            let hdr_addr = (!self.host.k.hdr_in_cqe(pkt.size)).then(|| nic.pool.data_addr(pkt.mbuf));
-            let per = self.host.k.cqe_per_line;
+            let hdr = h.k.hdr_len(pkt.size);
+            let hdr_addr = (!h.k.hdr_in_cqe(pkt.size)).then(|| self.pool.data_addr(pkt.mbuf));
+            let per = h.k.cqe_per_line;
             let with_cqe = (pos + 1) % per == 0 || c.ready == 1;
-            if nic.rp.credits.bounded() {
+            if self.rp.credits.bounded() {
                 let need = hdr_addr.map_or(0, |a| lines(a, hdr))
                     + pay.map_or(0, |p| lines(p, mem_len(pkt.size) - hdr))
                     + with_cqe as u64;
-                if !nic.rp.credits.available(now, need) {
+                if !self.rp.credits.available(now, need) {
                     // Wait for the credits: at a known return, or the next one declared.
-                    nic.port.credit_wait.get_or_insert(now);
-                    if let Some(t) = nic.rp.credits.free_at(need) {
-                        pump_at(&mut self.host.q, n, &mut nic.port, t);
+                    self.port.credit_wait.get_or_insert(now);
+                    if let Some(t) = self.rp.credits.free_at(need) {
+                        pump_at(&mut h.q, n, &mut self.port, t);
                     }
                     break;
                 }
-                if let Some(since) = nic.port.credit_wait.take() {
-                    nic.rp.credits.stalled(since, now);
+                if let Some(since) = self.port.credit_wait.take() {
+                    self.rp.credits.stalled(since, now);
                 }
-                nic.rp.credits.take(now, need);
+                self.rp.credits.take(now, need);
             }
-            nic.port.rx_ready.pop_front();
-            let c = &mut nic.cqs[cq as usize];
+            self.port.rx_ready.pop_front();
+            let c = &mut self.cqs[cq as usize];
             c.ready -= 1;
-            let start = now.max(nic.port.pipe_free);
-            nic.port.pipe_free = start + self.host.k.pipe_ps;
-            let rq = &mut nic.rxq[qi];
+            let start = now.max(self.port.pipe_free);
+            self.port.pipe_free = start + h.k.pipe_ps;
+            let rq = &mut self.rxq[qi];
             let slot = rq.slot(idx);
             rq.slot_pkt[slot].t_dma = start;
             let mut t_end = start;
             if let Some(a) = hdr_addr {
-                t_end = nic.rp.link.dma_write(start, a, hdr);
+                t_end = self.rp.link.dma_write(start, a, hdr);
             }
             if let Some(pay) = pay {
-                t_end = nic.rp.link.dma_write(start, pay, mem_len(pkt.size) - hdr);
+                t_end = self.rp.link.dma_write(start, pay, mem_len(pkt.size) - hdr);
             }
-            self.host.q.push(
+            h.q.push(
                 t_end,
                 Ev::RxDma {
                     nic: n as u16,
@@ -208,9 +204,9 @@ impl World {
                 },
             );
             if with_cqe {
-                let line = c.cqe_addr(pos, self.host.k.rx_cqe, per) & !63;
-                t_end = nic.rp.link.dma_write(start, line, self.host.k.rx_cqe);
-                self.host.q.push(
+                let line = c.cqe_addr(pos, h.k.rx_cqe, per) & !63;
+                t_end = self.rp.link.dma_write(start, line, h.k.rx_cqe);
+                h.q.push(
                     t_end,
                     Ev::RxCqe {
                         nic: n as u16,
@@ -220,12 +216,12 @@ impl World {
                 );
             }
             // The frame's buffer space frees once its TLPs have left.
-            nic.port
+            self.port
                 .rx_draining
-                .push_back((t_end.saturating_sub(nic.rp.link.latency()), pkt.size));
+                .push_back((t_end.saturating_sub(self.rp.link.latency()), pkt.size));
         }
-        if nic.fc.is_some() {
-            self.pause_check(n, now);
+        if self.fc.is_some() {
+            self.pause_check(n, h, now);
         }
     }
 
@@ -234,49 +230,46 @@ impl World {
     /// (charged after the frames already scheduled); the source sees it a
     /// frame time and a cable after `now`, as if it went out at once (a
     /// MAC sends it after the frame on the wire, at most one frame later).
-    pub(super) fn send_pause(&mut self, n: usize, s: Signal, now: Time) {
-        let line_rate = self.host.cfg.nic.line_rate;
-        let measuring = self.host.measuring;
-        let nic = &mut self.nics[n];
-        nic.port.wire_free =
-            nic.port.wire_free.max(now) + ser_time(wire_bytes(MIN_FRAME), line_rate);
+    pub(super) fn send_pause(&mut self, n: usize, h: &mut Host, s: Signal, now: Time) {
+        let line_rate = h.cfg.nic.line_rate;
+        let measuring = h.measuring;
+        self.port.wire_free =
+            self.port.wire_free.max(now) + ser_time(wire_bytes(MIN_FRAME), line_rate);
         if measuring {
-            nic.c.pause_frames += 1;
+            self.c.pause_frames += 1;
         }
-        let Some(fc) = &mut nic.fc else { return };
+        let Some(fc) = &mut self.fc else { return };
         if fc.send(s, now) {
             // XON let the held frame go earlier.
-            self.rearm_arrival(n);
+            self.rearm_arrival(n, h);
         }
         if s == Signal::Xoff {
-            self.pause_check(n, now);
+            self.pause_check(n, h, now);
         }
     }
 
     /// PAUSE moved NIC `n`'s pending frame to `fc.due`: queue its arrival
     /// there; the event queued before becomes stale (an older epoch).
-    fn rearm_arrival(&mut self, n: usize) {
-        let line_rate = self.host.cfg.nic.line_rate;
-        let nic = &mut self.nics[n];
-        let Some(fc) = &mut nic.fc else { return };
+    fn rearm_arrival(&mut self, n: usize, h: &mut Host) {
+        let line_rate = h.cfg.nic.line_rate;
+        let Some(fc) = &mut self.fc else { return };
         fc.epoch += 1;
-        nic.next.arrival = fc.due - ser_time(wire_bytes(nic.next.size), line_rate);
-        self.host.q.push(fc.due, Ev::Arrive { nic: n as u16, epoch: fc.epoch });
+        self.next.arrival = fc.due - ser_time(wire_bytes(self.next.size), line_rate);
+        h.q.push(fc.due, Ev::Arrive { nic: n as u16, epoch: fc.epoch });
     }
 
     /// While NIC `n`'s port holds its source, queue a check for when its
     /// Rx buffer, draining as the DMAs already issued finish, falls below
     /// XON. Frames still waiting for a DMA are not counted as leaving:
     /// issuing their DMAs calls this again.
-    pub(super) fn pause_check(&mut self, n: usize, now: Time) {
-        let nic = &mut self.nics[n];
-        let Some(fc) = &mut nic.fc else { return };
+    pub(super) fn pause_check(&mut self, n: usize, h: &mut Host, now: Time) {
+        let Some(fc) = &mut self.fc else { return };
         if fc.check_pending || now >= fc.xoff_until {
             return;
         }
-        let mut fill = nic.port.rx_buffer_used;
+        let mut fill = self.port.rx_buffer_used;
         let mut at = (fill < fc.xon).then_some(now);
-        for &(t, b) in &nic.port.rx_draining {
+        for &(t, b) in &self.port.rx_draining {
             if at.is_some() {
                 break;
             }
@@ -287,19 +280,18 @@ impl World {
         }
         if let Some(t) = at {
             fc.check_pending = true;
-            self.host.q.push(t, Ev::PauseCheck { nic: n as u16 });
+            h.q.push(t, Ev::PauseCheck { nic: n as u16 });
         }
     }
 
-    pub(super) fn on_pause_check(&mut self, n: usize, now: Time) {
-        let nic = &mut self.nics[n];
-        nic.port.drain(now);
-        let fill = nic.port.rx_buffer_used;
-        let Some(fc) = &mut nic.fc else { return };
+    pub(super) fn on_pause_check(&mut self, n: usize, h: &mut Host, now: Time) {
+        self.port.drain(now);
+        let fill = self.port.rx_buffer_used;
+        let Some(fc) = &mut self.fc else { return };
         fc.check_pending = false;
         match fc.on_fill(fill, now) {
-            Some(s) => self.send_pause(n, s, now),
-            None => self.pause_check(n, now),
+            Some(s) => self.send_pause(n, h, s, now),
+            None => self.pause_check(n, h, now),
         }
     }
 
@@ -308,10 +300,9 @@ impl World {
     /// ahead in array order; a list ring (RxList) reads the contiguous run
     /// starting at the first descriptor ahead in list order that is not
     /// cached, so a shuffled list costs a read per short run.
-    pub(super) fn rx_fetch(&mut self, n: usize, qi: usize, now: Time) {
-        let (k, cfg) = (&self.host.k, &self.host.cfg);
-        let nic = &mut self.nics[n];
-        let rq = &mut nic.rxq[qi];
+    pub(super) fn rx_fetch(&mut self, n: usize, h: &mut Host, qi: usize, now: Time) {
+        let (k, cfg) = (&h.k, &h.cfg);
+        let rq = &mut self.rxq[qi];
         if rq.fetching {
             return;
         }
@@ -341,20 +332,21 @@ impl World {
             from,
             n: cnt as u16,
         });
-        if let Some(t_done) = self.dma_fetch(n, now, addr, len, then) {
-            self.follow(n, then, t_done);
+        if let Some(t_done) = self.dma_fetch(n, h, now, addr, len, then) {
+            self.follow(n, h, then, t_done);
         }
     }
 
     pub(super) fn on_rx_desc_fetched(
         &mut self,
         n: usize,
+        h: &mut Host,
         qi: usize,
         from: u64,
         cnt: u64,
         now: Time,
     ) {
-        let rq = &mut self.nics[n].rxq[qi];
+        let rq = &mut self.rxq[qi];
         rq.fetching = false;
         match &mut rq.disc {
             // Only descriptors still free are valid; the others hold frames.
@@ -365,13 +357,14 @@ impl World {
             }
             _ => rq.fetched += cnt,
         }
-        self.rx_drain_wait(n, qi, now);
-        self.rx_fetch(n, qi, now);
+        self.rx_drain_wait(n, h, qi, now);
+        self.rx_fetch(n, h, qi, now);
     }
 
     pub(super) fn on_rx_doorbell(
         &mut self,
         n: usize,
+        h: &mut Host,
         qi: usize,
         pi: u64,
         arrived: bool,
@@ -379,8 +372,8 @@ impl World {
     ) {
         if !arrived {
             // The core writes the doorbell now; the NIC sees it after the link.
-            let at = self.nics[n].rp.link.mmio_write(now, 4);
-            self.host.q.push(
+            let at = self.rp.link.mmio_write(now, 4);
+            h.q.push(
                 at,
                 Ev::RxDoorbell {
                     nic: n as u16,
@@ -391,44 +384,43 @@ impl World {
             );
             return;
         }
-        let rq = &mut self.nics[n].rxq[qi];
+        let rq = &mut self.rxq[qi];
         rq.posted = rq.posted.max(pi);
         // A list ring may already cache a descriptor this doorbell posts.
-        self.rx_drain_wait(n, qi, now);
-        self.rx_fetch(n, qi, now);
+        self.rx_drain_wait(n, h, qi, now);
+        self.rx_fetch(n, h, qi, now);
     }
 
     /// Frames waiting in the Rx buffer take the descriptors the NIC holds.
-    fn rx_drain_wait(&mut self, n: usize, qi: usize, now: Time) {
-        while self.nics[n].rxq[qi].desc_ready() {
-            let Some((pkt, cq)) = self.nics[n].rxq[qi].wait.pop_front() else {
+    fn rx_drain_wait(&mut self, n: usize, h: &mut Host, qi: usize, now: Time) {
+        while self.rxq[qi].desc_ready() {
+            let Some((pkt, cq)) = self.rxq[qi].wait.pop_front() else {
                 break;
             };
-            self.rx_dma(n, qi, cq as usize, pkt, now);
+            self.rx_dma(n, h, qi, cq as usize, pkt, now);
         }
     }
 
     /// The frame is at the root port: DDIO (or DRAM) takes its lines.
-    pub(super) fn on_rx_dma(&mut self, n: usize, qi: usize, idx: u64, now: Time) {
-        let nic = &self.nics[n];
-        let rq = &nic.rxq[qi];
+    pub(super) fn on_rx_dma(&mut self, n: usize, h: &mut Host, qi: usize, idx: u64, now: Time) {
+        let rq = &self.rxq[qi];
         let pkt = rq.slot_pkt[rq.slot(idx)];
-        let hdr = self.host.k.hdr_len(pkt.size);
+        let hdr = h.k.hdr_len(pkt.size);
         let mut commit = 0;
-        let hdr_addr = (!self.host.k.hdr_in_cqe(pkt.size)).then(|| nic.pool.data_addr(pkt.mbuf));
-        let pay = nic.host_payload(&pkt).map(|p| (p, mem_len(pkt.size) - hdr));
-        self.host.mem.hold();
+        let hdr_addr = (!h.k.hdr_in_cqe(pkt.size)).then(|| self.pool.data_addr(pkt.mbuf));
+        let pay = self.host_payload(&pkt).map(|p| (p, mem_len(pkt.size) - hdr));
+        h.mem.hold();
         if let Some(a) = hdr_addr {
-            commit = self.host.mem.dma_write(a, hdr, nic.mode, now);
+            commit = h.mem.dma_write(a, hdr, self.mode, now);
         }
         if let Some((p, len)) = pay {
-            commit = commit.max(self.host.mem.dma_write(p, len, nic.mode, now));
+            commit = commit.max(h.mem.dma_write(p, len, self.mode, now));
         }
-        let hold = self.host.mem.unhold();
-        if !nic.rp.credits.bounded() {
+        let hold = h.mem.unhold();
+        if !self.rp.credits.bounded() {
             return;
         }
-        let pcfg = *nic.rp.link.cfg();
+        let pcfg = *self.rp.link.cfg();
         let writes = hdr_addr.map(|a| (a, hdr)).into_iter().chain(pay);
         let (n_lines, wire) = writes.fold((0, 0), |(l, w), (a, len)| {
             (l + lines(a, len), w + mwr_wire_bytes_at(&pcfg, a, len))
@@ -436,39 +428,31 @@ impl World {
         // The frame's credits were all taken when its first TLP left; each
         // TLP's are held from its own send, so they come back as early as
         // the first TLP's would (same credit-time as TLP by TLP).
-        let up = &nic.rp.link.up;
+        let up = &self.rp.link.up;
         let first = mwr_wire_bytes_at(&pcfg, 0, mem_len(pkt.size).min(pcfg.mps as u64));
         let early = up.ser_ps(wire).saturating_sub(up.ser_ps(first));
-        self.credits_back(n, n_lines, now.saturating_sub(early), commit, hold);
+        self.credits_back(n, h, n_lines, now.saturating_sub(early), commit, hold);
     }
 
     /// A completion line is in host memory: the core polling this queue
     /// may now see the frames it covers.
-    pub(super) fn on_rx_cqe(&mut self, n: usize, cq: usize, upto: u64, now: Time) {
-        let measuring = self.host.measuring;
-        let nic = &mut self.nics[n];
-        let c = &mut nic.cqs[cq];
-        let line = c.cqe_addr(upto - 1, self.host.k.rx_cqe, self.host.k.cqe_per_line) & !63;
-        self.host.mem.hold();
-        let commit = self.host.mem.dma_write(line, self.host.k.rx_cqe, nic.mode, now);
-        let hold = self.host.mem.unhold();
+    pub(super) fn on_rx_cqe(&mut self, n: usize, h: &mut Host, cq: usize, upto: u64, now: Time) {
+        let measuring = h.measuring;
+        let c = &mut self.cqs[cq];
+        let line = c.cqe_addr(upto - 1, h.k.rx_cqe, h.k.cqe_per_line) & !63;
+        h.mem.hold();
+        let commit = h.mem.dma_write(line, h.k.rx_cqe, self.mode, now);
+        let hold = h.mem.unhold();
         c.sample(now, measuring);
-        let rq = &mut nic.rxq[c.ring];
+        let rq = &mut self.rxq[c.ring];
         for pos in c.completed..upto {
             let slot = rq.slot(c.rx_index(pos));
             rq.slot_pkt[slot].t_cqe = now;
         }
         c.completed = c.completed.max(upto);
-        let core = nic.first_core + cq % nic.txq.len();
-        self.credits_back(n, 1, now, commit, hold);
-        self.wake(core, now);
-    }
-
-    pub(super) fn wake(&mut self, core: usize, now: Time) {
-        if self.host.cores[core].sleeping {
-            self.host.cores[core].sleeping = false;
-            self.host.q.push(now, Ev::CorePoll { core: core as u16 });
-        }
+        let core = self.first_core + cq % self.txq.len();
+        self.credits_back(n, h, 1, now, commit, hold);
+        h.wake(core, now);
     }
 }
 

@@ -4,17 +4,18 @@
 //! writes a completion every `tx_cqe_every` frames or when the queue drains.
 
 use super::rootport::Fetched;
-use super::{mem_len, request_done, Ev, World};
+use super::{mem_len, request_done, Ev, Host, NicState};
 use crate::nic::{TxFrame, NO_BUF};
 use crate::units::{ser_time, Time};
 use crate::wire::wire_bytes;
 
-impl World {
+impl NicState {
     /// `doorbells` MMIO writes leave the core at `now` (one per tx_burst);
     /// the NIC acts once the last has crossed the link.
     pub(super) fn on_tx_doorbell(
         &mut self,
         n: usize,
+        h: &mut Host,
         qi: usize,
         pi: u64,
         doorbells: u32,
@@ -23,9 +24,9 @@ impl World {
         if doorbells > 0 {
             let mut at = now;
             for _ in 0..doorbells {
-                at = self.nics[n].rp.link.mmio_write(now, 8);
+                at = self.rp.link.mmio_write(now, 8);
             }
-            self.host.q.push(
+            h.q.push(
                 at,
                 Ev::TxDoorbell {
                     nic: n as u16,
@@ -36,77 +37,75 @@ impl World {
             );
             return;
         }
-        let tq = &mut self.nics[n].txq[qi];
+        let tq = &mut self.txq[qi];
         tq.nic_pi = tq.nic_pi.max(pi);
-        self.tx_fetch(n, qi, now);
+        self.tx_fetch(n, h, qi, now);
     }
 
-    fn tx_fetch(&mut self, n: usize, qi: usize, now: Time) {
-        let tq = &mut self.nics[n].txq[qi];
+    fn tx_fetch(&mut self, n: usize, h: &mut Host, qi: usize, now: Time) {
+        let tq = &mut self.txq[qi];
         if tq.fetching || tq.nic_pi == tq.fetched {
             return;
         }
         let to_end = tq.size - tq.fetched % tq.size;
-        let cnt = (tq.nic_pi - tq.fetched).min(self.host.cfg.nic.desc_fetch).min(to_end);
-        let addr = tq.wqe_addr(tq.fetched, self.host.k.tx_desc);
+        let cnt = (tq.nic_pi - tq.fetched).min(h.cfg.nic.desc_fetch).min(to_end);
+        let addr = tq.wqe_addr(tq.fetched, h.k.tx_desc);
         tq.fetching = true;
         let then = Fetched::Wqes { q: qi as u16, n: cnt as u32, issued: now };
-        if let Some(t_done) = self.dma_fetch(n, now, addr, cnt * self.host.k.tx_desc, then) {
-            self.follow(n, then, t_done);
+        if let Some(t_done) = self.dma_fetch(n, h, now, addr, cnt * h.k.tx_desc, then) {
+            self.follow(n, h, then, t_done);
         }
     }
 
-    pub(super) fn on_tx_wqe_fetched(&mut self, n: usize, qi: usize, cnt: u64, now: Time) {
-        let nic = &mut self.nics[n];
-        let tq = &mut nic.txq[qi];
+    pub(super) fn on_tx_wqe_fetched(&mut self, n: usize, h: &mut Host, qi: usize, cnt: u64, now: Time) {
+        let tq = &mut self.txq[qi];
         tq.fetched += cnt;
         tq.fetching = false;
-        if tq.desched_until <= now && !nic.port.tx_ready.contains(&qi) {
-            nic.port.tx_ready.push_back(qi);
+        if tq.desched_until <= now && !self.port.tx_ready.contains(&qi) {
+            self.port.tx_ready.push_back(qi);
         }
-        self.tx_fetch(n, qi, now);
-        self.tx_pump(n, now);
+        self.tx_fetch(n, h, qi, now);
+        self.tx_pump(n, h, now);
     }
 
     /// Read frames of ready queues round-robin and put them on the wire.
-    pub(super) fn tx_pump(&mut self, n: usize, now: Time) {
+    pub(super) fn tx_pump(&mut self, n: usize, h: &mut Host, now: Time) {
         loop {
-            let nic = &mut self.nics[n];
-            let Some(&qi) = nic.port.tx_ready.front() else {
+            let Some(&qi) = self.port.tx_ready.front() else {
                 return;
             };
-            if nic.txq[qi].sent == nic.txq[qi].fetched {
-                nic.port.tx_ready.pop_front();
+            if self.txq[qi].sent == self.txq[qi].fetched {
+                self.port.tx_ready.pop_front();
                 continue;
             }
             // A data read reserves Tx buffer space until its frame has left
             // the wire, so the NIC never reads further ahead than it can hold.
             // A frame whose payload sits in nicmem holds only its header
             // here; the payload streams from NIC memory to the wire.
-            let tq = &mut nic.txq[qi];
+            let tq = &mut self.txq[qi];
             let pkt = tq.slot_pkt[tq.slot(tq.sent)];
             let held = if pkt.pay_nic {
-                self.host.k.hdr_len(pkt.size)
+                h.k.hdr_len(pkt.size)
             } else {
                 mem_len(pkt.size)
             };
-            nic.port.drain(now);
+            self.port.drain(now);
             // ConnectX-5 (nicmem-asplos22 Sec. 3.3): a queue whose frames
             // fill its share of the Tx buffer is descheduled too, while
             // other queues may still fill the rest.
-            let share = self.host.k.tx_queue_buffer;
+            let share = h.k.tx_queue_buffer;
             if share > 0 {
                 tq.drain(now);
             }
             let queue_full = share > 0 && tq.held > 0 && tq.held + held > share;
-            if queue_full || nic.port.tx_buffer_used + held > nic.port.tx_buffer {
-                if self.host.cfg.nic.tx_desched {
+            if queue_full || self.port.tx_buffer_used + held > self.port.tx_buffer {
+                if h.cfg.nic.tx_desched {
                     // ConnectX-5: the queue is descheduled for about the
                     // time of another read from it (a PCIe round trip),
                     // expecting other queues to keep the wire busy.
                     tq.desched_until = now + tq.read_rtt.max(1);
-                    nic.port.tx_ready.pop_front();
-                    self.host.q.push(
+                    self.port.tx_ready.pop_front();
+                    h.q.push(
                         tq.desched_until,
                         Ev::TxResched {
                             nic: n as u16,
@@ -116,68 +115,66 @@ impl World {
                     continue;
                 }
                 // (every frame held waiting for DRAM: its data pumps again)
-                if nic.port.tx_leaving.is_empty() && !nic.port.tx_fetching.is_empty() {
+                if self.port.tx_leaving.is_empty() && !self.port.tx_fetching.is_empty() {
                     return;
                 }
-                let at = nic.port.tx_leaving.front().map_or(now, |f| f.0);
-                return self.tx_resume_at(n, at);
+                let at = self.port.tx_leaving.front().map_or(now, |f| f.0);
+                return self.tx_resume_at(n, h, at);
             }
             // No read tag free yet: wait for one rather than queue a request
             // on the link ahead of time. Reads still waiting for DRAM hold
             // theirs until they are back: wait for as many as the frame's
             // reads may take (its header's and payload's).
-            let tags = (mem_len(pkt.size).div_ceil(self.host.cfg.pcie.mrrs) + 1).min(nic.rp.tags.capacity() as u64);
-            if (nic.rp.tags.known() as u64) < tags {
-                nic.port.tx_tag_wait = true;
+            let tags = (mem_len(pkt.size).div_ceil(h.cfg.pcie.mrrs) + 1).min(self.rp.tags.capacity() as u64);
+            if (self.rp.tags.known() as u64) < tags {
+                self.port.tx_tag_wait = true;
                 return;
             }
-            let tag_free = nic.rp.tags.next_free();
+            let tag_free = self.rp.tags.next_free();
             if tag_free > now {
-                return self.tx_resume_at(n, tag_free);
+                return self.tx_resume_at(n, h, tag_free);
             }
-            nic.port.tx_buffer_used += held;
+            self.port.tx_buffer_used += held;
             if share > 0 {
                 tq.held += held;
             }
             tq.sent += 1;
             let f = TxFrame { pkt, qi, seq: tq.sent, last: tq.sent == tq.nic_pi, held, data: now, waits: 0 };
-            let id = nic.port.tx_fetch_first + nic.port.tx_fetching.len() as u64;
-            let f = self.tx_data_read(n, f, id, now);
-            let port = &mut self.nics[n].port;
+            let id = self.port.tx_fetch_first + self.port.tx_fetching.len() as u64;
+            let f = self.tx_data_read(n, h, f, id, now);
+            let port = &mut self.port;
             if f.waits == 0 && port.tx_fetching.is_empty() {
-                self.tx_wire(n, f, now);
+                self.tx_wire(n, h, f, now);
             } else {
                 port.tx_fetching.push_back(f);
             }
-            let nic = &mut self.nics[n];
-            nic.port.tx_ready.rotate_left(1);
+            self.port.tx_ready.rotate_left(1);
         }
     }
 
     /// Frame `f`'s data is in the NIC: it goes on the wire once the wire
     /// is free, and a completion follows every `tx_cqe_every` frames or
     /// when the queue drained.
-    fn tx_wire(&mut self, n: usize, f: TxFrame, now: Time) {
-        let nic = &mut self.nics[n];
-        let start = f.data.max(nic.port.wire_free);
-        let end = start + ser_time(wire_bytes(f.pkt.size), self.host.cfg.nic.line_rate);
-        nic.port.wire_free = end;
-        nic.port.tx_leaving.push_back((end, f.held as u32));
-        if self.host.k.tx_queue_buffer > 0 {
-            nic.txq[f.qi].leaving.push_back((end, f.held as u32));
+    fn tx_wire(&mut self, n: usize, h: &mut Host, f: TxFrame, now: Time) {
+        let start = f.data.max(self.port.wire_free);
+        let end = start + ser_time(wire_bytes(f.pkt.size), h.cfg.nic.line_rate);
+        self.port.wire_free = end;
+        self.port.tx_leaving.push_back((end, f.held as u32));
+        if h.k.tx_queue_buffer > 0 {
+            self.txq[f.qi].leaving.push_back((end, f.held as u32));
         }
-        nic.total_out += 1;
-        request_done(&mut self.host.q, n, &mut nic.client, end);
-        nic.out_bytes += f.pkt.size as u64;
-        let window_end = self.host.batches.is_none().then_some(self.host.end);
-        nic.depart(super::Departure { start, end, pkt: f.pkt }, now, self.host.cfg.sim.warmup, window_end);
-        let tq = &mut nic.txq[f.qi];
-        if f.seq - tq.cqe_issued >= self.host.cfg.nic.tx_cqe_every || f.last {
+        self.total_out += 1;
+        request_done(&mut h.q, n, &mut self.client, end);
+        self.out_bytes += f.pkt.size as u64;
+        let window_end = h.batches.is_none().then_some(h.end);
+        self.depart(super::Departure { start, end, pkt: f.pkt }, now, h.cfg.sim.warmup, window_end);
+        let tq = &mut self.txq[f.qi];
+        if f.seq - tq.cqe_issued >= h.cfg.nic.tx_cqe_every || f.last {
             let upto = f.seq;
             tq.cqe_issued = upto;
             // Issued when the frame has left; the PCIe write is sent then,
             // so the link serialises it in time order with the Rx DMAs.
-            self.host.q.push(
+            h.q.push(
                 end,
                 Ev::TxCqe {
                     nic: n as u16,
@@ -190,18 +187,18 @@ impl World {
 
     /// A data read of frame `id` of the Tx FIFO is back: the frames at the
     /// FIFO's head whose data is all in go on the wire, in order.
-    pub(super) fn on_tx_data(&mut self, n: usize, id: u64, now: Time) {
-        let port = &mut self.nics[n].port;
+    pub(super) fn on_tx_data(&mut self, n: usize, h: &mut Host, id: u64, now: Time) {
+        let port = &mut self.port;
         let f = &mut port.tx_fetching[(id - port.tx_fetch_first) as usize];
         f.data = f.data.max(now);
         f.waits -= 1;
-        while let Some(&f) = self.nics[n].port.tx_fetching.front().filter(|f| f.waits == 0) {
-            let port = &mut self.nics[n].port;
+        while let Some(&f) = self.port.tx_fetching.front().filter(|f| f.waits == 0) {
+            let port = &mut self.port;
             port.tx_fetching.pop_front();
             port.tx_fetch_first += 1;
-            self.tx_wire(n, f, now);
+            self.tx_wire(n, h, f, now);
         }
-        self.tx_pump(n, now);
+        self.tx_pump(n, h, now);
     }
 
     /// Read frame `f`'s bytes into the NIC: the header buffer unless it
@@ -209,9 +206,9 @@ impl World {
     /// from nicmem inside the NIC. Reads that wait for DRAM are counted in
     /// `waits` and come back to frame `id` of the Tx FIFO; `data` is when
     /// the others are in.
-    fn tx_data_read(&mut self, n: usize, mut f: TxFrame, id: u64, now: Time) -> TxFrame {
+    fn tx_data_read(&mut self, n: usize, h: &mut Host, mut f: TxFrame, id: u64, now: Time) -> TxFrame {
         let pkt = f.pkt;
-        let mut read = |w: &mut World, addr: u64, len: u64| match w.dma_fetch(n, now, addr, len, Fetched::Frame(id)) {
+        let mut read = |nic: &mut NicState, h: &mut Host, addr: u64, len: u64| match nic.dma_fetch(n, h, now, addr, len, Fetched::Frame(id)) {
             Some(t) => f.data = f.data.max(t),
             None => f.waits += 1,
         };
@@ -219,52 +216,50 @@ impl World {
             // nmKVS zero copy: the header from host memory (unless the WQE
             // carries it inline: no mbuf), the value from nicmem.
             if pkt.mbuf != NO_BUF {
-                let addr = self.nics[n].pool.data_addr(pkt.mbuf);
-                read(self, addr, mem_len(crate::nf::kvs::RESP_HDR as u32));
+                let addr = self.pool.data_addr(pkt.mbuf);
+                read(self, h, addr, mem_len(crate::nf::kvs::RESP_HDR as u32));
             }
-            f.data = f.data.max(now + self.host.cfg.nic.nicmem_latency);
+            f.data = f.data.max(now + h.cfg.nic.nicmem_latency);
             return f;
         }
-        let hdr = self.host.k.hdr_len(pkt.size);
+        let hdr = h.k.hdr_len(pkt.size);
         if pkt.mbuf != NO_BUF {
-            let addr = self.nics[n].pool.data_addr(pkt.mbuf);
-            read(self, addr, hdr);
+            let addr = self.pool.data_addr(pkt.mbuf);
+            read(self, h, addr, hdr);
         }
-        if let Some(addr) = self.nics[n].host_payload(&pkt) {
-            read(self, addr, mem_len(pkt.size) - hdr);
+        if let Some(addr) = self.host_payload(&pkt) {
+            read(self, h, addr, mem_len(pkt.size) - hdr);
         } else if pkt.pay_nic {
-            f.data = f.data.max(now + self.host.cfg.nic.nicmem_latency);
+            f.data = f.data.max(now + h.cfg.nic.nicmem_latency);
         }
         f
     }
 
     /// A descheduled queue is eligible again.
-    pub(super) fn on_tx_resched(&mut self, n: usize, qi: usize, now: Time) {
-        let port = &mut self.nics[n].port;
+    pub(super) fn on_tx_resched(&mut self, n: usize, h: &mut Host, qi: usize, now: Time) {
+        let port = &mut self.port;
         if !port.tx_ready.contains(&qi) {
             port.tx_ready.push_back(qi);
         }
-        self.tx_pump(n, now);
+        self.tx_pump(n, h, now);
     }
 
     /// Pump again at `at` (once: a pending resume covers every reason).
-    pub(super) fn tx_resume_at(&mut self, n: usize, at: Time) {
-        let port = &mut self.nics[n].port;
+    pub(super) fn tx_resume_at(&mut self, n: usize, h: &mut Host, at: Time) {
+        let port = &mut self.port;
         if !port.tx_resume_pending {
             port.tx_resume_pending = true;
-            self.host.q.push(at, Ev::TxResume { nic: n as u16 });
+            h.q.push(at, Ev::TxResume { nic: n as u16 });
         }
     }
 
-    pub(super) fn on_tx_cqe(&mut self, n: usize, qi: usize, upto: u64, now: Time) {
-        let nic = &mut self.nics[n];
-        let tq = &mut nic.txq[qi];
-        let addr = tq.cqe_addr(upto - 1, self.host.cfg.nic.cqe_size);
-        self.posted_write(n, now, addr, self.host.cfg.nic.cqe_size);
-        let nic = &mut self.nics[n];
-        let tq = &mut nic.txq[qi];
+    pub(super) fn on_tx_cqe(&mut self, n: usize, h: &mut Host, qi: usize, upto: u64, now: Time) {
+        let tq = &mut self.txq[qi];
+        let addr = tq.cqe_addr(upto - 1, h.cfg.nic.cqe_size);
+        self.posted_write(n, h, now, addr, h.cfg.nic.cqe_size);
+        let tq = &mut self.txq[qi];
         tq.completed = tq.completed.max(upto);
-        let core = nic.first_core + qi;
-        self.wake(core, now);
+        let core = self.first_core + qi;
+        h.wake(core, now);
     }
 }
