@@ -167,7 +167,6 @@ impl MemSys {
             }
         };
         let dpa_threads = c.dpa.cores * c.dpa.threads_per_core;
-        let ddio = c.llc.ddio_ways.max(1);
         let pcie = crate::pcie::phy::tlp_layer_gbps(
             c.pcie.gen as u8,
             c.pcie.lanes as u8,
@@ -193,12 +192,12 @@ impl MemSys {
             host_l3: Cache::new(
                 c.llc.size,
                 c.llc.ways as usize,
-                crate::mem::llc_indexing(&c.llc).unwrap_or(Indexing::Modulo),
+                crate::mem::llc_indexing(&c.llc).expect("mem::check checked the LLC's mapping"),
                 Policy::Lru,
                 rng(seed, STREAM, 3003),
             ),
             host_l3_lat: c.llc.latency,
-            host_io_mask: (1u64 << ddio) - 1,
+            host_io_mask: (1u64 << c.llc.ddio_ways) - 1,
             host_dram: Dram::host(&c.dram),
             switch_lat: c.bf3.switch_latency,
             switch_rd: Pipe::new(c.bf3.switch_bw),
@@ -295,9 +294,16 @@ impl MemSys {
         t
     }
 
-    /// A write from the device side allocates into the I/O ways (DDIO).
+    /// A write from the device side allocates into the I/O ways (DDIO);
+    /// with DDIO off (no I/O ways) a cached copy is stale and the data
+    /// goes to DRAM, as the host's own DMA writes do.
     fn host_side_write(&mut self, line: u64, t: Time) {
         let mask = self.host_io_mask;
+        if mask == 0 {
+            self.host_l3.invalidate(line);
+            self.host_dram.write(line, t);
+            return;
+        }
         if let Some(v) = fill(&mut self.host_l3, line, mask, true) {
             if v.dirty {
                 self.host_dram.write(v.line, t);
@@ -570,5 +576,24 @@ impl MemSys {
             return t;
         }
         t + self.arm_dram.idle_latency()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The NIC's writes to host memory allocate in the host LLC's DDIO
+    /// ways; with DDIO off (`llc.ddio_ways = 0`) they go to DRAM and leave
+    /// no line behind (the model once kept a DDIO way regardless).
+    #[test]
+    fn with_ddio_off_the_nics_writes_to_host_memory_allocate_nothing() {
+        for (ways, cached) in [(2, true), (0, false)] {
+            let c = crate::run::validated(&serde_json::json!({"sim": {"kind": "dpa"}, "llc": {"ddio_ways": ways}})).unwrap();
+            let mut m = MemSys::new(&c);
+            let addr = Mem::Host.base() + (1 << 20);
+            m.nic_write(addr, 64, 0);
+            assert_eq!(m.host_l3.find(addr / LINE).is_some(), cached, "llc.ddio_ways = {ways}");
+        }
     }
 }

@@ -55,9 +55,9 @@ use rand::Rng as _;
 
 use crate::wire::UDP_HEADERS as HEADERS;
 /// Smallest Ethernet frame without FCS.
-const MIN_FRAME: u64 = 60;
+const MIN_FRAME: u64 = (crate::wire::MIN_FRAME - crate::wire::FCS) as u64;
 /// FCS + preamble/SFD + inter-frame gap: wire bytes beyond the frame.
-const WIRE_EXTRA: u64 = 4 + 8 + 12;
+const WIRE_EXTRA: u64 = crate::wire::FCS as u64 + crate::wire::WIRE_OVERHEAD;
 /// Descriptors per ring; also the messages that warm the caches.
 const RING: u64 = 256;
 const DESC: u64 = 16;
