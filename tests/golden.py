@@ -37,6 +37,8 @@ VARIANTS: list[tuple[str, str, dict[str, Any]]] = [
     ("l2fwd/controller", "l2fwd", {"dram.model": "controller"}),
     ("l2fwd/controller-no-ddio", "l2fwd", {"dram.model": "controller", "llc.ddio_ways": 0}),
     ("workpackage/controller", "workpackage", {"dram.model": "controller", "antagonist.cores": 4}),
+    ("netdimm-latency/dnic", "netdimm-latency", {"netdimm.nic": "dnic"}),
+    ("netdimm-latency/inic", "netdimm-latency", {"netdimm.nic": "inic"}),
     ("workpackage/nicmem-fig7", "workpackage", {
         "profile": "nicmem-cascadelake", "cpu.cores": 7, "nic.count": 2, "traffic.rate": "100Gbps",
         "app.wp_reads": 8, "app.wp_size": "16MiB", "corunner.enabled": False,

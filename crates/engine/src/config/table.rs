@@ -214,7 +214,7 @@ params! {
         pipeline_mpps: float(None, "150", 1, 10_000, "packets per microsecond x1000 the NIC's packet pipeline processes (Mpps)"),
         remote_socket: bools(None, "[]", 0, 0, "per NIC: attached to the remote socket (DMA bypasses the local LLC); missing = false"),
         ddio: bools(None, "[]", 0, 0, "per NIC: DDIO allocating writes on its root port; missing = true"),
-        reg_latency: int(Time, "10ns", 0, 1e7, "time a NIC takes to answer a register read, inside the device"),
+        reg_latency: int(Time, "10ns", 0, 1e7, "time a NIC takes to act on a register access (answer a read, take a write), inside the device"),
         rx_inline: bool(None, "false", 0, 0, "Rx header inlining (mlx5 scatter-to-CQE with 128 B CQEs, which the nicmem paper's NIC lacked): a split frame's header (at most 64 B) arrives inside its completion entry, the descriptor has one scatter entry, and the driver copies the header into the mbuf; needs header_split and rx_cqe_comp = false"),
     }
     pcie: PcieCfg {
@@ -485,7 +485,7 @@ params! {
         speed: choice<DramSpeed>(None, "DDR4-2400", 0, 0, "the JEDEC speed bin of the NetDIMM's local DRAM (tRCD, CL, CWL, tRP, tRAS and the burst, as the host's dram.speed)"),
     }
     inic: InicCfg {
-        fabric_latency: int(Time, "20ns", 0, 1e7, "one-way latency between a core and an on-die NIC over the on-chip interconnect"),
+        fabric_latency: int(Time, "20ns", 0, 1e7, "one-way latency between the chip's memory side and its I/O side: a core's register access to an on-die NIC, and each DMA's crossing to memory, behind a PCIe NIC's root complex too (gem5's I/O bridge and I/O cache)"),
     }
     network: NetworkCfg {
         phy_latency: int(Time, "100ns", 0, 1e7, "MAC + PHY latency of one port, each way"),
