@@ -156,6 +156,8 @@ pub struct Sim {
     rx_cycles: u64,
     flush_cycles: u64,
     reg_latency: Time,
+    /// The NIC's delay around a descriptor fetch and before a write-back.
+    desc_delay: Time,
     fabric: Time,
     /// Core <-> memory controller, one way (the idle DRAM latency less the
     /// DRAM device's own time).
@@ -254,6 +256,7 @@ impl Sim {
             rx_cycles: c.cpu.rx_cycles,
             flush_cycles: c.cpu.flush_cycles,
             reg_latency: c.nic.reg_latency,
+            desc_delay: c.nic.desc_delay,
             fabric: c.inic.fabric_latency,
             mc_one_way: c.dram.latency.saturating_sub(device) / 2,
             line_rate: c.nic.line_rate,
@@ -495,6 +498,9 @@ impl Sim {
                     (tx_desc, DESC),
                     (if self.zcpy { tx_app } else { tx_dma }, frame),
                 ] {
+                    // (the NIC's delay before the descriptor fetch, and
+                    // after it before the frame's)
+                    t += self.desc_delay;
                     let (h, mode, fabric) = (&mut self.tx, self.dma_mode, self.fabric);
                     let mut host = 0;
                     let (_, done) = h.rp.read(t, addr, len, |at| {
@@ -510,7 +516,7 @@ impl Sim {
                     (tx_desc, DESC),
                     (if self.zcpy { tx_app } else { tx_dma }, frame),
                 ] {
-                    t += self.fabric;
+                    t += self.desc_delay + self.fabric;
                     t += self.tx.mem.dma_read(addr, len, self.dma_mode, t) + self.fabric;
                 }
             }
@@ -549,11 +555,11 @@ impl Sim {
                 let dst = if self.zcpy { rx_app } else { rx_dma };
                 let (h, mode, fabric) = (&mut self.rx, self.dma_mode, self.fabric);
                 let (at, _) = h.rp.write(t, dst, frame, |at| h.mem.dma_write(dst, frame, mode, at + fabric));
-                let acked = at + 2 * fabric + h.rp.latency();
+                let acked = at + 2 * fabric + h.rp.latency() + self.desc_delay;
                 let (at, _) = h.rp.write(acked, rx_desc, DESC, |at| h.mem.dma_write(rx_desc, DESC, mode, at + fabric));
                 // (the root complex's crossings: the frame's way up, the
                 // answer's down, the descriptor's up)
-                self.pcie_ps += acked - 2 * fabric - t + at - acked;
+                self.pcie_ps += acked - self.desc_delay - 2 * fabric - t + at - acked;
                 t = at + fabric;
                 t += self.rx.mem.core_access(0, rx_desc, false, t);
             }
@@ -561,7 +567,7 @@ impl Sim {
                 let dst = if self.zcpy { rx_app } else { rx_dma };
                 t += self.fabric;
                 self.rx.mem.dma_write(dst, frame, self.dma_mode, t);
-                t += 2 * self.fabric;
+                t += 2 * self.fabric + self.desc_delay;
                 self.rx.mem.dma_write(rx_desc, DESC, self.dma_mode, t);
                 t += self.fabric;
                 t += self.rx.mem.core_access(0, rx_desc, false, t);
