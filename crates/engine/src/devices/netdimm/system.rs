@@ -13,11 +13,18 @@
 //! NetDIMM's in-memory clone), and `queue` (waiting behind earlier
 //! messages, with `netdimm.load` > 0).
 //!
-//! Attachments, all on the same two hosts (cores, caches, DRAM):
-//! - `dnic`: a PCIe NIC (Sec. 2.1's T1-T4, R0-R5): MMIO over the PCIe link
-//!   model, DMA as TLPs, Rx descriptors prefetched by the NIC;
-//! - `inic`: the same NIC on the CPU die: registers and DMA over the on-chip
-//!   fabric, DMA writes allocate in the LLC (DDIO ways);
+//! Attachments, all on the same two hosts (cores, caches, DRAM), on the
+//! hardware path of the paper's gem5 system:
+//! - `dnic`: a PCIe NIC (Sec. 2.1's T1-T4, R0-R5) as gem5's IGbE (e1000)
+//!   model behind the paper's PCIe model: the Tx tail-register write over
+//!   the link (T1's status check reads the ring in memory, as e1000 does),
+//!   DMA as TLPs through the root port, each crossing the I/O cache to
+//!   memory and back (`inic.fabric_latency`), the NIC's own descriptor
+//!   delays (`nic.desc_delay`), Rx descriptors prefetched, the Rx
+//!   descriptor written back once the frame's lines are answered;
+//! - `inic`: the same NIC on the CPU die: its register behind the I/O
+//!   bridge, its DMA through the I/O cache; neither NIC allocates in the
+//!   LLC (`nic.ddio`: gem5 has no DDIO);
 //! - `*.zcpy`: the application's buffers are the DMA buffers (no copies);
 //! - `netdimm`: Algorithm 1 against the `devices::netdimm` model.
 //!
