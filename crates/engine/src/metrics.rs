@@ -114,7 +114,7 @@ pub static METRICS: &[MetricDef] = &[
     m("netdimm.breakdown_ns.total", "ns", "NetDIMM scenarios: mean one-way latency, the sum of the parts below (null otherwise)", ""),
     m("netdimm.breakdown_ns.tx_copy", "ns", "NetDIMM scenarios: sender's buffer allocation and copy into the DMA buffer", ""),
     m("netdimm.breakdown_ns.tx_flush", "ns", "NetDIMM scenarios: writing the frame back from the sender's caches (NetDIMM only)", ""),
-    m("netdimm.breakdown_ns.io_reg_access", "ns", "NetDIMM scenarios: NIC register accesses (status read, doorbell / kick-off)", ""),
+    m("netdimm.breakdown_ns.io_reg_access", "ns", "NetDIMM scenarios: NIC register accesses (the Tx tail-register write, or NetDIMM's kick-off)", ""),
     m("netdimm.breakdown_ns.tx_dma", "ns", "NetDIMM scenarios: the NIC fetching descriptor and frame", ""),
     m("netdimm.breakdown_ns.wire", "ns", "NetDIMM scenarios: MAC/PHY, serialisation, cables and switches", ""),
     m("netdimm.breakdown_ns.rx_dma", "ns", "NetDIMM scenarios: the NIC writing frame and descriptor, until the polling driver sees it", ""),

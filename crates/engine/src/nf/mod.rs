@@ -117,7 +117,7 @@ impl Nf {
 
     /// [`serve`](Self::serve) for the NFs that only touch memory.
     #[allow(clippy::too_many_arguments)]
-    pub fn process(
+    fn process(
         &mut self,
         core: usize,
         pkt: &PktRef,

@@ -1,9 +1,10 @@
 //! A device's root port: its link, the read tags its reads hold until
 //! their completions are back, and the posted credits its writes hold in
-//! the root port's write buffer. Every run kind that moves a device's data
-//! (the packet run's NICs, pcie_bench, NetDIMM's dNIC) goes through one;
-//! the host's side (what memory answers, when it commits a write) is the
-//! caller's, given as the time it takes.
+//! the root port's write buffer. Every device's DMA (the packet run's NICs,
+//! pcie_bench, NetDIMM's dNIC) crosses one; the host's side (what memory
+//! answers, when it commits a write) is the caller's, given as the time it
+//! takes, or, where the write lands at an event of its own (the packet
+//! run's Rx frames), committed then.
 
 use super::{PcieConfig, PcieLink, PostedCredits, ReadTags};
 use crate::units::Time;
@@ -67,9 +68,9 @@ impl RootPort {
         (r, self.read_complete(&r, back, addr, len))
     }
 
-    /// A posted write the device sends at `now` (its credits taken, when
-    /// bounded): when it reaches the host, and `host(at)`, the time the
-    /// host takes to commit it.
+    /// A posted write the device sends at `now` (the caller has waited
+    /// for and taken its credits, when bounded): when it reaches the host,
+    /// and `host(at)`, the time the host takes to commit it.
     pub fn write(&mut self, now: Time, addr: u64, len: u64, host: impl FnOnce(Time) -> Time) -> (Time, Time) {
         let at = self.link.dma_write(now, addr, len);
         (at, host(at))

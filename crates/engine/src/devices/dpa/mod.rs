@@ -6,7 +6,8 @@
 //!   limit (a pipe) or a limit on outstanding requests (tags);
 //! - [`memsys`]: the caches (per-thread DPA L1, shared DPA L2/L3, Arm and
 //!   host hierarchies), DRAMs and the hops, and the path each access takes;
-//! - [`cores`]: threads interleaving on a core's issue slots.
+//! - [`cores`]: threads interleaving on a core's issue slots;
+//! - [`bench`]: the paper's workloads on them (`sim.kind = dpa`).
 
 pub mod bench;
 pub mod check;

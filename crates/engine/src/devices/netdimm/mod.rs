@@ -12,6 +12,9 @@
 //!
 //! Components: `dram` (ranks, banks, subarrays, rows), `ncache` (header
 //! cache with next-line prefetch), `rowclone`, `alloc` (allocCache).
+//! `system` is the paper's experiment built on them: two hosts and a
+//! PCIe NIC, an on-die NIC or a NetDIMM between them (`sim.kind =
+//! netdimm`).
 //!
 //! Left out: ECC, refresh, a host MC scheduler that reorders around
 //! NetDIMM's non-deterministic reads (requests are served in issue order).

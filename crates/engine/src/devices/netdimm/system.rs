@@ -4,8 +4,8 @@
 //! hardware's steps (Fig 4, Fig 11):
 //!
 //! `tx_copy` (allocation and copy into a DMA buffer), `tx_flush` (NetDIMM:
-//! write the data back from the CPU caches), `io_reg_access` (status read and
-//! doorbell, or NetDIMM's kick-off flush), `tx_dma` (the NIC fetches the
+//! write the data back from the CPU caches), `io_reg_access` (the Tx tail-register
+//! write, or NetDIMM's kick-off flush), `tx_dma` (the NIC fetches the
 //! descriptor and the frame), `wire` (MAC/PHY, serialisation, cables,
 //! switches), `rx_dma` (the NIC writes the frame and the descriptor, until
 //! the polling driver sees it), `rx_invalidate` (NetDIMM: drop the stale
@@ -576,7 +576,6 @@ impl Sim {
                 self.rx.mem.dma_write(dst, frame, self.dma_mode, t);
                 t += 2 * self.fabric + self.desc_delay;
                 self.rx.mem.dma_write(rx_desc, DESC, self.dma_mode, t);
-                t += self.fabric;
                 t += self.rx.mem.core_access(0, rx_desc, false, t);
             }
             Kind::NetDimm => {
@@ -996,6 +995,21 @@ mod tests {
         assert!(b.tx_dma > fixed, "{} vs at least {fixed}", b.tx_dma);
         // (the rest: serialisation and host memory, under a microsecond)
         assert!(b.tx_dma < fixed + 1_000_000, "{}", b.tx_dma);
+    }
+
+    #[test]
+    fn the_rx_path_crosses_the_io_cache_three_times() {
+        // The frame's lines in, their answer out, the descriptor in (then
+        // the driver's poll): rx_dma grows by three crossings of the I/O
+        // cache, for the PCIe NIC and the on-die one alike.
+        for nic in ["dnic", "inic"] {
+            let rx = |fabric: &str| {
+                let c = cfg(json!({"netdimm": {"nic": nic}, "inic": {"fabric_latency": fabric}}));
+                Sim::new(&c).unwrap().message(0, 10).0.rx_dma
+            };
+            let grew = rx("50ns") - rx("0ns");
+            assert!(grew.abs_diff(150_000) <= 1_000, "{nic}: {grew} ps");
+        }
     }
 
     #[test]

@@ -133,7 +133,7 @@ pub enum Ev {
 
 /// The NIC's descriptor and completion layout and the other values the
 /// hot path derives from several parameters, worked out once at build.
-/// (Plain parameters are read from `World::cfg`.)
+/// (Plain parameters are read from `Host::cfg`.)
 pub(crate) struct Layout {
     /// Bytes of one Rx descriptor: one scatter entry per buffer.
     pub rx_desc: u64,
@@ -223,8 +223,6 @@ impl CatMasks {
 }
 
 
-
-
 /// Queue an RxPump for NIC `n` at `at`, unless one comes no later. A time
 /// already past is now: the queue runs it now, and the pending pump must be
 /// remembered at that time, or its event would never clear it and every later
@@ -246,9 +244,6 @@ pub(crate) fn request_done(q: &mut EventQueue<Ev>, n: usize, client: &mut Option
         q.push(t, Ev::Arrive { nic: n as u16, epoch: 0 });
     }
 }
-
-
-
 
 
 /// The packet run: the NICs, and the host they serve. Kept apart so a

@@ -214,9 +214,10 @@ impl NicState {
 pub(crate) const NICMEM_BASE: u64 = 1 << 40;
 
 impl NicState {
-    /// NIC `n` of the scenario `c`: its pools, rings and doorbell records at
-    /// addresses from `map` (in this order, so every run lays memory out
-    /// alike), its source, root port and flow control.
+    /// NIC `n` of the scenario `c`: its pools, rings, accelNFV's flow
+    /// contexts and doorbell records at addresses from `map` (in this
+    /// order, so every run lays memory out alike), its source, root port
+    /// and flow control.
     pub(super) fn build(c: &Cfg, n: usize, k: &Layout, pcfg: PcieConfig, map: &mut AddressMap) -> Result<NicState, String> {
         let cores_per_nic = c.cpu.cores as usize;
         // (mempools sit in hugepages, no object across a page)
@@ -250,7 +251,7 @@ impl NicState {
             .in_pages(page)
         });
         let (rxq, cqs, txq) = rings(c, k, map, &mut pool, pay_pool.as_mut(), (nicmem_rings, per_queue))?;
-        let src = Source::from_cfg(&c.traffic, c.nic.line_rate, c.sim.seed, n as u16)?;
+        let mut src = Source::from_cfg(&c.traffic, c.nic.line_rate, c.sim.seed, n as u16)?;
         // A trace's frames are known once read: each must fit an mbuf, as traffic.size must.
         let room = c.mempool.mbuf_size.saturating_sub(crate::cpu::mempool::DATA_OFFSET);
         if let Some(big) = src.trace_max_frame().filter(|&m| m as u64 > room) {
@@ -262,7 +263,6 @@ impl NicState {
                 big as u64 + crate::cpu::mempool::DATA_OFFSET
             ));
         }
-        let mut src = src;
         let next = src.next();
         let remote = c.nic.remote_socket.get(n).copied().unwrap_or(false);
         let ddio = c.nic.ddio.get(n).copied().unwrap_or(true);

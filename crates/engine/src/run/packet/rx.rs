@@ -218,7 +218,7 @@ impl NicState {
             // The frame's buffer space frees once its TLPs have left.
             self.port
                 .rx_draining
-                .push_back((t_end.saturating_sub(self.rp.link.latency()), pkt.size));
+                .push_back((t_end.saturating_sub(self.rp.latency()), pkt.size));
         }
         if self.fc.is_some() {
             self.pause_check(n, h, now);
