@@ -43,10 +43,11 @@ impl NicCounters {
     /// DMA until its completion is visible, the completion ring until a
     /// core takes it, the core's burst until its Tx doorbell leaves, the
     /// NIC's Tx path (doorbell, WQE and data reads, Tx buffer) until the
-    /// wire, and the wire.
-    pub fn add_latency(&mut self, p: &crate::nic::PktRef, wire_start: Time, end: Time) {
-        let marks = [p.arrival, p.t_dma, p.t_cqe, p.t_core, p.t_db, wire_start, end];
-        self.stage_ps[0] += p.held as u128 * 1000;
+    /// wire, and the wire: `held_ns` at the source, then the times it
+    /// reached each stage (arrival, DMA, completion, core, doorbell, wire
+    /// start) and left the wire.
+    pub fn add_latency(&mut self, held_ns: u32, marks: [Time; STAGES]) {
+        self.stage_ps[0] += held_ns as u128 * 1000;
         for (i, w) in marks.windows(2).enumerate() {
             self.stage_ps[i + 1] += w[1].saturating_sub(w[0]) as u128;
         }

@@ -106,7 +106,8 @@ impl NicState {
         if d.pkt.arrival >= warmup {
             let ns = (d.end - d.pkt.arrival) / 1000 + d.pkt.held as u64;
             let _ = self.hist.record(ns.max(1));
-            self.c.add_latency(&d.pkt, d.start, d.end);
+            let p = &d.pkt;
+            self.c.add_latency(p.held, [p.arrival, p.t_dma, p.t_cqe, p.t_core, p.t_db, d.start, d.end]);
         }
     }
 }
