@@ -74,7 +74,6 @@ impl Nf {
     /// `scratch` collects a flow-table NF's touched lines (reused, so a
     /// packet allocates nothing).
     #[allow(clippy::too_many_arguments)]
-    #[inline]
     pub fn serve(
         &mut self,
         core: usize,
@@ -87,12 +86,37 @@ impl Nf {
         scratch: &mut Touched,
     ) -> Cost {
         match self {
-            Nf::Kvs(kv) => kv.serve(core, pkt, data, mem, now, stall),
-            _ => {
-                self.process(core, pkt, data, mem, rng, now, stall, scratch);
-                Cost::default()
+            Nf::Kvs(kv) => return kv.serve(core, pkt, data, mem, now, stall),
+            // Each element reads and rewrites the header itself (NAT its
+            // addresses and port, LB its destination).
+            Nf::Chain(nfs) => {
+                for nf in nfs {
+                    nf.serve(core, pkt, data, mem, rng, now, stall, scratch);
+                }
+                return Cost::default();
             }
+            _ => {}
         }
+        stall.add(mem.core_access(core, data, false, now));
+        match self {
+            Nf::L2fwd => {}
+            Nf::L3fwd(lpm) => {
+                let l = lpm.lookup(pkt.dst_ip);
+                for &a in &l.reads[..l.n_reads] {
+                    stall.add(mem.core_access(core, a, false, now));
+                }
+            }
+            Nf::WorkPackage(wp) => wp.process(core, pkt, data, mem, rng, now, stall),
+            Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. } => {
+                scratch.addrs.clear();
+                self.flow_state(core, pkt.flow, rng, scratch, false);
+                touch(mem, core, scratch, now, stall);
+            }
+            Nf::Kvs(_) | Nf::Chain(_) => unreachable!("served above"),
+        }
+        // MAC swap / TTL and MAC rewrite: the header line is written.
+        stall.add(mem.core_access(core, data, true, now));
+        Cost::default()
     }
 
     /// A packet the NF served has left it, sent (its Tx completion) or
@@ -113,49 +137,6 @@ impl Nf {
             Nf::Kvs(kv) => Some(kv.hot.iter().map(|h| h.refs as u64).sum()),
             _ => None,
         }
-    }
-
-    /// [`serve`](Self::serve) for the NFs that only touch memory.
-    #[allow(clippy::too_many_arguments)]
-    fn process(
-        &mut self,
-        core: usize,
-        pkt: &PktRef,
-        data: u64,
-        mem: &mut Memory,
-        rng: &mut Rng,
-        now: Time,
-        stall: &mut Stall,
-        scratch: &mut Touched,
-    ) {
-        if let Nf::Chain(nfs) = self {
-            // Each element reads and rewrites the header itself (NAT its
-            // addresses and port, LB its destination).
-            for nf in nfs {
-                nf.process(core, pkt, data, mem, rng, now, stall, scratch);
-            }
-            return;
-        }
-        stall.add(mem.core_access(core, data, false, now));
-        match self {
-            Nf::L2fwd => {}
-            Nf::L3fwd(lpm) => {
-                let l = lpm.lookup(pkt.dst_ip);
-                for &a in &l.reads[..l.n_reads] {
-                    stall.add(mem.core_access(core, a, false, now));
-                }
-            }
-            Nf::WorkPackage(wp) => wp.process(core, pkt, data, mem, rng, now, stall),
-            Nf::Kvs(_) => unreachable!("the KVS serves requests through Kvs::serve"),
-            Nf::Nat { .. } | Nf::Lb { .. } | Nf::FlowCount { .. } => {
-                scratch.addrs.clear();
-                self.flow_state(core, pkt.flow, rng, scratch, false);
-                touch(mem, core, scratch, now, stall);
-            }
-            Nf::Chain(_) => unreachable!("handled above"),
-        }
-        // MAC swap / TTL and MAC rewrite: the header line is written.
-        stall.add(mem.core_access(core, data, true, now));
     }
 }
 
@@ -411,8 +392,8 @@ mod tests {
             for f in 0..100 {
                 nf.preload(0, f, &mut r);
             }
-            let pkt = PktRef { flow: 7, ..Default::default() };
-            nf.process(0, &pkt, 1 << 30, &mut mem, &mut r, 0, &mut Stall::default(), &mut scratch);
+            let mut pkt = PktRef { flow: 7, ..Default::default() };
+            nf.serve(0, &mut pkt, 1 << 30, &mut mem, &mut r, 0, &mut Stall::default(), &mut scratch);
             let s = mem.stats;
             s.core_l2_hits + s.core_llc_hits + s.core_llc_misses
         };

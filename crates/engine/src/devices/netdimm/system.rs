@@ -565,8 +565,9 @@ impl Sim {
                 let acked = at + 2 * fabric + h.rp.latency() + self.desc_delay;
                 let (at, _) = h.rp.write(acked, rx_desc, DESC, |at| h.mem.dma_write(rx_desc, DESC, mode, at + fabric));
                 // (the root complex's crossings: the frame's way up, the
-                // answer's down, the descriptor's up)
-                self.pcie_ps += acked - self.desc_delay - 2 * fabric - t + at - acked;
+                // answer's down, the descriptor's up; not the I/O cache
+                // or the NIC's own delay)
+                self.pcie_ps += at - t - 2 * fabric - self.desc_delay;
                 t = at + fabric;
                 t += self.rx.mem.core_access(0, rx_desc, false, t);
             }

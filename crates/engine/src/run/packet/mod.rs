@@ -385,7 +385,8 @@ impl World {
         let seed = c.sim.seed;
         let cores_per_nic = c.cpu.cores as usize;
         let masks = CatMasks::of(c);
-        let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, masks.per_core.clone());
+        let mem_cores = masks.per_core.len();
+        let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, masks.per_core);
         mem.mc = Queued::from_cfg(&c.dram)?;
         let mut map = AddressMap::new();
         let pcfg = PcieConfig::from_section(&c.pcie)?;
@@ -417,8 +418,8 @@ impl World {
                 cfg: c.clone(),
                 corunner,
                 antagonists,
-                fills: (0..masks.per_core.len()).map(|_| FillBuffers::new(c.cpu.mlp)).collect(),
-                passes: (0..masks.per_core.len()).map(|_| None).collect(),
+                fills: (0..mem_cores).map(|_| FillBuffers::new(c.cpu.mlp)).collect(),
+                passes: (0..mem_cores).map(|_| None).collect(),
                 dram_back: Vec::new(),
                 credit_holds: Vec::new(),
                 fetches: Vec::new(),
