@@ -280,6 +280,11 @@ params! {
     mem: MemCfg {
         hugepage: choice<MemHugepage>["2MiB" => TwoMiB, "1GiB" => OneGiB, "flat" => Flat](None, "2MiB", 0, 0, "pages backing DPDK's memory: each hugepage is physically contiguous, consecutive pages sit at unrelated physical frames (drawn by seed); flat = physical equals virtual (gem5's page table)"),
     }
+    l1d: L1dCfg {
+        size: int(Bytes, "32KiB", 0, 1e8, "private L1 data cache per core, in front of its L2; 0 = none (the L2 serves every core access, as a gem5 profile whose l2 section is its L1D)"),
+        ways: int(None, "8", 1, 32, "L1D associativity"),
+        latency: int(Time, "1.7ns", 0, 1e6, "load-to-use latency of an L1D hit"),
+    }
     l2: L2Cfg {
         size: int(Bytes, "1MiB", 4096, 1e9, "private L2 per core"),
         ways: int(None, "16", 1, 20, "L2 associativity"),

@@ -1,5 +1,5 @@
 //! What the memory hierarchy's sections must satisfy beyond each
-//! parameter's range: the LLC's and the L2's geometry, set sampling, CAT
+//! parameter's range: the LLC's, the L2's and the L1D's geometry, set sampling, CAT
 //! masks, and (when they serve the run) the memory controllers' settings.
 //! `Memory::new` relies on it.
 
@@ -34,6 +34,13 @@ pub fn check(c: &Cfg) -> Result<(), String> {
         return Err(format!(
             "l2.size = {} B: must be l2.ways x 64 B x a power of two sets",
             c.l2.size
+        ));
+    }
+    let l1line = 64 * c.l1d.ways;
+    if c.l1d.size != 0 && (c.l1d.size % l1line != 0 || !(c.l1d.size / l1line).is_power_of_two()) {
+        return Err(format!(
+            "l1d.size = {} B: must be 0 (no L1D) or l1d.ways x 64 B x a power of two sets",
+            c.l1d.size
         ));
     }
     let sample = c.llc.set_sample;

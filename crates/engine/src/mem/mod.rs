@@ -32,7 +32,7 @@ pub mod slice;
 mod slice_data;
 
 use crate::config::{LlcReplacement, LlcSliceHash};
-use crate::config::{DramCfg, L2Cfg, LlcCfg, MemCfg};
+use crate::config::{DramCfg, L1dCfg, L2Cfg, LlcCfg, MemCfg};
 use crate::sim::{rng, stream};
 use crate::units::Time;
 use cache::{Cache, Indexing, Policy, Victim, LINE};
@@ -40,7 +40,7 @@ use dram::queued::Queued;
 use dram::Dram;
 use pages::PageTable;
 use prefetch::Prefetchers;
-use sample::{Sampler, L2_HIT, LLC_HIT, MISS, SNOOP};
+use sample::{Sampler, L1_HIT, L2_HIT, LLC_HIT, MISS, SNOOP};
 use slice::SliceFn;
 
 /// How a DMA write treats the LLC.
@@ -61,6 +61,7 @@ pub struct MemStats {
     pub dma_write_misses: u64,
     pub dma_read_hits: u64,
     pub dma_read_misses: u64,
+    pub core_l1_hits: u64,
     pub core_l2_hits: u64,
     pub core_llc_hits: u64,
     pub core_llc_misses: u64,
@@ -95,6 +96,7 @@ impl MemStats {
             dma_write_misses: self.dma_write_misses - base.dma_write_misses,
             dma_read_hits: self.dma_read_hits - base.dma_read_hits,
             dma_read_misses: self.dma_read_misses - base.dma_read_misses,
+            core_l1_hits: self.core_l1_hits - base.core_l1_hits,
             core_l2_hits: self.core_l2_hits - base.core_l2_hits,
             core_llc_hits: self.core_llc_hits - base.core_llc_hits,
             core_llc_misses: self.core_llc_misses - base.core_llc_misses,
@@ -199,6 +201,8 @@ pub fn llc_indexing(llc: &LlcCfg) -> Result<Indexing, String> {
 
 pub struct Memory {
     pub llc: Cache,
+    /// Each core's L1D (none with `l1d.size = 0`): see [`Memory::l1_hit`].
+    l1: Vec<Cache>,
     l2: Vec<Cache>,
     /// With a non-inclusive LLC: the snoop filter, tracking which L2s hold
     /// a line (its sharers); the LLC's own entries then have none.
@@ -212,6 +216,7 @@ pub struct Memory {
     /// CAT mask per core (index = core id).
     core_mask: Vec<u64>,
     llc_lat: Time,
+    l1_lat: Time,
     l2_lat: Time,
     snoop_lat: Time,
     remote_lat: Time,
@@ -233,6 +238,7 @@ impl Memory {
     pub fn new(
         mem_cfg: &MemCfg,
         llc_cfg: &LlcCfg,
+        l1d_cfg: &L1dCfg,
         l2_cfg: &L2Cfg,
         dram_cfg: &DramCfg,
         seed: u64,
@@ -271,6 +277,9 @@ impl Memory {
                 )
             })
             .collect();
+        let l1 = (0..if l1d_cfg.size > 0 { n_cores } else { 0 })
+            .map(|_| Cache::new(l1d_cfg.size, l1d_cfg.ways as usize, Indexing::Modulo, Policy::Lru, rng(seed, stream::LLC, 1 << 21)))
+            .collect();
         let n_sample = llc_cfg.set_sample;
         let sampler = (n_sample > 1).then(|| {
             let (llc_low, l2_sets) = sample::low_index_sets(llc_cfg, l2_cfg);
@@ -285,6 +294,7 @@ impl Memory {
         };
         Memory {
             llc,
+            l1,
             l2,
             sf,
             dram: Dram::host(dram_cfg),
@@ -292,6 +302,7 @@ impl Memory {
             ddio_mask,
             core_mask: core_masks,
             llc_lat: llc_cfg.latency,
+            l1_lat: l1d_cfg.latency,
             l2_lat: l2_cfg.latency,
             snoop_lat: llc_cfg.snoop_latency,
             remote_lat: dram_cfg.remote_latency,
@@ -390,6 +401,10 @@ impl Memory {
         let o = self.predict(sample::core_class(core, write));
         self.owe(o, line, now);
         match o.served {
+            L1_HIT => {
+                self.stats.core_l1_hits += 1;
+                self.l1_lat
+            }
             L2_HIT => {
                 self.stats.core_l2_hits += 1;
                 self.l2_lat
@@ -493,8 +508,13 @@ impl Memory {
         if self.prefetch.is_none() {
             return self.demand(core, line, write, now);
         }
-        let l2_hits = self.stats.core_l2_hits;
+        let (l1_hits, l2_hits) = (self.stats.core_l1_hits, self.stats.core_l2_hits);
         let lat = self.demand(core, line, write, now);
+        if self.stats.core_l1_hits > l1_hits {
+            // (the L2 prefetchers watch the L1's misses: Intel Optimization
+            // Manual, "monitors read requests from the L1 cache")
+            return lat;
+        }
         let l2_hit = self.stats.core_l2_hits > l2_hits;
         self.prefetch_after(core, line, l2_hit, now, lat)
     }
@@ -509,9 +529,11 @@ impl Memory {
             return self.core_access_unsampled(core, line, write, now);
         }
         let before = self.side_effects();
-        let (l2_hits, llc_hits) = (self.stats.core_l2_hits, self.stats.core_llc_hits);
+        let (l1_hits, l2_hits, llc_hits) = (self.stats.core_l1_hits, self.stats.core_l2_hits, self.stats.core_llc_hits);
         let lat = self.core_access_modelled(core, line, write, now);
-        let served = if lat == self.snoop_lat && self.snoop_lat != self.l2_lat && self.snoop_lat != self.llc_lat {
+        let served = if self.stats.core_l1_hits > l1_hits {
+            L1_HIT
+        } else if lat == self.snoop_lat && self.snoop_lat != self.l2_lat && self.snoop_lat != self.llc_lat {
             SNOOP
         } else if self.stats.core_l2_hits > l2_hits {
             L2_HIT
@@ -524,9 +546,79 @@ impl Memory {
         lat
     }
 
-    /// A core access to a line the caches model.
+    /// A core access to a line the caches model: its L1D, else below.
     #[inline(always)]
     fn core_access_modelled(&mut self, core: usize, line: u64, write: bool, now: Time) -> Time {
+        if self.l1.is_empty() {
+            return self.l2_access(core, line, write, now);
+        }
+        if self.l1_hit(core, line, write) {
+            self.stats.core_l1_hits += 1;
+            return self.l1_lat;
+        }
+        let lat = self.l2_access(core, line, write, now);
+        self.l1_fill(core, line, write);
+        lat
+    }
+
+    /// Whether `core`'s L1D serves the access. The L1D holds a subset of
+    /// its L2: a line the L2 has lost (evicted, invalidated by a DMA write
+    /// or another core's store) is gone from it too, so coherence is the
+    /// L2's (the check is made here, on use, rather than on every L2
+    /// removal). A store hits only a line the core owns: one it stored to
+    /// through the L2 (whose copy is then modified) and no other core has
+    /// read since ([`Memory::l1_share`]); otherwise its RFO goes below.
+    #[inline(always)]
+    fn l1_hit(&mut self, core: usize, line: u64, write: bool) -> bool {
+        let Some(s) = self.l1[core].find(line) else { return false };
+        if self.l2[core].find(line).is_none() {
+            self.l1[core].remove(line);
+            return false;
+        }
+        if write && !self.l1[core].is_dirty(s) {
+            return false;
+        }
+        self.l1[core].touch(s);
+        true
+    }
+
+    /// Put `line` in `core`'s L1D after an access below it (owned after a
+    /// store). Its victim needs nothing: the L2 copy holds its state.
+    #[inline(always)]
+    fn l1_fill(&mut self, core: usize, line: u64, write: bool) {
+        let l1 = &mut self.l1[core];
+        match l1.lookup(line) {
+            Ok(s) => {
+                l1.touch(s);
+                if write {
+                    l1.set_dirty(s);
+                }
+            }
+            Err(set) => {
+                let all = l1.all_ways();
+                l1.insert_at(set, line, all, write);
+            }
+        }
+    }
+
+    /// Other cores (`cores`) have had their modified `line` read by a
+    /// snoop: their copies are shared now, so a store of theirs needs an
+    /// RFO again.
+    fn l1_share(&mut self, line: u64, mut cores: u64) {
+        while cores != 0 {
+            let c = cores.trailing_zeros() as usize;
+            cores &= cores - 1;
+            if let Some(l1) = self.l1.get_mut(c) {
+                if let Some(s) = l1.find(line) {
+                    l1.clear_dirty(s);
+                }
+            }
+        }
+    }
+
+    /// A core access below the L1D: its L2, the LLC, DRAM.
+    #[inline(always)]
+    fn l2_access(&mut self, core: usize, line: u64, write: bool, now: Time) -> Time {
         if self.sf.is_some() {
             return self.core_access_ni(core, line, write, now);
         }
@@ -555,6 +647,9 @@ impl Memory {
             // Another core's copy must be snooped: invalidated for a store,
             // forwarded if it is modified for a load.
             let snoop = others != 0 && (write || self.modified_elsewhere(line, others));
+            if snoop && !write {
+                self.l1_share(line, others);
+            }
             if write && self.invalidate_sharers(ls, Some(core)) {
                 self.llc.set_dirty(ls);
             }
@@ -888,7 +983,7 @@ mod tests {
     use serde_json::json;
 
     fn mem(extra: serde_json::Value) -> Memory {
-        let mut s = json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": true}, "l2": {"size": "64KiB", "prefetch_adjacent": false, "prefetch_streamer": false}, "mem": {"hugepage": "flat"}});
+        let mut s = json!({"llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": true}, "l2": {"size": "64KiB", "prefetch_adjacent": false, "prefetch_streamer": false}, "mem": {"hugepage": "flat"}, "l1d": {"size": 0}});
         if let (Some(a), Some(b)) = (s.as_object_mut(), extra.as_object()) {
             for (k, v) in b {
                 a.insert(k.clone(), v.clone());
@@ -898,6 +993,7 @@ mod tests {
         Memory::new(
             &c.mem,
             &c.llc,
+            &c.l1d,
             &c.l2,
             &c.dram,
             c.sim.seed,
@@ -1087,5 +1183,67 @@ mod tests {
         }
         // Only 2 of 11 ways may hold core lines.
         assert!(m.llc_occupancy() <= 2 * m.llc.sets() as usize);
+    }
+
+    /// A memory with a 32 KiB 8-way L1D per core (and `extra`).
+    fn with_l1(inclusive: bool, extra: serde_json::Value) -> Memory {
+        let mut v = json!({"l1d": {"size": "32KiB", "ways": 8, "latency": "1ns"}, "llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": inclusive}});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        mem(v)
+    }
+
+    #[test]
+    fn the_l1d_serves_a_reload_and_loses_what_its_l2_loses() {
+        for inclusive in [true, false] {
+            let mut m = with_l1(inclusive, json!({}));
+            let a = 0x1_0000_0000;
+            assert!(m.core_access(0, a, false, 0) > m.l2_lat, "cold: from DRAM");
+            assert_eq!(m.core_access(0, a, false, 0), m.l1_lat);
+            assert_eq!((m.stats.core_l1_hits, m.stats.core_l2_hits), (1, 0), "the L2 never saw the reload");
+            // A DMA write invalidates the core's copies: the next load finds
+            // the new data in the LLC, not the stale L1D line.
+            m.dma_write(a, 64, DmaMode::Ddio, 0);
+            assert_eq!(m.core_access(0, a, false, 0), m.llc_lat, "inclusive {inclusive}");
+            // 8 more lines of its L1D set (64 sets) evict it from the L1D
+            // only: the L2 serves it.
+            for i in 1..=8u64 {
+                m.core_access(0, a + i * 64 * 64, false, 0);
+            }
+            assert_eq!(m.core_access(0, a, false, 0), m.l2_lat);
+        }
+    }
+
+    #[test]
+    fn an_l1d_store_hit_needs_ownership() {
+        for inclusive in [true, false] {
+            let mut m = with_l1(inclusive, json!({}));
+            let a = 0x1_0000_0000;
+            m.core_access(0, a, false, 0);
+            m.core_access(1, a, false, 0);
+            // Shared with core 1: core 0's store is an RFO below the L1D,
+            // which invalidates core 1's copies.
+            assert_eq!(m.core_access(0, a, true, 0), m.snoop_lat, "inclusive {inclusive}");
+            assert_eq!(m.core_access(0, a, true, 0), m.l1_lat, "owned now");
+            // Core 1 reads the modified line (a snoop); core 0's next store
+            // needs ownership again.
+            assert_eq!(m.core_access(1, a, false, 0), m.snoop_lat);
+            assert_eq!(m.core_access(0, a, true, 0), m.snoop_lat, "inclusive {inclusive}");
+        }
+    }
+
+    /// The streamer watches L1D misses: a reload the L1D serves trains
+    /// nothing. (Lines 10 then 9 start a descending stream; were the
+    /// reload of 10 seen, it would turn the stream and fetch 11 and 12.)
+    #[test]
+    fn the_streamer_sees_only_l1d_misses() {
+        let mut m = with_l1(false, json!({"l2": {"size": "64KiB", "prefetch_streamer": true, "prefetch_adjacent": false}}));
+        let a = 0x1_0000_0000;
+        m.core_access(0, a + 10 * 64, false, 0);
+        m.core_access(0, a + 9 * 64, false, 0);
+        assert_eq!(m.stats.l2_prefetches, 2, "lines 8 and 7");
+        assert_eq!(m.core_access(0, a + 10 * 64, false, 0), m.l1_lat);
+        assert_eq!(m.stats.l2_prefetches, 2);
     }
 }

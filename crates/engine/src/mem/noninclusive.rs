@@ -62,6 +62,8 @@ impl Memory {
             debug_assert_eq!(modified, self.modified_elsewhere(line, others));
             if write {
                 dirty |= self.sf_invalidate(tracked.take().expect("tracked"), line, None);
+            } else if modified {
+                self.l1_share(line, others);
             }
             if write || modified {
                 self.snoop_lat
@@ -219,10 +221,11 @@ mod tests {
     fn ni(sf_ways: u64) -> Memory {
         let c = validate(&json!({
             "llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": false, "sf_ways": sf_ways},
-            "l2": {"size": "64KiB", "prefetch_adjacent": false, "prefetch_streamer": false}, "mem": {"hugepage": "flat"}
+            "l2": {"size": "64KiB", "prefetch_adjacent": false, "prefetch_streamer": false}, "mem": {"hugepage": "flat"},
+            "l1d": {"size": 0}
         }))
         .unwrap();
-        Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, 1, vec![0x7ff, 0x7ff])
+        Memory::new(&c.mem, &c.llc, &c.l1d, &c.l2, &c.dram, 1, vec![0x7ff, 0x7ff])
     }
 
     const A: u64 = 0x1_0000_0000;

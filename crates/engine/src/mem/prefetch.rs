@@ -9,9 +9,12 @@
 //!   the next lines of the page, at most two per L2 lookup and at most 20
 //!   lines ahead of the load.
 //!
+//! Both watch the L1D's misses (the manual: the streamer "monitors read
+//! requests from the L1 cache"), so a line the L1D serves trains neither.
+//!
 //! Left out: the streamer's switch to LLC-only prefetching when the core
-//! has many requests outstanding, and the L1 prefetchers (L1 is not
-//! modelled).
+//! has many requests outstanding, and the L1D's own prefetchers (DCU
+//! next-line and IP-stride).
 
 use super::Memory;
 use crate::units::Time;
@@ -241,10 +244,11 @@ impl Memory {
         let s = (st.core_l2_hits, st.core_llc_hits, st.core_llc_misses, st.c2m_read_ps, st.c2m_reads);
         let misses = self.core_misses[core];
         let missed = self.mc.as_ref().map_or(0, |mc| mc.missed.len());
+        // (into the L2, not the L1D)
         let mut lat = if self.sf.is_some() {
             self.l2_miss_ni(core, line, l2_set, false, now)
         } else {
-            self.core_access_modelled(core, line, false, now)
+            self.l2_access(core, line, false, now)
         };
         // (with the controllers no core waits for a prefetch's DRAM read:
         // it goes now, and the line is ready an idle read later)

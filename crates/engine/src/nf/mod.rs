@@ -387,7 +387,7 @@ mod tests {
         };
         let accesses = |mut nf: Nf| {
             let c = crate::run::validated(&serde_json::json!({})).unwrap();
-            let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![0x7ff]);
+            let mut mem = Memory::new(&c.mem, &c.llc, &c.l1d, &c.l2, &c.dram, c.sim.seed, vec![0x7ff]);
             let (mut r, mut scratch) = (crate::sim::rng(1, 0, 0), Touched::default());
             for f in 0..100 {
                 nf.preload(0, f, &mut r);
@@ -395,7 +395,7 @@ mod tests {
             let mut pkt = PktRef { flow: 7, ..Default::default() };
             nf.serve(0, &mut pkt, 1 << 30, &mut mem, &mut r, 0, &mut Stall::default(), &mut scratch);
             let s = mem.stats;
-            s.core_l2_hits + s.core_llc_hits + s.core_llc_misses
+            s.core_l1_hits + s.core_l2_hits + s.core_llc_hits + s.core_llc_misses
         };
         let (n, l, chain) = (accesses(nat()), accesses(lb()), accesses(Nf::Chain(vec![nat(), lb()])));
         assert!(n > 2 && l > 2, "each NF reads its table: {n}, {l}");

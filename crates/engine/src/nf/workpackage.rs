@@ -116,9 +116,10 @@ mod tests {
     use crate::units::cycles_to_ps;
 
     /// Engine-default memory for `cores` cores.
+    /// (no L1D: the chains' hits are the L2's)
     fn memory(cores: usize) -> Memory {
-        let c = crate::run::validated(&serde_json::json!({})).unwrap();
-        Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![0x7ff; cores])
+        let c = crate::run::validated(&serde_json::json!({"l1d": {"size": 0}})).unwrap();
+        Memory::new(&c.mem, &c.llc, &c.l1d, &c.l2, &c.dram, c.sim.seed, vec![0x7ff; cores])
     }
 
     fn wp(size: u64, reads: u32, draws_ps: Time, step_ps: Time) -> WorkPackage {

@@ -31,7 +31,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
 /// [`run`], telling `g` of every batch of lines copied.
 pub fn run_guarded(c: &Cfg, g: &mut crate::sim::Guard) -> Result<Report, String> {
     let all = (1u64 << c.llc.ways) - 1;
-    let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);
+    let mut mem = Memory::new(&c.mem, &c.llc, &c.l1d, &c.l2, &c.dram, c.sim.seed, vec![all]);
     let mut link = PcieLink::new(PcieConfig::from_section(&c.pcie)?);
     let mut map = AddressMap::new();
     let mode = c.copy_bench.mode;

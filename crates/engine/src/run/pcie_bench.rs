@@ -21,7 +21,7 @@ pub fn run(c: &Cfg) -> Result<Report, String> {
 pub fn run_guarded(c: &Cfg, g: &mut crate::sim::Guard) -> Result<Report, String> {
     let pcfg = PcieConfig::from_section(&c.pcie)?;
     let all = (1u64 << c.llc.ways) - 1;
-    let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]);
+    let mut mem = Memory::new(&c.mem, &c.llc, &c.l1d, &c.l2, &c.dram, c.sim.seed, vec![all]);
     let mut rp = RootPort::new(pcfg);
     let mode = c.pcie_bench.mode;
     let size = c.pcie_bench.size;

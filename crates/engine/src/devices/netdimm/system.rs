@@ -240,7 +240,7 @@ impl Sim {
             let dma = map.alloc(RING * slot, 4096);
             let desc = map.alloc(RING * DESC, 4096);
             Host {
-                mem: Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all]),
+                mem: Memory::new(&c.mem, &c.llc, &c.l1d, &c.l2, &c.dram, c.sim.seed, vec![all]),
                 rp: RootPort::new(pcfg),
                 nd: NetDimm::new(ndcfg, rng(seed, STREAM, 1 + i)),
                 app,
@@ -715,7 +715,7 @@ fn size_of(dist: NetdimmTraffic, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
 fn run_corunner(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
     let mut sim = Sim::new(c)?;
     let all = (1u64 << c.llc.ways) - 1;
-    let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![all, all]);
+    let mut mem = Memory::new(&c.mem, &c.llc, &c.l1d, &c.l2, &c.dram, c.sim.seed, vec![all, all]);
     let mut map = AddressMap::new();
     let ring = map.alloc(RING * sim.slot, 4096);
     let co_lines = (c.corunner.buffer / 64).max(1);

@@ -386,7 +386,7 @@ impl World {
         let cores_per_nic = c.cpu.cores as usize;
         let masks = CatMasks::of(c);
         let mem_cores = masks.per_core.len();
-        let mut mem = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, masks.per_core);
+        let mut mem = Memory::new(&c.mem, &c.llc, &c.l1d, &c.l2, &c.dram, c.sim.seed, masks.per_core);
         mem.mc = Queued::from_cfg(&c.dram)?;
         let mut map = AddressMap::new();
         let pcfg = PcieConfig::from_section(&c.pcie)?;
