@@ -503,6 +503,12 @@ pub struct PacketReport {
     /// DMA-read lines served on chip (the LLC or a snooped L2): PCM
     /// PCIeRdCur hits.
     pub pcie_read_hit_rate: f64,
+    /// The share of DMA-written and DMA-read lines the LLC's own ways
+    /// held (hits found only in an L2 not counted).
+    pub pcie_write_hit_rate_llc: f64,
+    pub pcie_read_hit_rate_llc: f64,
+    /// Core accesses the L1D served, over all core accesses.
+    pub l1d_hit_rate: f64,
     /// Core accesses that missed L2 and hit the LLC, over all that missed L2.
     pub llc_hit_rate_cpu: f64,
     /// Lines the L2 prefetchers fetched, per received packet.

@@ -41,13 +41,13 @@ fn go(v: Value) -> Report {
 
 #[test]
 fn a_line_another_core_modified_costs_a_snoop() {
-    let c = validate(&json!({"llc": {"latency": "20ns", "snoop_latency": "48ns"}, "l2": {"latency": "6ns"}})).unwrap();
-    let mut m = Memory::new(&c.mem, &c.llc, &c.l2, &c.dram, c.sim.seed, vec![0x7ff, 0x7ff]);
+    let c = validate(&json!({"llc": {"latency": "20ns", "snoop_latency": "48ns"}, "l1d": {"latency": "2ns"}})).unwrap();
+    let mut m = Memory::new(&c.mem, &c.llc, &c.l1d, &c.l2, &c.dram, c.sim.seed, vec![0x7ff, 0x7ff]);
     let a = 1 << 31;
     m.core_access(0, a, true, 0); // core 0 owns it modified
     assert_eq!(m.core_access(1, a, false, 0), 48_000, "load of a modified line: snoop");
-    assert_eq!(m.core_access(1, a, false, 0), 6_000, "now in core 1's L2");
-    assert_eq!(m.core_access(0, a, true, 0), 48_000, "store to a shared line: invalidate core 1");
+    assert_eq!(m.core_access(1, a, false, 0), 2_000, "now in core 1's L1D");
+    assert_eq!(m.core_access(0, a, true, 0), 48_000, "store to a shared line (no longer core 0's own): invalidate core 1");
     let b = a + 4096;
     m.core_access(0, b, false, 0);
     assert_eq!(m.core_access(1, b, false, 0), 20_000, "clean copy elsewhere: plain LLC hit");

@@ -57,10 +57,15 @@ pub enum DmaMode {
 /// Event counters; the world snapshots them at the end of warm-up.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MemStats {
+    /// DMA writes and reads the CHA's lookup found (PCM's PCIe hits: in
+    /// the LLC or, non-inclusive, in an L2 the snoop filter tracks) or not.
     pub dma_write_hits: u64,
     pub dma_write_misses: u64,
     pub dma_read_hits: u64,
     pub dma_read_misses: u64,
+    /// Of the hits, those the LLC's own ways held.
+    pub dma_write_llc_hits: u64,
+    pub dma_read_llc_hits: u64,
     pub core_l1_hits: u64,
     pub core_l2_hits: u64,
     pub core_llc_hits: u64,
@@ -96,6 +101,8 @@ impl MemStats {
             dma_write_misses: self.dma_write_misses - base.dma_write_misses,
             dma_read_hits: self.dma_read_hits - base.dma_read_hits,
             dma_read_misses: self.dma_read_misses - base.dma_read_misses,
+            dma_write_llc_hits: self.dma_write_llc_hits - base.dma_write_llc_hits,
+            dma_read_llc_hits: self.dma_read_llc_hits - base.dma_read_llc_hits,
             core_l1_hits: self.core_l1_hits - base.core_l1_hits,
             core_l2_hits: self.core_l2_hits - base.core_l2_hits,
             core_llc_hits: self.core_llc_hits - base.core_llc_hits,
@@ -750,7 +757,7 @@ impl Memory {
     #[inline(always)]
     fn dma_write_line(&mut self, set: usize, line: u64, allocating: bool, partial: bool, now: Time) -> Time {
         let before = self.side_effects();
-        let hits = self.stats.dma_write_hits;
+        let (hits, llc_hits) = (self.stats.dma_write_hits, self.stats.dma_write_llc_hits);
         // (non-inclusive: the L2 copies the snoop filter tracks go; the
         // lookup found the line in the combined LLC / snoop-filter tags)
         let in_l2 = self.sf.is_some() && self.sf_drop(set, line).is_some();
@@ -759,6 +766,7 @@ impl Memory {
         match (self.llc.lookup_in(set, line), allocating) {
             (Ok(s), true) => {
                 self.stats.dma_write_hits += 1;
+                self.stats.dma_write_llc_hits += 1;
                 if self.llc.sharers(s) != 0 {
                     self.invalidate_sharers(s, None);
                     commit = self.snoop_lat;
@@ -797,8 +805,10 @@ impl Memory {
             }
         }
         if allocating && self.sampler.is_some() {
-            let served = if self.stats.dma_write_hits > hits {
+            let served = if self.stats.dma_write_llc_hits > llc_hits {
                 LLC_HIT
+            } else if self.stats.dma_write_hits > hits {
+                SNOOP
             } else {
                 MISS
             };
@@ -814,6 +824,7 @@ impl Memory {
         let o = self.predict_many(sample::DMA_WRITE, skipped);
         self.stats.dma_write_misses += o.served[MISS];
         self.stats.dma_write_hits += skipped - o.served[MISS];
+        self.stats.dma_write_llc_hits += o.served[LLC_HIT];
         for i in 0..o.writebacks {
             self.write_back(spread(first, n, i, o.writebacks), now);
         }
@@ -899,10 +910,11 @@ impl Memory {
                 // (non-inclusive: an L2 may hold it, and a snoop serves it)
                 let snooped = !hit && self.in_some_l2(s as usize, line);
                 if let Some(s) = &mut self.sampler {
-                    s.record(sample::DMA_READ, if hit || snooped { LLC_HIT } else { MISS }, 0, 0);
+                    s.record(sample::DMA_READ, if hit { LLC_HIT } else if snooped { SNOOP } else { MISS }, 0, 0);
                 }
                 if hit || snooped {
                     self.stats.dma_read_hits += 1;
+                    self.stats.dma_read_llc_hits += hit as u64;
                     lat = lat.max(if hit { self.llc_lat } else { self.snoop_lat });
                 } else {
                     lat = lat.max(self.dma_read_miss(line, now) + extra);
@@ -924,6 +936,7 @@ impl Memory {
         let o = self.predict_many(sample::DMA_READ, skipped);
         let misses = o.served[MISS];
         self.stats.dma_read_hits += skipped - misses;
+        self.stats.dma_read_llc_hits += o.served[LLC_HIT];
         let mut lat = if misses < skipped { self.llc_lat } else { 0 };
         for i in 0..misses {
             lat = lat.max(self.dma_read_miss(spread(first, n, i, misses), now) + extra);
