@@ -320,7 +320,7 @@ params! {
         wc_buffers: int(None, "10", 1, 64, "write-combining buffers per core: 64 B MMIO stores in flight to write-combined memory"),
         uc_load_bytes: int(Bytes, "32", 1, 64, "bytes one load moves from uncached memory (one MMIO read each, serialised)"),
         nt_store_threshold: int(Bytes, "16MiB", 0, 1e12, "copies at least this large use non-temporal stores (glibc memcpy's __x86_shared_non_temporal_threshold); 0 = never"),
-        copy_cycles_per_line: int(None, "2", 0, 1000, "instructions' cycles to copy one 64 B line beyond its memory stalls"),
+        copy_cycles_per_line: int(None, "2", 0, 1000, "cycles a copy loop's loads and stores of one 64 B line take in the core's ports, beyond its memory stalls (default: 64 / 32 B moves = 2 stores at one per cycle, Skylake's 2 loads + 1 store per cycle, Intel Optimization Manual; the whole cost of a line the L1D holds)"),
         copy_move: int(Bytes, "32", 1, 64, "bytes each load and each store of the copy loop moves (glibc's AVX2 memcpy: 32)"),
         rob: int(None, "224", 1, 4096, "reorder-buffer entries: a copy keeps at most this many of its loads and stores in flight (Skylake: 224)"),
         load_buffer: int(None, "72", 1, 4096, "load-buffer entries: loads in flight (Skylake: 72)"),

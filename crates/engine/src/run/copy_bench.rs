@@ -8,8 +8,10 @@
 //! - loads from it are uncached: each moves `cpu.uc_load_bytes` with one
 //!   MMIO read round trip over PCIe, and they do not overlap.
 //!
-//! Host memory is the same hierarchy the packet path uses (L2, LLC, DRAM);
-//! a copy keeps `cpu::copy_window` lines in flight. Host copies of at least
+//! Host memory is the same hierarchy the packet path uses (L1D, L2, LLC,
+//! DRAM); a line the L1D serves costs only its loads and stores through
+//! the ports (`cpu.copy_cycles_per_line`), the others also wait on their
+//! misses, `cpu::copy_window` lines in flight. Host copies of at least
 //! `cpu.nt_store_threshold` bytes use non-temporal stores (no read for
 //! ownership), as glibc's memcpy does.
 
@@ -141,6 +143,23 @@ mod tests {
             h.gbytes_s,
             r.gbytes_s
         );
+    }
+
+    /// Source and destination in the L1D: each line is its loads and
+    /// stores through the ports (`cpu.copy_cycles_per_line`), no stall;
+    /// without an L1D the same copy waits on L2 hits.
+    #[test]
+    fn a_copy_the_l1d_holds_runs_at_the_port_bound() {
+        let run_with = |l1d: &str| {
+            let c = validate(&json!({"sim": {"kind": "copy_bench"}, "l1d": {"size": l1d},
+                                     "copy_bench": {"mode": "host_to_host", "size": "1KiB", "iterations": 2000}}))
+            .unwrap();
+            (run(&c).unwrap().copy_bench().cloned().unwrap(), c.cpu)
+        };
+        let (r, cpu) = run_with("32KiB");
+        let bound = cycles_to_ps(cpu.copy_cycles_per_line, cpu.freq) as f64 / 1e3;
+        assert!((r.ns_per_line / bound - 1.0).abs() < 0.02, "{} ns per line, ports {bound}", r.ns_per_line);
+        assert!(run_with("0").0.ns_per_line > 1.5 * bound);
     }
 
     #[test]
