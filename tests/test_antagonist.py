@@ -61,3 +61,22 @@ def test_domain_latencies_are_reported_and_move_with_load():
 def test_a_buffer_of_part_lines_is_refused():
     with pytest.raises(ConfigError, match=r"antagonist.buffer = 1000 B: a whole number of 64 B lines \(a loop touches lines\), e.g. 1024 B"):
         packetpath.run("l2fwd", set={"antagonist.cores": 1, "antagonist.buffer": "1000B"})
+
+
+def test_a_streaming_core_is_bound_by_its_fill_buffers():
+    """Little's law: a core streaming reads from DRAM, prefetchers off, moves
+    fill buffers x 64 B per loaded latency (issue 47; within 5 %)."""
+    r = packetpath.run({"profile": "ddio-skylake", "cpu": {"cores": 1}, "traffic": {"rate": "1Gbps", "size": 64},
+                        "sim": {"duration": "500us", "warmup": "100us"}, "dram": {"model": "controller"},
+                        "l2": {"prefetch_adjacent": False, "prefetch_streamer": False},
+                        "antagonist": {"cores": 1, "pattern": "seq", "buffer": "256MiB"}})
+    a = r["antagonist"]
+    little = 10 * 64 / a["mean_latency_ns"]  # (cpu.mlp = 10 fill buffers on ddio-skylake)
+    assert 0.95 <= a["gbytes_s"] / little <= 1.05, (a, little)
+
+
+def test_stream_kernels_touch_their_arrays():
+    triad, copy = run(cores=1, op="triad"), run(cores=1, op="copy")
+    # triad stores one array in three, copy one in two: more of triad's lines are reads
+    assert triad["antagonist"]["gbytes_s"] > 0 and copy["antagonist"]["gbytes_s"] > 0
+    assert triad["mem_bw_gbytes_s"]["read"] > 0

@@ -367,7 +367,7 @@ params! {
     antagonist: AntagonistCfg {
         cores: int(None, "0", 0, 255, "co-located memory-bound cores beside the packet cores (the host network study's antagonists), each a loop over a buffer of its own on the same LLC, controllers and channels"),
         pattern: choice<AntagonistPattern>["seq" => Seq, "random" => Random](None, "seq", 0, 0, "the lines an antagonist touches: in order or uniformly at random"),
-        op: choice<AntagonistOp>["read" => Read, "write" => Write](None, "read", 0, 0, "loads, or stores of whole lines (read for ownership, then written back when evicted)"),
+        op: choice<AntagonistOp>["read" => Read, "write" => Write, "copy" => Copy, "scale" => Scale, "add" => Add, "triad" => Triad](None, "read", 0, 0, "loads, or stores of whole lines (read for ownership, then written back when evicted), or a STREAM kernel over the buffer split into its arrays (McCalpin's STREAM: copy and scale read one array and store another, add and triad read two and store a third)"),
         delay: int(None, "0", 0, 1e6, "core cycles an antagonist waits per line touched (its intensity; 0 = as fast as its misses allow)"),
         buffer: int(Bytes, "64MiB", 64, 1e11, "buffer each antagonist loops over"),
     }

@@ -61,7 +61,7 @@ pub fn run_guarded(c: &Cfg, g: &mut crate::sim::Guard) -> Result<Report, String>
                 let l1_hits = mem.stats.core_l1_hits;
                 let lat = mem.core_access(0, addr, write, t);
                 if mem.stats.core_l1_hits == l1_hits {
-                    stall.add(lat);
+                    stall.access(lat, write);
                 }
             };
             let n = BATCH.min(lines - first);
