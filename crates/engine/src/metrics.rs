@@ -51,7 +51,7 @@ pub static METRICS: &[MetricDef] = &[
     m("pcie_read_hit_rate", "", "DMA reads served on chip, by the LLC or a snooped L2 (PCM's PCIeRdCur hits); null when there was no DMA read", "pcm-pcie `-e`: PCIRdCur hits over all"),
     m("pcie_write_hit_rate_llc", "", "DMA writes whose line the LLC's own ways held (pcie_write_hit_rate without the lines found only in an L2); null when there was no DMA write", ""),
     m("pcie_read_hit_rate_llc", "", "DMA reads the LLC's own ways served (pcie_read_hit_rate without the snooped L2s); null when there was no DMA read", ""),
-    m("l1d_hit_rate", "", "share of the cores' memory accesses their L1D served; null without an L1D access", "perf `L1-dcache-loads` less `L1-dcache-load-misses`, over loads (the model counts stores too)"),
+    m("l1d_hit_rate", "", "share of the cores' memory accesses their L1D served; null without an L1D (l1d.size = 0, or set sampling) or a core access", "perf `L1-dcache-loads` less `L1-dcache-load-misses`, over loads (the model counts stores too)"),
     m("llc_hit_rate_cpu", "", "share of the cores' L2 misses that hit in the LLC; null when no L2 missed", "PCM `L3HIT` (per core)"),
     m("l2_prefetches_per_packet", "lines", "lines the L2 prefetchers (adjacent-line, streamer) fetched per received packet", ""),
     m("sf_back_invalidations_per_packet", "lines", "L2 copies dropped because a non-inclusive LLC's snoop filter evicted their entry, per received packet", ""),

@@ -275,7 +275,7 @@ params! {
         ddio_ways: int(None, "2", 0, 20, "LLC ways DMA writes may allocate into (IIO LLC WAYS); 0 = DDIO off"),
         cat_masks: ints(None, "[]", 1, 4294967295u32, "per NIC: CAT way mask of the cores serving it; missing = all ways"),
         snoop_latency: int(Time, "48ns", 0, 1e6, "load-to-use latency of a line served by snooping another core's private cache (modified line read, or a store to a shared line)"),
-        set_sample: int(None, "1", 1, 1024, "set sampling, for speed: the LLC and L2s model the lines of a fixed, scrambled 1 in N of their sets exactly; other accesses take the recent outcome mix of modelled ones of their kind. 1 = the full model; a power of two"),
+        set_sample: int(None, "1", 1, 1024, "set sampling, for speed: the LLC and L2s model the lines of a fixed, scrambled 1 in N of their sets exactly, and the cores have no L1D; other accesses take the recent outcome mix of modelled ones of their kind. 1 = the full model; a power of two"),
     }
     mem: MemCfg {
         hugepage: choice<MemHugepage>["2MiB" => TwoMiB, "1GiB" => OneGiB, "flat" => Flat](None, "2MiB", 0, 0, "pages backing DPDK's memory: each hugepage is physically contiguous, consecutive pages sit at unrelated physical frames (drawn by seed); flat = physical equals virtual (gem5's page table)"),

@@ -36,6 +36,12 @@ pub fn check(c: &Cfg) -> Result<(), String> {
             c.l2.size
         ));
     }
+    if c.l1d.size > c.l2.size {
+        return Err(format!(
+            "l1d.size = {} B: at most l2.size = {} B (the L1D holds a subset of its L2)",
+            c.l1d.size, c.l2.size
+        ));
+    }
     let l1line = 64 * c.l1d.ways;
     if c.l1d.size != 0 && (c.l1d.size % l1line != 0 || !(c.l1d.size / l1line).is_power_of_two()) {
         return Err(format!(

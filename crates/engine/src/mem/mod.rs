@@ -40,7 +40,7 @@ use dram::queued::Queued;
 use dram::Dram;
 use pages::PageTable;
 use prefetch::Prefetchers;
-use sample::{Sampler, L1_HIT, L2_HIT, LLC_HIT, MISS, SNOOP};
+use sample::{Sampler, L2_HIT, LLC_HIT, MISS, SNOOP};
 use slice::SliceFn;
 
 /// How a DMA write treats the LLC.
@@ -240,8 +240,8 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// The LLC, the L2s and DRAM of their sections; `core_masks`: the CAT
-    /// mask of every core that accesses memory.
+    /// The LLC, the L2s, the L1Ds and DRAM of their sections;
+    /// `core_masks`: the CAT mask of every core that accesses memory.
     pub fn new(
         mem_cfg: &MemCfg,
         llc_cfg: &LlcCfg,
@@ -284,7 +284,11 @@ impl Memory {
                 )
             })
             .collect();
-        let l1 = (0..if l1d_cfg.size > 0 { n_cores } else { 0 })
+        // (set sampling models no L1D: sampling its 64 sets would leave
+        // too few residues to sample the LLC's and L2s' lines evenly, and
+        // an L1D set fed 1 in N of its lines would act N times larger)
+        let l1d = l1d_cfg.size > 0 && llc_cfg.set_sample == 1;
+        let l1 = (0..if l1d { n_cores } else { 0 })
             .map(|_| Cache::new(l1d_cfg.size, l1d_cfg.ways as usize, Indexing::Modulo, Policy::Lru, rng(seed, stream::LLC, 1 << 21)))
             .collect();
         let n_sample = llc_cfg.set_sample;
@@ -408,10 +412,6 @@ impl Memory {
         let o = self.predict(sample::core_class(core, write));
         self.owe(o, line, now);
         match o.served {
-            L1_HIT => {
-                self.stats.core_l1_hits += 1;
-                self.l1_lat
-            }
             L2_HIT => {
                 self.stats.core_l2_hits += 1;
                 self.l2_lat
@@ -449,6 +449,11 @@ impl Memory {
     /// The LLC's load-to-use latency.
     pub fn llc_latency(&self) -> Time {
         self.llc_lat
+    }
+
+    /// Whether the cores have an L1D (`l1d.size` > 0, no set sampling).
+    pub fn has_l1d(&self) -> bool {
+        !self.l1.is_empty()
     }
 
     pub fn ddio_enabled(&self) -> bool {
@@ -536,11 +541,9 @@ impl Memory {
             return self.core_access_unsampled(core, line, write, now);
         }
         let before = self.side_effects();
-        let (l1_hits, l2_hits, llc_hits) = (self.stats.core_l1_hits, self.stats.core_l2_hits, self.stats.core_llc_hits);
+        let (l2_hits, llc_hits) = (self.stats.core_l2_hits, self.stats.core_llc_hits);
         let lat = self.core_access_modelled(core, line, write, now);
-        let served = if self.stats.core_l1_hits > l1_hits {
-            L1_HIT
-        } else if lat == self.snoop_lat && self.snoop_lat != self.l2_lat && self.snoop_lat != self.llc_lat {
+        let served = if lat == self.snoop_lat && self.snoop_lat != self.l2_lat && self.snoop_lat != self.llc_lat {
             SNOOP
         } else if self.stats.core_l2_hits > l2_hits {
             L2_HIT
@@ -1243,6 +1246,24 @@ mod tests {
             // needs ownership again.
             assert_eq!(m.core_access(1, a, false, 0), m.snoop_lat);
             assert_eq!(m.core_access(0, a, true, 0), m.snoop_lat, "inclusive {inclusive}");
+        }
+    }
+
+    /// A prefetch that refills a line into the L2 does not revive the L1D's
+    /// stale tag of it: after a DMA write, the core's next load of the line
+    /// is served below the L1D even once the adjacent-line prefetcher has
+    /// brought it back.
+    #[test]
+    fn a_prefetch_refill_does_not_revive_a_stale_l1d_line() {
+        for inclusive in [true, false] {
+            let mut m = with_l1(inclusive, json!({"l2": {"size": "64KiB", "prefetch_adjacent": true, "prefetch_streamer": false}}));
+            let a = 0x1_0000_0000;
+            m.core_access(0, a, false, 0);
+            m.dma_write(a, 128, DmaMode::Ddio, 0);
+            m.core_access(0, a + 64, false, 0); // (its pair, a, comes back by prefetch)
+            let l1_hits = m.stats.core_l1_hits;
+            assert!(m.core_access(0, a, false, 0) > m.l1_lat, "inclusive {inclusive}");
+            assert_eq!(m.stats.core_l1_hits, l1_hits);
         }
     }
 

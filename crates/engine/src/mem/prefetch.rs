@@ -244,7 +244,11 @@ impl Memory {
         let s = (st.core_l2_hits, st.core_llc_hits, st.core_llc_misses, st.c2m_read_ps, st.c2m_reads);
         let misses = self.core_misses[core];
         let missed = self.mc.as_ref().map_or(0, |mc| mc.missed.len());
-        // (into the L2, not the L1D)
+        // (into the L2, not the L1D; an L1D tag of the line is stale, as
+        // the L2 lost it: dropped, so the refill does not revive it)
+        if let Some(l1) = self.l1.get_mut(core) {
+            l1.remove(line);
+        }
         let mut lat = if self.sf.is_some() {
             self.l2_miss_ni(core, line, l2_set, false, now)
         } else {

@@ -48,9 +48,7 @@ pub const LLC_HIT: usize = 1;
 pub const MISS: usize = 2;
 /// Served by snooping another core's private copy (`llc.snoop_latency`).
 pub const SNOOP: usize = 3;
-/// A core access its L1D served.
-pub const L1_HIT: usize = 4;
-const OUTCOMES: usize = 5;
+const OUTCOMES: usize = 4;
 
 /// Accesses of one class (sampled or not) a class's mix remembers: the mix
 /// follows phase changes (caches warming, bursts) at the same pace whatever
@@ -230,7 +228,7 @@ impl Sampler {
 }
 
 /// What `n` unsampled accesses are to do: how many were served at each
-/// level (indexed by L2_HIT, LLC_HIT, MISS, SNOOP, L1_HIT).
+/// level (indexed by L2_HIT, LLC_HIT, MISS, SNOOP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outcomes {
     pub served: [u64; OUTCOMES],
@@ -295,7 +293,7 @@ mod tests {
     #[test]
     fn bulk_outcomes_follow_the_sampled_mix_batch_by_batch() {
         let mut s = Sampler::new(8, 10, 1);
-        assert_eq!(s.predict_many(DMA_WRITE, 5).served, [0, 0, 5, 0, 0], "cold class: misses");
+        assert_eq!(s.predict_many(DMA_WRITE, 5).served, [0, 0, 5, 0], "cold class: misses");
         for i in 0..10_000 {
             let served = [LLC_HIT, LLC_HIT, MISS][i % 3];
             s.record(DMA_WRITE, served, (i % 4 == 0) as u64, (i % 10 == 0) as u64);

@@ -101,7 +101,11 @@ impl World {
             pcie_read_hit_rate: hit_rate(m.dma_read_hits, m.dma_read_hits + m.dma_read_misses),
             pcie_write_hit_rate_llc: hit_rate(m.dma_write_llc_hits, m.dma_write_hits + m.dma_write_misses),
             pcie_read_hit_rate_llc: hit_rate(m.dma_read_llc_hits, m.dma_read_hits + m.dma_read_misses),
-            l1d_hit_rate: hit_rate(m.core_l1_hits, m.core_l1_hits + m.core_l2_hits + m.core_llc_hits + m.core_llc_misses),
+            l1d_hit_rate: if !self.host.mem.has_l1d() {
+                f64::NAN
+            } else {
+                hit_rate(m.core_l1_hits, m.core_l1_hits + m.core_l2_hits + m.core_llc_hits + m.core_llc_misses)
+            },
             llc_hit_rate_cpu: hit_rate(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),
             l2_prefetches_per_packet: ratio(m.l2_prefetches, total.rx_pkts),
             sf_back_invalidations_per_packet: ratio(m.sf_back_invalidations, total.rx_pkts),
