@@ -208,7 +208,8 @@ pub fn llc_indexing(llc: &LlcCfg) -> Result<Indexing, String> {
 
 pub struct Memory {
     pub llc: Cache,
-    /// Each core's L1D (none with `l1d.size = 0`): see [`Memory::l1_hit`].
+    /// Each core's L1D (none with `l1d.size = 0` or set sampling): see
+    /// [`Memory::core_access_modelled`].
     l1: Vec<Cache>,
     l2: Vec<Cache>,
     /// With a non-inclusive LLC: the snoop filter, tracking which L2s hold
@@ -557,56 +558,44 @@ impl Memory {
     }
 
     /// A core access to a line the caches model: its L1D, else below.
+    ///
+    /// The L1D holds a subset of its L2: a line the L2 has lost (evicted,
+    /// invalidated by a DMA write or another core's store) is gone from it
+    /// too, so coherence is the L2's (checked here, on use, rather than on
+    /// every L2 removal; a prefetch refilling the L2 drops the stale tag).
+    /// A store hits only a line the core owns: one it stored to through
+    /// the L2 (whose copy is then modified) and no other core has read
+    /// since ([`Memory::l1_share`]); otherwise its RFO goes below.
     #[inline(always)]
     fn core_access_modelled(&mut self, core: usize, line: u64, write: bool, now: Time) -> Time {
         if self.l1.is_empty() {
             return self.l2_access(core, line, write, now);
         }
-        if self.l1_hit(core, line, write) {
-            self.stats.core_l1_hits += 1;
-            return self.l1_lat;
-        }
-        let lat = self.l2_access(core, line, write, now);
-        self.l1_fill(core, line, write);
-        lat
-    }
-
-    /// Whether `core`'s L1D serves the access. The L1D holds a subset of
-    /// its L2: a line the L2 has lost (evicted, invalidated by a DMA write
-    /// or another core's store) is gone from it too, so coherence is the
-    /// L2's (the check is made here, on use, rather than on every L2
-    /// removal). A store hits only a line the core owns: one it stored to
-    /// through the L2 (whose copy is then modified) and no other core has
-    /// read since ([`Memory::l1_share`]); otherwise its RFO goes below.
-    #[inline(always)]
-    fn l1_hit(&mut self, core: usize, line: u64, write: bool) -> bool {
-        let Some(s) = self.l1[core].find(line) else { return false };
-        if self.l2[core].find(line).is_none() {
-            self.l1[core].remove(line);
-            return false;
-        }
-        if write && !self.l1[core].is_dirty(s) {
-            return false;
-        }
-        self.l1[core].touch(s);
-        true
-    }
-
-    /// Put `line` in `core`'s L1D after an access below it (owned after a
-    /// store). Its victim needs nothing: the L2 copy holds its state.
-    #[inline(always)]
-    fn l1_fill(&mut self, core: usize, line: u64, write: bool) {
-        let l1 = &mut self.l1[core];
-        match l1.lookup(line) {
+        match self.l1[core].lookup(line) {
             Ok(s) => {
+                if self.l2[core].find(line).is_some() && (!write || self.l1[core].is_dirty(s)) {
+                    self.l1[core].touch(s);
+                    self.stats.core_l1_hits += 1;
+                    return self.l1_lat;
+                }
+                // A stale tag, or a store to a line not owned: served below,
+                // the tag then holds the line afresh (owned after a store).
+                let lat = self.l2_access(core, line, write, now);
+                let l1 = &mut self.l1[core];
                 l1.touch(s);
                 if write {
                     l1.set_dirty(s);
+                } else {
+                    l1.clear_dirty(s);
                 }
+                lat
             }
             Err(set) => {
-                let all = l1.all_ways();
-                l1.insert_at(set, line, all, write);
+                let lat = self.l2_access(core, line, write, now);
+                // (its victim needs nothing: the L2 copy holds its state)
+                let all = self.l1[core].all_ways();
+                self.l1[core].insert_at(set, line, all, write);
+                lat
             }
         }
     }
