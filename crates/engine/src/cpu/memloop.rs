@@ -5,7 +5,8 @@
 //!
 //! Each step touches `STEP` indices of its buffer, in order or at random,
 //! reading the line there or writing it (a store: read for ownership, the
-//! line dirty, written back when evicted); a STREAM kernel splits the
+//! line dirty, written back when evicted; the loop does not wait for it,
+//! but its RFO holds a fill buffer, `Stall::store`); a STREAM kernel splits the
 //! buffer into its arrays and touches each array's line at the index
 //! (triad: loads of two, a store to the third). The misses overlap up to
 //! the core's memory-level parallelism, and the step costs a cycle per
