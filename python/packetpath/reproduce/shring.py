@@ -403,8 +403,8 @@ WHY = {
         "on the L3 replacement policy, which no server part publishes (a client part's measured QLRU stands in)",
     "up to 13% higher throughput":
         "the gain rides on the application's hit rate, which sharing raises 1.4x where the paper's rises 2.1x (the "
-        "claim above): the model's best gain, 6.5 %, sits at the band's edge, and the L1D, which serves the cores' "
-        "reloads of descriptors and mbufs in both configurations, moved it from 7.1 % to just below",
+        "claim above), so the model's best gain sits at the band's lower edge; the L1D, which serves the cores' "
+        "reloads of descriptors and mbufs under both rings, moved it from 7.1 % to just below the edge",
     "shRing/8: up to 1.27x the throughput of privRing (NAT, LB)": CAP,
     "fast target core: shRing 12% above privRing": CAP,
     "slowest target core: shRing 58% below privRing": SLOW_TARGET,
