@@ -29,8 +29,9 @@ pub fn check(c: &Cfg) -> Result<(), String> {
         ));
     }
     super::llc_indexing(&c.llc)?;
-    let l2line = 64 * c.l2.ways;
-    if c.l2.size % l2line != 0 || !(c.l2.size / l2line).is_power_of_two() {
+    // (a private cache indexes its sets by the low line bits)
+    let power_of_two_sets = |size: u64, ways: u64| size % (64 * ways) == 0 && (size / (64 * ways)).is_power_of_two();
+    if !power_of_two_sets(c.l2.size, c.l2.ways) {
         return Err(format!(
             "l2.size = {} B: must be l2.ways x 64 B x a power of two sets",
             c.l2.size
@@ -42,8 +43,7 @@ pub fn check(c: &Cfg) -> Result<(), String> {
             c.l1d.size, c.l2.size
         ));
     }
-    let l1line = 64 * c.l1d.ways;
-    if c.l1d.size != 0 && (c.l1d.size % l1line != 0 || !(c.l1d.size / l1line).is_power_of_two()) {
+    if c.l1d.size != 0 && !power_of_two_sets(c.l1d.size, c.l1d.ways) {
         return Err(format!(
             "l1d.size = {} B: must be 0 (no L1D) or l1d.ways x 64 B x a power of two sets",
             c.l1d.size

@@ -1190,13 +1190,11 @@ mod tests {
         assert!(m.llc_occupancy() <= 2 * m.llc.sets() as usize);
     }
 
-    /// A memory with a 32 KiB 8-way L1D per core (and `extra`).
-    fn with_l1(inclusive: bool, extra: serde_json::Value) -> Memory {
-        let mut v = json!({"l1d": {"size": "32KiB", "ways": 8, "latency": "1ns"}, "llc": {"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": inclusive}});
-        for (k, x) in extra.as_object().unwrap() {
-            v[k] = x.clone();
-        }
-        mem(v)
+    /// A memory with a 32 KiB 8-way L1D per core (and `extra`'s sections).
+    fn with_l1(inclusive: bool, mut extra: serde_json::Value) -> Memory {
+        extra["l1d"] = json!({"size": "32KiB", "ways": 8, "latency": "1ns"});
+        extra["llc"] = json!({"size": "704KiB", "ways": 11, "slices": 1, "slice_hash": "none", "inclusive": inclusive});
+        mem(extra)
     }
 
     #[test]
