@@ -295,7 +295,7 @@ params! {
     dram: DramCfg {
         channels: int(None, "6", 1, 64, "memory channels of the socket"),
         channel_bw: int(ByteRate, "21333MB/s", 100, 1e7, "peak bandwidth of one channel"),
-        latency: int(Time, "90ns", 1, 1e7, "idle load-to-use latency of a DRAM access"),
+        latency: int(Time, "90ns", 1, 1e7, "idle load-to-use latency of a DRAM read (MLC's idle latency: the L2 and LLC lookups on the way included)"),
         remote_latency: int(Time, "140ns", 1, 1e7, "latency of a DMA served through the inter-socket link"),
         write_batch: int(None, "0", 0, 1024, "writes the memory controller drains per bus turnaround from its write queue (a read arriving during the drain waits for it); 0 = no write queue, each write takes its burst as it comes"),
         turnaround: int(Time, "0ns", 0, 1e6, "with dram.write_batch: bus turnaround per drain, read-to-write plus write-to-read (tRTW + tWTR)"),

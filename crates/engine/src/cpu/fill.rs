@@ -3,8 +3,14 @@
 //! leaves for its controller only with a buffer free (`cpu.mlp` of them,
 //! the host network study's C2M-Read credits), in program order, and a
 //! read of a dependent chain (a pointer chase) waits for the chain's read
-//! before it, with the reads behind it in program order waiting too. The
-//! core's pass ends when the last is back.
+//! before it, with the reads behind it in program order waiting too.
+//!
+//! What a pass waits for depends on the code: a packet poll uses the data
+//! it loads, so its pass ends when the last read is back; a memory loop's
+//! next iterations do not depend on this step's loads, so an out-of-order
+//! core runs on as soon as they have all left (the reorder buffer holds
+//! them; the fill buffers, not the step boundary, bound what is in
+//! flight), and its pass ends when the last has issued.
 
 use crate::mem::dram::queued::Queued;
 use crate::units::Time;
@@ -17,13 +23,25 @@ pub struct FillBuffers {
     waiting: VecDeque<(u64, bool)>,
     /// A chained read is in flight: the next chained one waits for it.
     chain_busy: bool,
-    /// When the latest data of this pass came back.
+    /// What the pass in hand waits for, if it still waits.
+    wait: Option<Wait>,
+    /// When the pass's wait ended (or, while it waits, the latest read
+    /// back).
     pub last: Time,
+}
+
+/// What ends a pass's wait in its fill buffers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Wait {
+    /// Its reads' data: all back.
+    Back,
+    /// Its reads' departure: all issued (a memory loop).
+    Issued,
 }
 
 impl FillBuffers {
     pub fn new(size: u64) -> FillBuffers {
-        FillBuffers { size: size.max(1), free: size.max(1), waiting: VecDeque::new(), chain_busy: false, last: 0 }
+        FillBuffers { size: size.max(1), free: size.max(1), waiting: VecDeque::new(), chain_busy: false, wait: None, last: 0 }
     }
 
     /// Reads in flight or waiting for a buffer?
@@ -32,21 +50,38 @@ impl FillBuffers {
     }
 
     /// Core `core`'s pass at `now` missed `reads`: issue what the buffers
-    /// take now, the rest as buffers free.
-    pub fn start(&mut self, core: usize, reads: impl Iterator<Item = (u64, bool)>, now: Time, mc: &mut Queued) {
+    /// take now, the rest as buffers free (behind any a loop's earlier
+    /// step left waiting). Returns whether the pass's `wait` is over
+    /// already.
+    pub fn start(&mut self, core: usize, reads: impl Iterator<Item = (u64, bool)>, wait: Wait, now: Time, mc: &mut Queued) -> bool {
         self.waiting.extend(reads);
         self.last = now;
         self.issue(core, now, mc);
+        self.wait = Some(wait);
+        self.ended()
     }
 
     /// A read of this core (`chained` or not) is back at `at`; returns
-    /// whether the pass's reads are all back.
+    /// whether the pass in hand has just stopped waiting.
     pub fn back(&mut self, core: usize, chained: bool, at: Time, mc: &mut Queued) -> bool {
         self.free += 1;
         self.chain_busy &= !chained;
         self.last = self.last.max(at);
         self.issue(core, at, mc);
-        !self.busy()
+        self.ended()
+    }
+
+    /// Whether the pass in hand has just stopped waiting (said once).
+    fn ended(&mut self) -> bool {
+        let over = match self.wait {
+            None => false,
+            Some(Wait::Back) => !self.busy(),
+            Some(Wait::Issued) => self.waiting.is_empty(),
+        };
+        if over {
+            self.wait = None;
+        }
+        over
     }
 
     fn issue(&mut self, core: usize, now: Time, mc: &mut Queued) {
@@ -91,22 +126,48 @@ mod tests {
         let mut r = crate::sim::rng(1, 0, 0);
         let lines: Vec<(u64, bool)> = (0..20).map(|_| (r.gen_range(0..1u64 << 28), false)).collect();
         let (mut mc, mut fb) = (queued(), FillBuffers::new(10));
-        fb.start(0, lines.iter().copied(), 0, &mut mc);
+        fb.start(0, lines.iter().copied(), Wait::Back, 0, &mut mc);
         let back = run(&mut fb, &mut mc);
         assert_eq!(back.len(), 20);
         let one = back[0].lat;
         assert!(fb.last < 8 * one && fb.last >= 2 * one, "{} vs {one}", fb.last);
         let (mut mc, mut serial) = (queued(), FillBuffers::new(1));
-        serial.start(0, lines.iter().copied(), 0, &mut mc);
+        serial.start(0, lines.iter().copied(), Wait::Back, 0, &mut mc);
         run(&mut serial, &mut mc);
         assert!(serial.last > 2 * fb.last, "{} vs {}", serial.last, fb.last);
+    }
+
+    #[test]
+    fn a_loop_runs_on_once_its_reads_have_left() {
+        // 16 reads, 10 buffers: the step ends when the 16th leaves, as
+        // the 6th comes back, with the buffers still full
+        let mut r = crate::sim::rng(2, 0, 0);
+        use rand::Rng as _;
+        let (mut mc, mut fb) = (queued(), FillBuffers::new(10));
+        let lines: Vec<(u64, bool)> = (0..16).map(|_| (r.gen_range(0..1u64 << 28), false)).collect();
+        assert!(!fb.start(0, lines.into_iter(), Wait::Issued, 0, &mut mc));
+        let (mut back, mut cycle, mut returned) = (Vec::new(), 0, 0);
+        'run: loop {
+            let refused = mc.tick(cycle, &mut back);
+            for b in back.drain(..) {
+                returned += 1;
+                if fb.back(b.core, b.chained, b.at, &mut mc) {
+                    break 'run;
+                }
+            }
+            cycle = if refused { cycle + 1 } else { mc.wake().max(cycle + 1) };
+        }
+        assert_eq!((returned, fb.size - fb.free), (6, 10));
+        // a step whose reads the buffers take at once does not wait
+        let mut idle = FillBuffers::new(10);
+        assert!(idle.start(0, [(0, false), (1 << 20, false)].into_iter(), Wait::Issued, 0, &mut mc));
     }
 
     #[test]
     fn a_chase_waits_for_each_read() {
         let mut mc = queued();
         let mut fb = FillBuffers::new(10);
-        fb.start(0, (0..5u64).map(|i| (i << 20, true)), 0, &mut mc);
+        fb.start(0, (0..5u64).map(|i| (i << 20, true)), Wait::Back, 0, &mut mc);
         let back = run(&mut fb, &mut mc);
         let sum: Time = back.iter().map(|b| b.lat).sum();
         assert_eq!(fb.last, sum, "each read leaves when the one before is back");

@@ -49,6 +49,13 @@ pub fn check(c: &Cfg) -> Result<(), String> {
             c.l1d.size
         ));
     }
+    if c.dram.latency <= c.llc.latency {
+        return Err(format!(
+            "dram.latency = {} ns: must exceed llc.latency = {} ns (it is the whole idle load-to-use latency of a DRAM read, the LLC lookup included)",
+            c.dram.latency as f64 / 1e3,
+            c.llc.latency as f64 / 1e3
+        ));
+    }
     let sample = c.llc.set_sample;
     let (llc_low, l2_sets) = super::sample::low_index_sets(&c.llc, &c.l2);
     if !sample.is_power_of_two() || sample > llc_low.min(l2_sets) {

@@ -430,18 +430,20 @@ impl Memory {
     }
 
     /// A core's LLC miss served by DRAM; returns its load-to-use latency.
+    /// `dram.latency` is that whole latency idle (MLC's), the L2 and LLC
+    /// lookups on the way included: not added again.
     #[inline(always)]
     fn core_dram_read(&mut self, core: usize, line: u64, now: Time) -> Time {
         self.stats.core_llc_misses += 1;
         self.core_misses[core] += 1;
         self.stats.dram_read_bytes += LINE;
         if let Some(mc) = &mut self.mc {
-            // The read leaves for its controller once the pass is done; its
-            // latency beyond the LLC lookup comes back with its data.
+            // The read leaves its fill buffer once the pass is done; its
+            // whole latency comes back with its data.
             mc.missed.push((line, mc.chained));
-            return self.llc_lat;
+            return 0;
         }
-        let lat = self.llc_lat + self.dram.read(line, now);
+        let lat = self.dram.read(line, now);
         self.stats.c2m_read_ps += lat;
         self.stats.c2m_reads += 1;
         lat
@@ -1009,6 +1011,17 @@ mod tests {
     /// A DMA write covering part of a line reads the rest first (an RFO),
     /// from DRAM when no cache holds the line; whole lines (ItoM) never
     /// read. The read lengthens the root port's hold on the write.
+    /// `dram.latency` is MLC's idle latency, the whole load-to-use of a
+    /// DRAM read: a cold load costs it, not the LLC's lookup on top.
+    #[test]
+    fn a_cold_load_costs_the_measured_idle_latency() {
+        let mut m = mem(json!({"dram": {"latency": "90ns"}}));
+        let lat = m.core_access(0, 1 << 30, false, 1_000_000);
+        assert!((90_000..=93_000).contains(&lat), "{lat}");
+        let e = validate(&json!({"dram": {"latency": "20ns"}, "llc": {"latency": "26ns"}})).err().unwrap();
+        assert!(e.to_string().contains("dram.latency = 20 ns: must exceed llc.latency = 26 ns"), "{e}");
+    }
+
     #[test]
     fn partial_line_dma_writes_read_the_line_whole_ones_do_not() {
         for ddio in [2, 0] {

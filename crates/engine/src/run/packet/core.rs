@@ -9,6 +9,7 @@
 
 use super::{pay_mbuf, request_done, Ev, Layout, NicState, World};
 use crate::config::Cfg;
+use crate::cpu::fill::Wait;
 use crate::cpu::mempool::Mempool;
 use crate::cpu::wc::WcBuffers;
 use crate::cpu::Stall;
@@ -204,16 +205,20 @@ impl World {
     fn pass_done(&mut self, c: usize, p: Pass, now: Time) {
         if let Some(mc) = self.host.mem.mc.as_mut().filter(|mc| !mc.missed.is_empty()) {
             let mut missed = std::mem::take(&mut mc.missed);
-            self.host.fills[c].start(c, missed.drain(..), now, mc);
+            let wait = if matches!(p.then, Then::Poll(_)) { Wait::Back } else { Wait::Issued };
+            let over = self.host.fills[c].start(c, missed.drain(..), wait, now, mc);
             mc.missed = missed;
-            self.host.passes[c] = Some(p);
             self.schedule_dram();
-            return;
+            if !over {
+                self.host.passes[c] = Some(p);
+                return;
+            }
         }
         self.resume(c, p, now);
     }
 
-    /// Core `c`'s pass `p` is over, its DRAM data back by `last`.
+    /// Core `c`'s pass `p` is over, its DRAM data back (a memory loop's
+    /// reads issued) by `last`.
     fn resume(&mut self, c: usize, p: Pass, last: Time) {
         // (a memory loop's next step follows its stall and compute)
         let (next, compute) = match p.then {
@@ -313,30 +318,30 @@ impl World {
         self.host.dram_back = back;
     }
 
-    /// A core's DRAM read is back: its latency joins the core's pass, its
-    /// fill buffer frees, and the pass resumes when it was the last.
+    /// A core's DRAM read is back: its latency joins the core's poll (a
+    /// memory loop's figures: the loop may be steps on), its fill buffer
+    /// frees, and the pass resumes if that ended its wait.
     fn read_back(&mut self, b: Back) {
-        let c = b.core;
-        let p = self.host.passes[c].as_mut().expect("a read back to a core whose pass waits");
-        if b.chained {
-            p.stall.chain(b.lat);
+        let (c, measuring) = (b.core, self.host.measuring);
+        if let Some(l) = self.host.memory_loop(c) {
+            l.dram_read(b.lat, measuring);
         } else {
-            p.stall.add(b.lat);
+            let p = self.host.passes[c].as_mut().expect("a read back to a core whose poll waits");
+            if b.chained {
+                p.stall.chain(b.lat);
+            } else {
+                p.stall.add(b.lat);
+            }
         }
-        self.host.mem.stats.c2m_read_ps += self.host.mem.llc_latency() + b.lat;
+        self.host.mem.stats.c2m_read_ps += b.lat;
         self.host.mem.stats.c2m_reads += 1;
-        match p.then {
-            Then::Antagonist(i, _) => self.host.antagonists[i].dram_read(b.lat, self.host.measuring),
-            Then::Corunner(_) => self.host.corunner.as_mut().expect("co-runner").dram_read(b.lat, self.host.measuring),
-            Then::Poll(_) => {}
-        }
         let mc = self.host.mem.mc.as_mut().expect("controllers");
         if self.host.fills[c].back(c, b.chained, b.at, mc) {
             self.host.q.push(b.at, Ev::Resume { core: c as u16 });
         }
     }
 
-    /// Core `c`'s DRAM reads are all back.
+    /// Core `c`'s pass has stopped waiting on its fill buffers.
     pub(super) fn on_resume(&mut self, c: usize) {
         let p = self.host.passes[c].take().expect("a pass waiting");
         let last = self.host.fills[c].last;

@@ -295,6 +295,16 @@ pub(crate) struct Host {
 }
 
 impl Host {
+    /// The memory loop (co-runner or antagonist) on core `core`, if any.
+    pub(super) fn memory_loop(&mut self, core: usize) -> Option<&mut MemLoop> {
+        if self.corunner.as_ref().is_some_and(|l| l.core == core) {
+            return self.corunner.as_mut();
+        }
+        // (the antagonists' cores are consecutive)
+        let first = self.antagonists.first()?.core;
+        self.antagonists.get_mut(core.checked_sub(first)?)
+    }
+
     /// Core `core`, if asleep, polls again at `now` (a completion for it
     /// is in host memory).
     pub(super) fn wake(&mut self, core: usize, now: Time) {
