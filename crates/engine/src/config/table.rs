@@ -291,6 +291,7 @@ params! {
         latency: int(Time, "6ns", 0, 1e6, "load-to-use latency of an L2 hit"),
         prefetch_adjacent: bool(None, "true", 0, 0, "the spatial prefetcher: an L2 demand miss also fetches the other line of its 128 B pair"),
         prefetch_streamer: bool(None, "true", 0, 0, "the streamer: accesses moving through a 4 KiB page fetch the next lines of it, 2 per access, up to 20 ahead"),
+        superqueue: int(None, "0", 0, 256, "with the memory controllers: the L2's outstanding misses to memory (Intel's superqueue), demand and prefetch; a prefetch finding it full is not issued; 0 = unbounded"),
     }
     dram: DramCfg {
         channels: int(None, "6", 1, 64, "memory channels of the socket"),

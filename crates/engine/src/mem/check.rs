@@ -49,6 +49,12 @@ pub fn check(c: &Cfg) -> Result<(), String> {
             c.l1d.size
         ));
     }
+    if c.l2.superqueue != 0 && c.l2.superqueue < c.cpu.mlp {
+        return Err(format!(
+            "l2.superqueue = {}: must be 0 (unbounded) or at least cpu.mlp = {} (it holds the L1D fill buffers' misses too)",
+            c.l2.superqueue, c.cpu.mlp
+        ));
+    }
     if c.dram.latency <= c.llc.latency {
         return Err(format!(
             "dram.latency = {} ns: must exceed llc.latency = {} ns (it is the whole idle load-to-use latency of a DRAM read, the LLC lookup included)",

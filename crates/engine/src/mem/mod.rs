@@ -75,6 +75,8 @@ pub struct MemStats {
     pub sf_back_invalidations: u64,
     /// Lines the L2 prefetchers brought in.
     pub l2_prefetches: u64,
+    /// Prefetches not issued: the core's superqueue was full.
+    pub l2_prefetches_refused: u64,
     /// Partially DMA-written lines whose rest was read from DRAM (RFO misses).
     pub dma_rfo_reads: u64,
     pub dram_read_bytes: u64,
@@ -110,6 +112,7 @@ impl MemStats {
             coherence_invalidations: self.coherence_invalidations - base.coherence_invalidations,
             sf_back_invalidations: self.sf_back_invalidations - base.sf_back_invalidations,
             l2_prefetches: self.l2_prefetches - base.l2_prefetches,
+            l2_prefetches_refused: self.l2_prefetches_refused - base.l2_prefetches_refused,
             dma_rfo_reads: self.dma_rfo_reads - base.dma_rfo_reads,
             dram_read_bytes: self.dram_read_bytes - base.dram_read_bytes,
             dram_write_bytes: self.dram_write_bytes - base.dram_write_bytes,
@@ -322,7 +325,7 @@ impl Memory {
             core_misses: vec![0; n_cores],
             sampler,
             pages: PageTable::new(mem_cfg.hugepage, seed),
-            prefetch: Prefetchers::new(l2_cfg.prefetch_adjacent, l2_cfg.prefetch_streamer, n_cores),
+            prefetch: Prefetchers::new(l2_cfg, n_cores),
         }
     }
 
@@ -1279,5 +1282,25 @@ mod tests {
         assert_eq!(m.stats.l2_prefetches, 2, "lines 8 and 7");
         assert_eq!(m.core_access(0, a + 10 * 64, false, 0), m.l1_lat);
         assert_eq!(m.stats.l2_prefetches, 2);
+    }
+    /// With the controllers, a prefetch that misses the LLC holds a
+    /// superqueue entry until its data is back: a walk through a page
+    /// with nothing back yet issues `l2.superqueue` prefetches, no more;
+    /// unbounded, the streamer runs to the page's end.
+    #[test]
+    fn prefetches_wait_for_a_superqueue_entry() {
+        let walk = |sq: u64| {
+            let mut m = mem(json!({"l2": {"size": "64KiB", "prefetch_streamer": true, "prefetch_adjacent": false, "superqueue": sq}}));
+            m.mc = crate::mem::dram::queued::Queued::from_cfg(&validate(&json!({"dram": {"model": "controller"}})).unwrap().dram).unwrap();
+            let a = 0x1_0000_0000;
+            for i in 0..64 {
+                m.core_access(0, a + i * 64, false, 0);
+            }
+            let mc = m.mc.as_ref().unwrap();
+            (m.stats.l2_prefetches, m.stats.l2_prefetches_refused, mc.in_flight(0))
+        };
+        assert_eq!(walk(16), (16, 46, 16), "lines 2..=17 prefetched, every later one refused");
+        let (issued, refused, _) = walk(0);
+        assert_eq!((issued, refused), (62, 0));
     }
 }

@@ -12,9 +12,16 @@
 //! Both watch the L1D's misses (the manual: the streamer "monitors read
 //! requests from the L1 cache"), so a line the L1D serves trains neither.
 //!
-//! Left out: the streamer's switch to LLC-only prefetching when the core
-//! has many requests outstanding, and the L1D's own prefetchers (DCU
-//! next-line and IP-stride).
+//! With the memory controllers a prefetch that misses the LLC takes an
+//! entry of the core's superqueue (`l2.superqueue`: the L2's outstanding
+//! misses to memory, demand and prefetch alike) until its data is back; a
+//! prefetch finding the superqueue full is not issued. The manual says the
+//! streamer then "prefetches to the LLC only and less far ahead"; how many
+//! of those can be outstanding it does not say, so they are left out.
+//!
+//! Left out too: the L1D's own prefetchers (DCU next-line and IP-stride):
+//! a line-granular model has neither the byte offsets nor the load
+//! instructions they train on.
 
 use super::Memory;
 use crate::units::Time;
@@ -179,6 +186,8 @@ struct InFlight {
 /// The prefetchers of every core.
 pub struct Prefetchers {
     adjacent: bool,
+    /// `l2.superqueue` (0 = unbounded).
+    superqueue: u32,
     /// One per core; empty with the streamer off.
     streamers: Vec<Streamer>,
     /// One per core.
@@ -187,9 +196,11 @@ pub struct Prefetchers {
 
 impl Prefetchers {
     /// `None` when both are off.
-    pub fn new(adjacent: bool, streamer: bool, cores: usize) -> Option<Prefetchers> {
+    pub fn new(l2: &crate::config::L2Cfg, cores: usize) -> Option<Prefetchers> {
+        let (adjacent, streamer) = (l2.prefetch_adjacent, l2.prefetch_streamer);
         (adjacent || streamer).then(|| Prefetchers {
             adjacent,
+            superqueue: l2.superqueue as u32,
             streamers: if streamer { vec![Streamer::default(); cores] } else { Vec::new() },
             in_flight: vec![InFlight { lines: [u32::MAX; IN_FLIGHT], ready: [0; IN_FLIGHT], next: 0, latest: 0 }; cores],
         })
@@ -239,6 +250,11 @@ impl Memory {
     /// its set there).
     #[inline(never)]
     fn prefetch_miss(&mut self, core: usize, line: u64, l2_set: usize, now: Time) {
+        let sq = self.prefetch.as_ref().expect("prefetchers on").superqueue;
+        if sq != 0 && self.mc.as_ref().is_some_and(|mc| mc.in_flight(core) >= sq) {
+            self.stats.l2_prefetches_refused += 1;
+            return;
+        }
         // (a prefetch is not a demand access: the core counters stay)
         let st = &self.stats;
         let s = (st.core_l2_hits, st.core_llc_hits, st.core_llc_misses, st.c2m_read_ps, st.c2m_reads);
@@ -255,11 +271,12 @@ impl Memory {
             self.l2_access(core, line, false, now)
         };
         // (with the controllers no core waits for a prefetch's DRAM read:
-        // it goes now, and the line is ready an idle read later)
+        // it goes now, holding a superqueue entry until it is back, and a
+        // demand load of the line waits until an idle read later)
         if let Some(mc) = self.mc.as_mut().filter(|mc| mc.missed.len() > missed) {
             while mc.missed.len() > missed {
                 let (l, _) = mc.missed.pop().expect("a prefetch's read");
-                mc.post(l, false, now);
+                mc.prefetch(core, l, now);
             }
             lat += self.dram.idle_latency();
         }

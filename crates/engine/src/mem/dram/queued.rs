@@ -24,13 +24,15 @@ const HELD: u64 = 1 << 63;
 /// the id names the fetch).
 const FETCHED: u64 = 1 << 62;
 
-/// A read a core waits for: the core, when it left the core, and whether
-/// its address came from the read before it (a pointer chase).
+/// A read of a core's: the core, when it left the core, whether its
+/// address came from the read before it (a pointer chase), and whether it
+/// is the L2 prefetcher's (no pass waits for it).
 #[derive(Clone, Copy)]
 struct Flight {
     core: u32,
     issued: Time,
     chained: bool,
+    prefetch: bool,
 }
 
 /// A core's read whose data is back at the core.
@@ -42,6 +44,8 @@ pub struct Back {
     /// Its load-to-use latency from leaving the core.
     pub lat: Time,
     pub chained: bool,
+    /// An L2 prefetch's read: it frees a superqueue entry, nothing else.
+    pub prefetch: bool,
 }
 
 pub struct Queued {
@@ -61,6 +65,9 @@ pub struct Queued {
     /// The first cycle a request sent since the run last looked reaches
     /// its controller at (`u64::MAX`: none sent).
     pub sent: u64,
+    /// Per core: its reads that have left its L2 and are not back (demand
+    /// and prefetch: its superqueue's occupancy).
+    in_flight: Vec<u32>,
     /// Holds: a device write's lines to DRAM, whose IIO write-buffer
     /// entries free when the write queues have taken them all (`done`:
     /// when the last was taken).
@@ -145,6 +152,7 @@ impl Queued {
             chained: false,
             due: u64::MAX,
             sent: u64::MAX,
+            in_flight: Vec::new(),
             holds: Groups::default(),
             fetches: Groups::default(),
         }
@@ -152,7 +160,26 @@ impl Queued {
 
     /// A read of physical `line` core `core` issues at `now` and waits for.
     pub fn read(&mut self, core: usize, line: u64, chained: bool, now: Time) {
-        let f = Flight { core: core as u32, issued: now, chained };
+        self.read_for(core, line, chained, false, now);
+    }
+
+    /// An L2 prefetch of `line` by core `core` at `now`: it holds a
+    /// superqueue entry until its data is back.
+    pub fn prefetch(&mut self, core: usize, line: u64, now: Time) {
+        self.read_for(core, line, false, true, now);
+    }
+
+    /// Core `core`'s reads out (demand and prefetch).
+    pub fn in_flight(&self, core: usize) -> u32 {
+        self.in_flight.get(core).copied().unwrap_or(0)
+    }
+
+    fn read_for(&mut self, core: usize, line: u64, chained: bool, prefetch: bool, now: Time) {
+        if self.in_flight.len() <= core {
+            self.in_flight.resize(core + 1, 0);
+        }
+        self.in_flight[core] += 1;
+        let f = Flight { core: core as u32, issued: now, chained, prefetch };
         let id = match self.spare.pop() {
             Some(id) => {
                 self.flights[id as usize] = f;
@@ -230,7 +257,7 @@ impl Queued {
     /// returned to `back`. Returns whether a request due is still waiting
     /// to be taken (the next cycle must run too).
     pub fn tick(&mut self, cycle: u64, back: &mut Vec<Back>) -> bool {
-        let (flights, spare, half) = (&self.flights, &mut self.spare, self.half);
+        let (flights, spare, half, in_flight) = (&self.flights, &mut self.spare, self.half, &mut self.in_flight);
         let (holds, fetches) = (&mut self.holds, &mut self.fetches);
         let now = cycle * self.ctl.tck();
         self.ctl.step(cycle, |e| match e {
@@ -239,8 +266,9 @@ impl Queued {
             Event::Returned { id, at } => {
                 let f = flights[id as usize];
                 spare.push(id);
+                in_flight[f.core as usize] -= 1;
                 let at = at + half;
-                back.push(Back { core: f.core as usize, at, lat: at - f.issued, chained: f.chained });
+                back.push(Back { core: f.core as usize, at, lat: at - f.issued, chained: f.chained, prefetch: f.prefetch });
             }
             Event::Admitted { id, write: true } if id != POSTED && id & HELD != 0 => holds.land((id & !HELD) as u32, now),
             _ => {}
