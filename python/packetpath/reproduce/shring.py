@@ -30,6 +30,7 @@ Paper values are read off the text; each claim names its figure.
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 from typing import Any
 
 from packetpath.plots import figure, paper_level, series
@@ -56,6 +57,7 @@ SYNTH = {"nf": "workpackage", "wp_size": "40MiB"}
 WORKING_SET_STAGES = ("ring_wait", "core")
 SIM = {"warmup": "1ms", "duration": "1ms"}
 DSHRING_SIM = {"warmup": "2ms", "duration": "2ms"}
+DSHRING_WINDOW_NS = 2e6  # (its duration)
 DSHRING = {"dynamic": True, "dshring_period": "50us"}
 FLOWS = 65536
 NAT_FLOWS = 1_000_000  # per port, all installed (Sec. 5.2: tables of up to 10 M flows)
@@ -342,8 +344,13 @@ def claims(r: Runs) -> list[Claim]:
     out.append(relative_change(P, "Fig 11a", "slowest target core: shRing 58% below privRing", thr, -58.0,
                                pct_change(f11["shRing/8"][-1][thr], f11["privRing"][-1][thr])))
     waits11 = [r.sample(f"fig11/shRing/8/{rd}", lambda x: _rings(x)["repost_wait_ns"]) for rd in FIG11_READS]
-    out.append(monotone(P, "Fig 11b", "descriptors wait longer for the slow core's bitmap updates as it slows", "rings.repost_wait_ns", "non-decreasing",
-                        waits11))
+    c = monotone(P, "Fig 11b", "descriptors wait longer for the slow core's bitmap updates as it slows", "rings.repost_wait_ns", "non-decreasing",
+                 waits11)
+    if not c.passed and waits11[-2][0] > DSHRING_WINDOW_NS:
+        # (a wait longer than the measured window is counted only if it ends inside it)
+        c = replace(c, why=f"{c.why}: the waits outlast the {DSHRING_SIM['duration']} measured window from "
+                           f"{FIG11_READS[-2]} extra reads on, so only those ending inside it are counted and the mean stops growing")
+    out.append(c)
     out.append(latency(P, "Fig 11b", "slowest target core: descriptors wait up to 257 us", "rings.repost_wait_ns (us)", 257.0,
                        _rings(f11["shRing/8"][-1])["repost_wait_ns"] / 1e3))
     out.append(like(P, "Fig 11a", "fast target core: dshRing performs like shRing", thr, "like shRing", f11["dshRing"][0][thr],
