@@ -17,6 +17,8 @@ unloaded latency is a closed-loop client with one request outstanding
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Any
 
 from packetpath.plots import figure, series
@@ -113,6 +115,9 @@ def claims(r: Runs) -> list[Claim]:
         gains = [_gain(r, "fig16", cfg, s) for s in FIG16_SETS]
         c = _claim("Fig 16", f"GET/SET mixes, all hits, {cfg}: best case +{best:g}%", "throughput_gbps", best, _best(gains, +1))
         at = FIG16_SETS[max((i for i, g in enumerate(gains) if g is not None), key=lambda i: gains[i], default=0)]
+        if at != FIG16_SETS[0] and not c.passed and gains[0] is not None:
+            c = replace(c, why=f"the best gain is at {at:.0%} SETs; at 0 %, where the paper's zero-copy GETs give it, it is "
+                               f"+{gains[0]:.1f} %: {CEILING}")
         if c.passed and at != FIG16_SETS[0]:
             c = c.failed(f"for another reason: the best gain is at {at:.0%} SETs, not at 0 % where the paper's zero-copy GETs give it "
                          f"(+{gains[0]:.1f} % there)" if gains[0] is not None else f"the best gain is at {at:.0%} SETs")
