@@ -19,11 +19,14 @@ def run(scenario="l2fwd", **sets):
 
 
 def test_a_light_load_sees_what_the_calendar_sees():
-    """At 10 Gbps nothing queues in memory: both models give the idle path,
+    """At 5 Gbps nothing queues in memory: both models give the idle path,
     so the run is the same to within the row buffer's luck (and the first
     pass over the cold Rx ring, whose descriptor reads the controllers
-    serve bank by bank, shifting the core's phase a little)."""
-    light = {"traffic.rate": "10Gbps", "traffic.size": 64}
+    serve bank by bank, shifting the core's phase a little). (At 10 Gbps
+    of 64 B frames the core itself is near saturation, its ring holds a
+    standing queue of ~10 us that the warm-up's history decides, and the
+    two models' means differ by that luck, not by memory.)"""
+    light = {"traffic.rate": "5Gbps", "traffic.size": 64}
     cal, ctl = run(**light), run(**light, **CTL)
     assert ctl["throughput_gbps"] == pytest.approx(cal["throughput_gbps"], rel=0.01)
     assert ctl["latency_ns"]["mean"] == pytest.approx(cal["latency_ns"]["mean"], rel=0.05)

@@ -54,6 +54,7 @@ pub static METRICS: &[MetricDef] = &[
     m("l1d_hit_rate", "", "share of the cores' memory accesses their L1D served; null without an L1D (l1d.size = 0, or set sampling) or a core access", "perf `L1-dcache-loads` less `L1-dcache-load-misses`, over loads (the model counts stores too)"),
     m("llc_hit_rate_cpu", "", "share of the cores' L2 misses that hit in the LLC; null when no L2 missed", "PCM `L3HIT` (per core)"),
     m("l2_prefetches_per_packet", "lines", "lines the L2 prefetchers (adjacent-line, streamer) fetched per received packet", ""),
+    m("l2_prefetch_refused_share", "", "share of the L2 prefetches not issued because the core's superqueue (l2.superqueue) was full; null when none was attempted", ""),
     m("sf_back_invalidations_per_packet", "lines", "L2 copies dropped because a non-inclusive LLC's snoop filter evicted their entry, per received packet", ""),
     m("dma_rfo_reads_per_packet", "lines", "DMA writes covering part of a line whose rest was read from DRAM for the merge (RFO misses, PCM's \"PCIe write partial cache line\"), per received packet", "pcm-pcie RFO (PCIe partial-line writes) per packet"),
     m("mem_bw_gbytes_s.read", "GB/s", "DRAM read bandwidth", "pcm-memory READ (UNC_M_CAS_COUNT.RD × 64 B)"),

@@ -513,6 +513,9 @@ pub struct PacketReport {
     pub llc_hit_rate_cpu: f64,
     /// Lines the L2 prefetchers fetched, per received packet.
     pub l2_prefetches_per_packet: f64,
+    /// The share of the L2 prefetches to DRAM refused for want of a
+    /// superqueue entry (with the controllers and `l2.superqueue`).
+    pub l2_prefetch_refused_share: f64,
     /// L2 copies a non-inclusive LLC's snoop filter evicted, per received
     /// packet.
     pub sf_back_invalidations_per_packet: f64,

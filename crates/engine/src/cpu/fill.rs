@@ -18,16 +18,24 @@ use std::collections::VecDeque;
 
 pub struct FillBuffers {
     size: u64,
-    free: u64,
+    /// The free buffers, each with when it freed (its read's data back at
+    /// the core), earliest first: a read leaves no earlier. (The run hands
+    /// reads back as the controllers return them, which can be ahead of
+    /// the event clock.)
+    free: VecDeque<Time>,
     /// Reads not yet issued, in program order: line, chained.
     waiting: VecDeque<(u64, bool)>,
-    /// A chained read is in flight: the next chained one waits for it.
+    /// A chained read is in flight: the next chained one waits for it;
+    /// when the last one came back.
     chain_busy: bool,
+    chain_back: Time,
     /// What the pass in hand waits for, if it still waits.
     wait: Option<Wait>,
-    /// When the pass's wait ended (or, while it waits, the latest read
-    /// back).
-    pub last: Time,
+    /// The pass in hand: its latest read back, its latest read issued.
+    last_back: Time,
+    last_issued: Time,
+    /// When the last pass's wait ended.
+    pub done: Time,
 }
 
 /// What ends a pass's wait in its fill buffers.
@@ -41,59 +49,75 @@ pub enum Wait {
 
 impl FillBuffers {
     pub fn new(size: u64) -> FillBuffers {
-        FillBuffers { size: size.max(1), free: size.max(1), waiting: VecDeque::new(), chain_busy: false, wait: None, last: 0 }
+        let size = size.max(1);
+        FillBuffers {
+            size,
+            free: std::iter::repeat_n(0, size as usize).collect(),
+            waiting: VecDeque::new(),
+            chain_busy: false,
+            chain_back: 0,
+            wait: None,
+            last_back: 0,
+            last_issued: 0,
+            done: 0,
+        }
     }
 
     /// Reads in flight or waiting for a buffer?
     pub fn busy(&self) -> bool {
-        self.free < self.size || !self.waiting.is_empty()
+        (self.free.len() as u64) < self.size || !self.waiting.is_empty()
     }
 
     /// Core `core`'s pass at `now` missed `reads`: issue what the buffers
-    /// take now, the rest as buffers free (behind any a loop's earlier
-    /// step left waiting). Returns whether the pass's `wait` is over
-    /// already.
+    /// take, the rest as buffers free (behind any a loop's earlier step
+    /// left waiting). Returns whether the pass's `wait` is over already
+    /// (then at `done`).
     pub fn start(&mut self, core: usize, reads: impl Iterator<Item = (u64, bool)>, wait: Wait, now: Time, mc: &mut Queued) -> bool {
         self.waiting.extend(reads);
-        self.last = now;
+        (self.last_back, self.last_issued) = (now, now);
         self.issue(core, now, mc);
         self.wait = Some(wait);
         self.ended()
     }
 
     /// A read of this core (`chained` or not) is back at `at`; returns
-    /// whether the pass in hand has just stopped waiting.
+    /// whether the pass in hand has just stopped waiting (then at `done`).
     pub fn back(&mut self, core: usize, chained: bool, at: Time, mc: &mut Queued) -> bool {
-        self.free += 1;
-        self.chain_busy &= !chained;
-        self.last = self.last.max(at);
+        self.free.push_back(at);
+        if chained {
+            (self.chain_busy, self.chain_back) = (false, at);
+        }
+        self.last_back = self.last_back.max(at);
         self.issue(core, at, mc);
         self.ended()
     }
 
     /// Whether the pass in hand has just stopped waiting (said once).
     fn ended(&mut self) -> bool {
-        let over = match self.wait {
-            None => false,
-            Some(Wait::Back) => !self.busy(),
-            Some(Wait::Issued) => self.waiting.is_empty(),
+        let done = match self.wait {
+            Some(Wait::Back) if !self.busy() => self.last_back,
+            Some(Wait::Issued) if self.waiting.is_empty() => self.last_issued,
+            _ => return false,
         };
-        if over {
-            self.wait = None;
-        }
-        over
+        (self.wait, self.done) = (None, done);
+        true
     }
 
+    /// Issue the waiting reads the free buffers take, none before `now`
+    /// nor before its buffer freed (a chained one nor before the read it
+    /// depends on is back).
     fn issue(&mut self, core: usize, now: Time, mc: &mut Queued) {
-        while self.free > 0 {
+        while let Some(&freed) = self.free.front() {
             let Some(&(line, chained)) = self.waiting.front() else { break };
             if chained && self.chain_busy {
                 break;
             }
+            let at = now.max(freed).max(if chained { self.chain_back } else { 0 });
             self.waiting.pop_front();
-            self.free -= 1;
+            self.free.pop_front();
             self.chain_busy |= chained;
-            mc.read(core, line, chained, now);
+            self.last_issued = self.last_issued.max(at);
+            mc.read(core, line, chained, at);
         }
     }
 }
@@ -130,11 +154,11 @@ mod tests {
         let back = run(&mut fb, &mut mc);
         assert_eq!(back.len(), 20);
         let one = back[0].lat;
-        assert!(fb.last < 8 * one && fb.last >= 2 * one, "{} vs {one}", fb.last);
+        assert!(fb.done < 8 * one && fb.done >= 2 * one, "{} vs {one}", fb.done);
         let (mut mc, mut serial) = (queued(), FillBuffers::new(1));
         serial.start(0, lines.iter().copied(), Wait::Back, 0, &mut mc);
         run(&mut serial, &mut mc);
-        assert!(serial.last > 2 * fb.last, "{} vs {}", serial.last, fb.last);
+        assert!(serial.done > 2 * fb.done, "{} vs {}", serial.done, fb.done);
     }
 
     #[test]
@@ -157,9 +181,9 @@ mod tests {
             }
             cycle = if refused { cycle + 1 } else { mc.wake().max(cycle + 1) };
         }
-        assert_eq!((returned, fb.size - fb.free), (6, 10));
+        assert_eq!((returned, fb.size - fb.free.len() as u64), (6, 10));
         // a step whose reads the buffers take at once does not wait
-        let mut idle = FillBuffers::new(10);
+        let (mut mc, mut idle) = (queued(), FillBuffers::new(10));
         assert!(idle.start(0, [(0, false), (1 << 20, false)].into_iter(), Wait::Issued, 0, &mut mc));
     }
 
@@ -170,6 +194,6 @@ mod tests {
         fb.start(0, (0..5u64).map(|i| (i << 20, true)), Wait::Back, 0, &mut mc);
         let back = run(&mut fb, &mut mc);
         let sum: Time = back.iter().map(|b| b.lat).sum();
-        assert_eq!(fb.last, sum, "each read leaves when the one before is back");
+        assert_eq!(fb.done, sum, "each read leaves when the one before is back");
     }
 }

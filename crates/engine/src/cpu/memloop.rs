@@ -77,9 +77,10 @@ impl MemLoop {
     }
 
     /// One step at `now`: its memory stall and its compute time. (With
-    /// the memory controllers its DRAM reads are still out: their
-    /// latencies join the stall, and [`MemLoop::dram_read`], as they come
-    /// back.)
+    /// the memory controllers its DRAM reads are still out: the next step
+    /// waits only for them to leave the fill buffers, and each read's
+    /// latency joins the loop's figures, [`MemLoop::dram_read`], as it
+    /// comes back.)
     pub fn step(&mut self, mem: &mut Memory, now: Time, freq: u64, measuring: bool) -> (Stall, Time) {
         let mut stall = Stall::default();
         let mut lat_sum = 0;

@@ -432,9 +432,23 @@ impl Memory {
         }
     }
 
-    /// A core's LLC miss served by DRAM; returns its load-to-use latency.
-    /// `dram.latency` is that whole latency idle (MLC's), the L2 and LLC
-    /// lookups on the way included: not added again.
+    /// [`Memory::core_access`] for a caller that must price the access at
+    /// once (a lock held across it): with the controllers a DRAM miss,
+    /// whose latency comes back only with its data, is priced at the idle
+    /// path (its read still goes out and loads them).
+    pub fn core_access_at_once(&mut self, core: usize, addr: u64, write: bool, now: Time) -> Time {
+        let missed = self.mc.as_ref().map_or(0, |mc| mc.missed.len());
+        let lat = self.core_access(core, addr, write, now);
+        if self.mc.as_ref().is_some_and(|mc| mc.missed.len() > missed) {
+            return lat.max(self.dram.idle_latency());
+        }
+        lat
+    }
+
+    /// A core's LLC miss served by DRAM; returns its load-to-use latency
+    /// (with the controllers 0: the whole latency comes back with the
+    /// read's data). `dram.latency` is that whole latency idle (MLC's),
+    /// the L2 and LLC lookups on the way included: not added again.
     #[inline(always)]
     fn core_dram_read(&mut self, core: usize, line: u64, now: Time) -> Time {
         self.stats.core_llc_misses += 1;
@@ -1011,9 +1025,6 @@ mod tests {
         )
     }
 
-    /// A DMA write covering part of a line reads the rest first (an RFO),
-    /// from DRAM when no cache holds the line; whole lines (ItoM) never
-    /// read. The read lengthens the root port's hold on the write.
     /// `dram.latency` is MLC's idle latency, the whole load-to-use of a
     /// DRAM read: a cold load costs it, not the LLC's lookup on top.
     #[test]
@@ -1025,6 +1036,9 @@ mod tests {
         assert!(e.to_string().contains("dram.latency = 20 ns: must exceed llc.latency = 26 ns"), "{e}");
     }
 
+    /// A DMA write covering part of a line reads the rest first (an RFO),
+    /// from DRAM when no cache holds the line; whole lines (ItoM) never
+    /// read. The read lengthens the root port's hold on the write.
     #[test]
     fn partial_line_dma_writes_read_the_line_whole_ones_do_not() {
         for ddio in [2, 0] {

@@ -15,7 +15,11 @@
 //! With the memory controllers a prefetch that misses the LLC takes an
 //! entry of the core's superqueue (`l2.superqueue`: the L2's outstanding
 //! misses to memory, demand and prefetch alike) until its data is back; a
-//! prefetch finding the superqueue full is not issued. The manual says the
+//! prefetch finding the superqueue full is not issued (checked before
+//! its LLC lookup, so one the LLC would serve is refused too). Demand
+//! reads are bounded by the fill buffers alone: entries the prefetches
+//! hold do not hold them back, so the two together can exceed the
+//! superqueue by up to `cpu.mlp`. The manual says the
 //! streamer then "prefetches to the LLC only and less far ahead"; how many
 //! of those can be outstanding it does not say, so they are left out.
 //!

@@ -198,7 +198,13 @@ impl MemSys {
             ),
             host_l3_lat: c.llc.latency,
             host_io_mask: (1u64 << c.llc.ddio_ways) - 1,
-            host_dram: Dram::host(&c.dram),
+            // (the levels' latencies add up here, so the DRAM's is what a
+            // host load's miss adds beyond its L1, L2 and L3 lookups:
+            // `dram.latency` is the whole load-to-use)
+            host_dram: Dram::host(&crate::config::DramCfg {
+                latency: c.dram.latency.saturating_sub(c.host.l1_latency + c.l2.latency + c.llc.latency).max(1),
+                ..c.dram.clone()
+            }),
             switch_lat: c.bf3.switch_latency,
             switch_rd: Pipe::new(c.bf3.switch_bw),
             switch_wr: Pipe::new(c.bf3.switch_bw),
@@ -595,5 +601,14 @@ mod tests {
             m.nic_write(addr, 64, 0);
             assert_eq!(m.host_l3.find(addr / LINE).is_some(), cached, "llc.ddio_ways = {ways}");
         }
+    }
+    /// A host core's load that misses every level costs `dram.latency`
+    /// idle, the whole load-to-use (MLC's), its lookups included.
+    #[test]
+    fn a_host_loads_miss_costs_the_idle_dram_latency() {
+        let c = crate::run::validated(&serde_json::json!({"sim": {"kind": "dpa"}})).unwrap();
+        let mut m = MemSys::new(&c);
+        let lat = m.load(Proc::Host, 0, 0, Mem::Host.base() + (1 << 20), 1_000_000) - 1_000_000;
+        assert!(lat >= c.dram.latency && lat <= c.dram.latency + 3_000, "{lat} vs {}", c.dram.latency);
     }
 }

@@ -246,8 +246,8 @@ impl Queued {
         self.ctl.send(at, id, line << 6, write);
     }
 
-    /// Requests still to reach a controller or in one? (Reads some core
-    /// waits for, only.)
+    /// Requests still to reach a controller or in one? (Cores' reads,
+    /// demand and prefetch, only.)
     #[cfg(test)]
     pub fn waiting(&self) -> bool {
         self.flights.len() > self.spare.len()

@@ -201,7 +201,8 @@ impl World {
 
     /// Core `c`'s pass from `p.start` has made its accesses: with the
     /// memory controllers its DRAM reads go out through its fill buffers
-    /// and the pass ends when the last is back; otherwise it ends now.
+    /// and the pass ends when the last is back (a memory loop's step: when
+    /// the last has left, `cpu::fill`); otherwise it ends now.
     fn pass_done(&mut self, c: usize, p: Pass, now: Time) {
         if let Some(mc) = self.host.mem.mc.as_mut().filter(|mc| !mc.missed.is_empty()) {
             let mut missed = std::mem::take(&mut mc.missed);
@@ -209,10 +210,11 @@ impl World {
             let over = self.host.fills[c].start(c, missed.drain(..), wait, now, mc);
             mc.missed = missed;
             self.schedule_dram();
-            if !over {
-                self.host.passes[c] = Some(p);
-                return;
+            if over {
+                return self.resume(c, p, self.host.fills[c].done);
             }
+            self.host.passes[c] = Some(p);
+            return;
         }
         self.resume(c, p, now);
     }
@@ -340,14 +342,14 @@ impl World {
         self.host.mem.stats.c2m_reads += 1;
         let mc = self.host.mem.mc.as_mut().expect("controllers");
         if self.host.fills[c].back(c, b.chained, b.at, mc) {
-            self.host.q.push(b.at, Ev::Resume { core: c as u16 });
+            self.host.q.push(self.host.fills[c].done, Ev::Resume { core: c as u16 });
         }
     }
 
     /// Core `c`'s pass has stopped waiting on its fill buffers.
     pub(super) fn on_resume(&mut self, c: usize) {
         let p = self.host.passes[c].take().expect("a pass waiting");
-        let last = self.host.fills[c].last;
+        let last = self.host.fills[c].done;
         self.resume(c, p, last);
     }
 

@@ -108,6 +108,7 @@ impl World {
             },
             llc_hit_rate_cpu: hit_rate(m.core_llc_hits, m.core_llc_hits + m.core_llc_misses),
             l2_prefetches_per_packet: ratio(m.l2_prefetches, total.rx_pkts),
+            l2_prefetch_refused_share: hit_rate(m.l2_prefetches_refused, m.l2_prefetches + m.l2_prefetches_refused),
             sf_back_invalidations_per_packet: ratio(m.sf_back_invalidations, total.rx_pkts),
             dma_rfo_reads_per_packet: ratio(m.dma_rfo_reads, total.rx_pkts),
             mem_bw_gbytes_s: Bw {

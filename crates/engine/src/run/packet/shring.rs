@@ -44,14 +44,15 @@ pub(super) fn hand_back(
             for &i in re_armed {
                 marked_at[(i % size) as usize] = now;
             }
-            // Lines 29-37, under the lock: each step waits for the last.
+            // Lines 29-37, under the lock: each step waits for the last
+            // (priced at once: the lock is held across them).
             let start = now.max(rq.lock_free);
-            let mut cs = mem.core_access(c, lock, true, now) + atomic;
+            let mut cs = mem.core_access_at_once(c, lock, true, now) + atomic;
             let before = arr.ci();
             let handed = arr.advance(words);
             for &w in words.iter() {
                 // find-first-set on the word, then an atomic clear
-                cs += mem.core_access(c, bitmap + 8 * w as u64, true, now) + atomic;
+                cs += mem.core_access_at_once(c, bitmap + 8 * w as u64, true, now) + atomic;
             }
             if measuring {
                 for i in before..before + handed {
@@ -60,7 +61,7 @@ pub(super) fn hand_back(
                 rq.reposted += handed;
             }
             // The consumer index sits in the lock's line; unlock is a store to it.
-            cs += mem.core_access(c, lock, true, now);
+            cs += mem.core_access_at_once(c, lock, true, now);
             rq.lock_free = start + cs;
             rq.driver_pi = arr.ci() + size;
             (cycles, start - now + cs)
@@ -71,14 +72,14 @@ pub(super) fn hand_back(
             // appended after the tail, whose descriptor another core
             // probably wrote last.
             let start = now.max(rq.lock_free);
-            let mut cs = mem.core_access(c, lock, true, now) + atomic;
+            let mut cs = mem.core_access_at_once(c, lock, true, now) + atomic;
             if let Some(t) = list.tail() {
-                cs += mem.core_access(c, ring_addr + t as u64 * k.rx_desc, true, now);
+                cs += mem.core_access_at_once(c, ring_addr + t as u64 * k.rx_desc, true, now);
             }
             for &i in re_armed {
                 list.append(&[i as u32]);
             }
-            cs += mem.core_access(c, lock, true, now);
+            cs += mem.core_access_at_once(c, lock, true, now);
             rq.lock_free = start + cs;
             rq.driver_pi += re_armed.len() as u64;
             if measuring {
