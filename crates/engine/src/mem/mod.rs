@@ -1297,6 +1297,7 @@ mod tests {
         assert_eq!(m.core_access(0, a + 10 * 64, false, 0), m.l1_lat);
         assert_eq!(m.stats.l2_prefetches, 2);
     }
+
     /// With the controllers, a prefetch that misses the LLC holds a
     /// superqueue entry until its data is back: a walk through a page
     /// with nothing back yet issues `l2.superqueue` prefetches, no more;

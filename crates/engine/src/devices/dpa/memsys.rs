@@ -602,6 +602,7 @@ mod tests {
             assert_eq!(m.host_l3.find(addr / LINE).is_some(), cached, "llc.ddio_ways = {ways}");
         }
     }
+
     /// A host core's load that misses every level costs `dram.latency`
     /// idle, the whole load-to-use (MLC's), its lookups included.
     #[test]
