@@ -86,12 +86,12 @@ def test_stream_kernels_touch_their_arrays():
     assert triad["mem_bw_gbytes_s"]["read"] > 0
 
 
-# One core's STREAM Triad on Skylake-SP, published: "only 12 GB/s is
-# available despite the use of fast DDR4-2666" (AnandTech 11544, De Gelas &
-# Cutress, 2017, "Memory Subsystem: Bandwidth": STREAM 5.10 threads pinned
-# to cores of a Xeon Platinum 8176, 6 channels of DDR4-2666, as ddio-skylake
-# has). A press measurement, not a paper's; whether its binary used
-# streaming stores is not said.
+# One core's STREAM Triad on Skylake-SP, published: a single thread gets
+# only 12 GB/s, despite DDR4-2666 (AnandTech 11544, De Gelas & Cutress,
+# 2017, "Memory Subsystem: Bandwidth": STREAM 5.10 threads pinned to the
+# cores of the review's Xeon Scalable server, 6 channels of DDR4-2666 per
+# socket, as ddio-skylake has). A press measurement, not a paper's; whether
+# its binary used streaming stores is not said.
 SKYLAKE_SP_ONE_CORE_TRIAD = 12.0
 
 

@@ -18,7 +18,6 @@ unloaded latency is a closed-loop client with one request outstanding
 from __future__ import annotations
 
 from dataclasses import replace
-
 from typing import Any
 
 from packetpath.plots import figure, series
