@@ -58,6 +58,7 @@ def test_cluster_dry_run_prints_the_slurm_job_it_would_submit():
     (["lsf"], "cluster kind 'lsf': expected one of slurm, pbs"),
     (["slurm", "--walltime", "2h"], "--walltime = '2h': expected HH:MM:SS"),
     (["slurm", "--memory", "lots"], "--memory = 'lots': expected a size"),
+    (["slurm", "--memory", "1e400"], "--memory = '1e400': expected a size"),  # (an infinite float: the fuzz test found it)
 ])
 def test_cluster_bad_input_is_one_line_and_exit_2(args, message):
     r = cli("cluster", *args, "--dry-run")

@@ -35,7 +35,7 @@ def batch_cluster(kind: str, *, cores: int, memory: str, walltime: str, queue: s
         from dask.utils import parse_bytes
 
         size = parse_bytes(memory)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):  # ("1e400" is an infinite float)
         raise ConfigError(f"--memory = '{memory}': expected a size such as 16GB or 64GiB") from None
     if size < 2**20 * cores:
         raise ConfigError(f"--memory = '{memory}': too little for {cores} worker(s); give at least 1MB per core, e.g. 4GB")
