@@ -44,8 +44,6 @@ pub struct Back {
     /// Its load-to-use latency from leaving the core.
     pub lat: Time,
     pub chained: bool,
-    /// An L2 prefetch's read: it frees a superqueue entry, nothing else.
-    pub prefetch: bool,
 }
 
 pub struct Queued {
@@ -253,7 +251,7 @@ impl Queued {
         self.flights.len() > self.spare.len()
     }
 
-    /// Run DRAM cycle `cycle`, adding the cores' reads whose data it
+    /// Run DRAM cycle `cycle`, adding the cores' demand reads whose data it
     /// returned to `back`. Returns whether a request due is still waiting
     /// to be taken (the next cycle must run too).
     pub fn tick(&mut self, cycle: u64, back: &mut Vec<Back>) -> bool {
@@ -267,8 +265,12 @@ impl Queued {
                 let f = flights[id as usize];
                 spare.push(id);
                 in_flight[f.core as usize] -= 1;
-                let at = at + half;
-                back.push(Back { core: f.core as usize, at, lat: at - f.issued, chained: f.chained, prefetch: f.prefetch });
+                // (an L2 prefetch's return frees its superqueue entry; no
+                // core waits for it)
+                if !f.prefetch {
+                    let at = at + half;
+                    back.push(Back { core: f.core as usize, at, lat: at - f.issued, chained: f.chained });
+                }
             }
             Event::Admitted { id, write: true } if id != POSTED && id & HELD != 0 => holds.land((id & !HELD) as u32, now),
             _ => {}

@@ -324,9 +324,6 @@ impl World {
     /// memory loop's figures: the loop may be steps on), its fill buffer
     /// frees, and the pass resumes if that ended its wait.
     fn read_back(&mut self, b: Back) {
-        if b.prefetch {
-            return; // (an L2 prefetch's: its superqueue entry is free)
-        }
         let (c, measuring) = (b.core, self.host.measuring);
         if let Some(l) = self.host.memory_loop(c) {
             l.dram_read(b.lat, measuring);
