@@ -36,6 +36,9 @@ pub struct Core {
     /// received packets.
     pub busy_ps: Time,
     pub pkt_ps: Time,
+    /// The frames of its latest poll that took any are its until then
+    /// (`Time::MAX` while that poll is still working).
+    pub frames_until: Time,
 }
 
 impl Core {
@@ -52,6 +55,7 @@ impl Core {
             sync_ps: 0,
             busy_ps: 0,
             pkt_ps: 0,
+            frames_until: 0,
         }
     }
 }

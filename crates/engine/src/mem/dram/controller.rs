@@ -295,6 +295,15 @@ pub struct Channel {
     read_owed: bool,
     /// The bank queue the next command search starts at.
     rr: usize,
+    /// Per bank, the cycle its first command can issue at, as the last
+    /// [`next_event`](Self::next_event) found it (`ready_valid`: and
+    /// nothing has changed the banks since), so that a cycle's command
+    /// search visits only the banks that have one ready.
+    ready_at: Vec<u64>,
+    ready_valid: bool,
+    /// log2 of banks per group and per rank (bank index to group, rank).
+    group_shift: u32,
+    rank_shift: u32,
     /// The earliest rank's `refresh_due` (before it no rank refreshes).
     refresh_next: u64,
     /// The cycle anything can next happen at ([`next_event`](Self::next_event)),
@@ -311,6 +320,7 @@ impl Channel {
         let geo = cfg.map.geo;
         let n = geo.banks();
         assert!(n <= 64, "a channel of at most 64 banks (a bank mask is a u64)");
+        assert!(geo.banks_per_group.is_power_of_two() && geo.bank_groups.is_power_of_two(), "banks and groups in powers of two");
         let t = cfg.timing;
         let ranks: Vec<Rank> = (0..geo.ranks)
             .map(|r| Rank {
@@ -336,6 +346,10 @@ impl Channel {
             drain_left: 0,
             read_owed: false,
             rr: 0,
+            ready_at: vec![u64::MAX; n],
+            ready_valid: false,
+            group_shift: geo.banks_per_group.trailing_zeros(),
+            rank_shift: geo.banks_per_rank().trailing_zeros(),
             refresh_next,
             next: 0,
             returns: VecDeque::new(),
@@ -446,20 +460,21 @@ impl Channel {
     fn tick_to(&mut self, cycle: u64, out: &mut Vec<Done>) {
         while self.now < cycle {
             self.tick(out);
+            self.next = self.next_event();
         }
-        self.next = self.next_event();
     }
 
     /// The cycle anything can next happen at: the first data due back, a
     /// refresh falling due or its next step, a queued request's command
     /// becoming ready (the present cycle if one is ready now, a request can
     /// move to its bank or a write drain starts).
-    fn next_event(&self) -> u64 {
+    fn next_event(&mut self) -> u64 {
         // (a request can move to its bank, or a drain starts)
         let drains = self.drains();
         let q = if drains { &self.writes } else { &self.reads };
         let movable = q.iter().any(|r| self.bank_q[r.bank].len() < self.cfg.bank_queue);
         if movable || (drains && self.drain_left == 0 && self.pending(true) > self.cfg.drain_low) {
+            self.ready_valid = false;
             return self.now;
         }
         let blocked = self.refreshing();
@@ -486,29 +501,38 @@ impl Channel {
         while q != 0 {
             let b = q.trailing_zeros() as usize;
             q &= q - 1;
-            let (bank, q) = (&self.banks[b], &self.bank_q[b]);
-            let Some(row) = bank.open else {
-                // Closed: every request needs an ACT.
-                let rk = &self.ranks[b / per];
-                let mut at = self.at(Cmd::Act, b);
-                if rk.act_count >= 4 {
-                    at = at.max(rk.acts[rk.act_i] + self.cfg.timing.faw);
-                }
-                w = w.min(at);
-                continue;
-            };
-            // Open: the requests hitting the row need a column command; the
-            // oldest, if it conflicts, may need a PRE.
-            let mut hit = false;
-            for r in q.iter().filter(|r| r.loc.row == row) {
-                hit = true;
-                w = w.min(self.at(if r.write { Cmd::Write } else { Cmd::Read }, b));
-            }
-            if q[0].loc.row != row && (!hit || bank.hits >= ROW_HIT_CAP) {
-                w = w.min(bank.next[Cmd::Pre as usize]);
-            }
+            let at = self.bank_ready(b);
+            self.ready_at[b] = at;
+            w = w.min(at);
         }
+        self.ready_valid = true;
         w.max(self.now)
+    }
+
+    /// The earliest cycle bank `b`'s queue can issue a command at (it
+    /// holds a request; its rank is not refreshing): what
+    /// [`first_ready`](Self::first_ready) finds ready from then on.
+    #[inline]
+    fn bank_ready(&self, b: usize) -> u64 {
+        let (bank, q) = (&self.banks[b], &self.bank_q[b]);
+        let Some(row) = bank.open else {
+            // Closed: every request needs an ACT.
+            let rk = &self.ranks[b >> self.rank_shift];
+            let at = self.at(Cmd::Act, b);
+            return if rk.act_count >= 4 { at.max(rk.acts[rk.act_i] + self.cfg.timing.faw) } else { at };
+        };
+        // Open: the requests hitting the row need a column command; the
+        // oldest, if it conflicts, may need a PRE.
+        let mut w = u64::MAX;
+        let mut hit = false;
+        for r in q.iter().filter(|r| r.loc.row == row) {
+            hit = true;
+            w = w.min(self.at(if r.write { Cmd::Write } else { Cmd::Read }, b));
+        }
+        if q[0].loc.row != row && (!hit || bank.hits >= ROW_HIT_CAP) {
+            w = w.min(bank.next[Cmd::Pre as usize]);
+        }
+        w
     }
 
     /// `n` cycles in which nothing happens.
@@ -551,6 +575,7 @@ impl Channel {
             self.issue();
         }
         self.schedule();
+        self.ready_valid = false;
         self.now += 1;
     }
 
@@ -677,7 +702,7 @@ impl Channel {
         if cmd == Cmd::Pre {
             return own;
         }
-        own.max(self.groups[b / self.cfg.map.geo.banks_per_group as usize][cmd as usize])
+        own.max(self.groups[b >> self.group_shift][cmd as usize])
     }
 
     /// Whether `cmd` may issue at bank `b` this cycle.
@@ -697,7 +722,18 @@ impl Channel {
         let n = self.bank_q.len() as u32;
         // The non-empty queues of ranks not due for refresh (those take no
         // command but the refresh's), rotated so that bit 0 is queue `rr`.
-        let mut q = (self.queued & !self.refreshing()).rotate_right(self.rr as u32);
+        let mut ready = self.queued & !self.refreshing();
+        if self.ready_valid {
+            let mut q = ready;
+            while q != 0 {
+                let b = q.trailing_zeros() as usize;
+                q &= q - 1;
+                if self.ready_at[b] > self.now {
+                    ready &= !(1 << b);
+                }
+            }
+        }
+        let mut q = ready.rotate_right(self.rr as u32);
         while q != 0 {
             let k = q.trailing_zeros();
             q &= q - 1;
@@ -787,10 +823,9 @@ impl Channel {
 
     fn do_column(&mut self, r: Req) {
         let (g, now) = (self.gaps, self.now);
-        let geo = self.cfg.map.geo;
-        let per_group = geo.banks_per_group as usize;
-        let per_rank = geo.banks_per_rank();
-        let (rank, group) = (r.bank / per_rank, r.bank / per_group);
+        let (rank, group) = (r.bank >> self.rank_shift, r.bank >> self.group_shift);
+        // (a group's rank: its index shifted by log2 of groups per rank)
+        let groups_shift = self.rank_shift - self.group_shift;
         // Gaps to later READs and WRITEs: same group, other group, other rank.
         let (rd, wr) = if r.write {
             ([g.wr_rd_l, g.wr_rd_s, g.wr_rd_r], [g.wr_wr_l, g.wr_wr_s, g.wr_wr_r])
@@ -798,7 +833,7 @@ impl Channel {
             ([g.rd_rd_l, g.rd_rd_s, g.rd_rd_r], [g.rd_wr; 3])
         };
         for (gi, n) in self.groups.iter_mut().enumerate() {
-            let k = if gi * per_group / per_rank != rank {
+            let k = if gi >> groups_shift != rank {
                 2
             } else if gi != group {
                 1

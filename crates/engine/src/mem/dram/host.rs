@@ -25,6 +25,10 @@ pub struct Controllers {
     end: u64,
     /// Per channel: reads, and writes, on their way or waiting.
     arriving: Vec<[VecDeque<Arrival>; 2]>,
+    /// Per channel: the first cycle anything can happen in it or reach it
+    /// (its wake, its first arrival's cycle), kept as both change (never
+    /// later: a channel run outside `step` only idles or moves its wake on).
+    wakes: Vec<u64>,
     done: Vec<Done>,
     tck: Time,
 }
@@ -43,6 +47,7 @@ impl Controllers {
             chans: (0..channels).map(|_| Channel::new(cfg)).collect(),
             end: 0,
             arriving: vec![[VecDeque::new(), VecDeque::new()]; channels],
+            wakes: vec![0; channels],
             done: Vec::new(),
             tck: cfg.timing.tck_ps,
         }
@@ -64,6 +69,7 @@ impl Controllers {
     pub fn send(&mut self, at: Time, id: u64, addr: u64, write: bool) {
         debug_assert!(at.div_ceil(self.tck) >= self.end, "a request dated before a cycle already run");
         let ch = self.channel(addr);
+        self.wakes[ch] = self.wakes[ch].min(at.div_ceil(self.tck));
         let q = &mut self.arriving[ch][write as usize];
         if q.back().is_none_or(|a| a.0 <= at) {
             q.push_back((at, id, addr, write));
@@ -82,12 +88,13 @@ impl Controllers {
         let now = cycle * self.tck;
         let mut refused = false;
         self.end = self.end.max(cycle + 1);
-        for (ch, q) in self.chans.iter_mut().zip(self.arriving.iter_mut()) {
-            // The older arrival due that its queue can take.
-            let due = |q: &[VecDeque<Arrival>; 2], k: usize| q[k].front().filter(|a| a.0 <= now).map(|a| a.0);
-            if ch.wake() > cycle && due(q, 0).is_none() && due(q, 1).is_none() {
+        let tck = self.tck;
+        for ((ch, q), wake) in self.chans.iter_mut().zip(self.arriving.iter_mut()).zip(self.wakes.iter_mut()) {
+            if *wake > cycle {
                 continue;
             }
+            // The older arrival due that its queue can take.
+            let due = |q: &[VecDeque<Arrival>; 2], k: usize| q[k].front().filter(|a| a.0 <= now).map(|a| a.0);
             ch.run_to(cycle, &mut self.done);
             debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");
             let order = match (due(q, 0), due(q, 1)) {
@@ -106,14 +113,15 @@ impl Controllers {
             for d in self.done.drain(..) {
                 event(Event::Returned { id: d.id, at: d.at });
             }
+            let first = q.iter().filter_map(|q| q.front()).map(|a| a.0.div_ceil(tck)).min();
+            *wake = first.map_or(ch.wake(), |f| f.min(ch.wake()));
         }
         refused
     }
 
     /// The first cycle anything can happen at in a controller or reach one.
     pub fn wake(&self) -> u64 {
-        let first = self.arriving.iter().flatten().filter_map(|q| q.front()).map(|a| a.0.div_ceil(self.tck)).min();
-        self.chans.iter().map(Channel::wake).chain(first).min().unwrap_or(u64::MAX)
+        self.wakes.iter().copied().min().unwrap_or(u64::MAX)
     }
 
     /// Bring every controller's counters up to the last cycle stepped

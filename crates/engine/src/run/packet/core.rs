@@ -69,6 +69,9 @@ impl World {
         let cq = &mut nic.cqs[cqi];
         cq.sample(now, measuring);
         let got = (cq.completed - cq.consumed).min(cfg.app.rx_burst);
+        if got > 0 {
+            core.frames_until = Time::MAX;
+        }
         let rq = &mut nic.rxq[ri];
         core.re_armed.clear();
         for j in 0..got {
@@ -273,6 +276,9 @@ impl World {
                     doorbells,
                 },
             );
+        }
+        if t.got > 0 {
+            core.frames_until = done;
         }
         if t.measuring {
             core.busy_ps += cost;
