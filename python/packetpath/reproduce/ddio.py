@@ -279,9 +279,8 @@ WHY = {
     "disabling DDIO lowers L2 forwarding throughput (98.01 -> 87.02 Gbps)":
         "the loss comes from the root port: with DDIO off every line is committed through a memory channel and each "
         "frame's partial last line is an RFO from DRAM, so its posted credits are held longer; how much that costs rests "
-        "on the assumed 8 KiB IIO write buffer (16 KiB leaves no loss), and the calendar DRAM these runs use frees a "
-        "write's credits when a channel has time for it, not when a write queue takes it; with `--set "
-        "dram.model=controller` (the controllers, whose write queues fill and hold the credits) the claim passes",
+        "on the assumed 8 KiB IIO write buffer (16 KiB leaves no loss) and on how long the memory controllers' write "
+        "queues hold them",
     "median latency with DDIO 500.82 us":
         "the testbed's ~500 us medians mean packets queued in host software queues; " + CREDITS + ", so the NIC's Rx "
         "buffer holds most of the latency (tens of us) and drops the rest, and the rings stay nearly empty",

@@ -8,7 +8,8 @@ copy, or NetDIMM. Paper values are read off the text; values derived from
 two numbers of the text say so.
 
 Fig 12b runs the receiving host at line rate with an L3F or DPI network
-function beside a pointer-chasing co-runner (`netdimm.nf`).
+function beside a pointer-chasing co-runner (`netdimm.nf`), its host
+memory behind gem5's DRAM controller (`dram.model = controller`).
 """
 
 from __future__ import annotations
@@ -215,9 +216,11 @@ FIXED = ("the paper's numbers imply about 1 us a message of driver software that
 CUT = ("the driver software the paper's numbers imply (about 1 us a message; its bare-metal drivers are unpublished) "
        "is missing here, so the relative cut is too large")
 INIC = CUT
-CORUNNER = ("the paper's co-runner working set and its NF's own LLC footprint are not stated (the model's co-runner chases "
-            "through 64 MiB beside a 2 MiB LLC), and the host memory controller here is gem5's write batching without "
-            "row buffers or FR-FCFS")
+CORUNNER = ("the paper does not state its co-runner (working set, pattern: the model's chases through 64 MiB beside the 2 MiB "
+            "LLC) nor its NF's LLC footprint. The host controller is gem5's (FR-FCFS, row buffers, its queues and write "
+            "thresholds), but NetDIMM's reads of its packets only hold the channel's data bus here: in gem5 each waits in the "
+            "host controller's read queue until the nMC answers (Sec. 5.1), which DPI (every line) makes the co-runner queue "
+            "behind")
 
 
 def why(c: Claim) -> str:

@@ -306,10 +306,10 @@ def claims(r: Runs) -> list[Claim]:
 HOST_CAP = ("the host configuration is bound by PCIe upstream and the root port's posted credits at every point (frames, "
             "TLP headers, CQEs and read requests fill a Gen3 x16 link at 100 Gbps a NIC; the 8 KiB IIO write buffer "
             "behind the credits is an assumption, see the profile)")
-FLAT_DRAM = ("these runs' DRAM is the calendar of channel and bank time with no controller queues, so a read's latency "
-             "barely rises with the 30-40 GB/s of memory traffic the paper points to (\"less than 10 reads are enough "
-             "to bottleneck DRAM\"): only arrays larger than the LLC with 8-10 chained reads pass the cutoff; on the "
-             "memory controllers (`--set dram.model=controller`) more runs pass, still far fewer than the paper's")
+FEW_LOADED = ("on the memory controllers a read's latency rises with the load, yet only the arrays larger than the 22 MiB "
+              "LLC with 8-10 chained reads load DRAM with the 30-40 GB/s the paper points to (\"less than 10 reads are "
+              "enough to bottleneck DRAM\"); the runs whose arrays fit the LLC keep up without reaching it, so fewer "
+              "runs pass the cutoff than the paper's (on the calendar, `--set dram.model=calendar`, fewer still)")
 UNPUBLISHED_L3FWD = ("the 250 reads are the paper's modified l3fwd, whose code is unpublished: modelled as independent reads "
                      "(`app.wp_chain = false`), at which cost the 8 cores, not DRAM, bound host and nicmem alike")
 QUEUES = ("at 1024 B host and nmNFV are both overloaded under the anchored NAT/LB cost, so latency is queueing in full "
@@ -321,10 +321,8 @@ WHY = {
         "criterion",
     "8 cores, 2 NICs, 250 reads/packet over 8 MiB: host forwards ~170 of 200 Gbps (DRAM bound)": UNPUBLISHED_L3FWD,
     "8 cores, 2 NICs, 250 reads/packet over 8 MiB: nicmem at line rate": UNPUBLISHED_L3FWD,
-    "host passes the 1808-cycle cutoff in at least 46% of the 480 runs, nmNFV in at most 16%": FLAT_DRAM,
-    "base and split: at least 60% of runs exceed 30 GB/s of memory bandwidth":
-        "fewer runs reach 30 GB/s: " + FLAT_DRAM.split(", so")[0] + ", and the runs whose arrays fit the 22 MiB LLC "
-        "keep up with the load without reaching it",
+    "host passes the 1808-cycle cutoff in at least 46% of the 480 runs, nmNFV in at most 16%": FEW_LOADED,
+    "base and split: at least 60% of runs exceed 30 GB/s of memory bandwidth": "fewer runs reach 30 GB/s: " + FEW_LOADED,
     "host NAT: larger Rx rings cost up to 20% throughput":
         HOST_CAP + "; larger rings cost it DDIO hits (partial-line RFOs from DRAM hold the credits longer) but its "
         "cores keep up, so throughput falls half as much as the testbed's",

@@ -29,6 +29,7 @@ Paper values are read off the text; each claim names its figure.
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import replace
 from typing import Any
@@ -304,12 +305,26 @@ def claims(r: Runs) -> list[Claim]:
     f8 = {m: [r[f"fig8/{m}/{rd}"] for rd in FIG8_READS] for m in ("privRing", "shRing/8")}
     out.append(ratio(P, "Fig 8", "up to 2.1x higher application cache hit rate", "llc_hit_rate_cpu, max ratio", 2.1,
                      max(s["llc_hit_rate_cpu"] / max(p["llc_hit_rate_cpu"], 1e-9) for p, s in zip(f8["privRing"], f8["shRing/8"]))))
-    out.append(relative_change(P, "Fig 8", "up to 13% higher throughput", thr, 13.0,
-                               max(pct_change(s[thr], p[thr]) for p, s in zip(f8["privRing"], f8["shRing/8"]))))
+    gains = [pct_change(s[thr], p[thr]) for p, s in zip(f8["privRing"], f8["shRing/8"])]
+    c = relative_change(P, "Fig 8", "up to 13% higher throughput", thr, 13.0, max(gains))
+    if max(gains) > 13.0:
+        i = gains.index(max(gains))
+        pr, sh = f8["privRing"][i], f8["shRing/8"][i]
+        p2m = "domain_latency_ns.p2m_read"
+        c = replace(c, why=f"at {FIG8_READS[i]} reads privRing forwards {pr[thr]:.0f} Gbps and shRing/8 {sh[thr]:.0f}: privRing's "
+                           f"application hit rate is {pr['llc_hit_rate_cpu']:.2f} against {sh['llc_hit_rate_cpu']:.2f} and its NIC's "
+                           f"reads from DRAM wait {metric(pr, p2m):.0f} ns against {metric(sh, p2m):.0f}, so on loaded memory the "
+                           "model's privRing loses more to its I/O working set than the paper's")
+    out.append(c)
     best = max(range(len(FIG8_READS)), key=lambda i: metric(f8["privRing"][i], lat) / metric(f8["shRing/8"][i], lat))
-    out.append(in_stages(ratio(P, "Fig 8", "up to 13.1x lower latency", "latency_ns.mean, max privRing/shRing", 13.1,
-                               up_to(metric(p, lat) / metric(s, lat) for p, s in zip(f8["privRing"], f8["shRing/8"]))),
-                         [f8["privRing"][best]], [f8["shRing/8"][best]], WORKING_SET_STAGES, "the I/O working set"))
+    c = in_stages(ratio(P, "Fig 8", "up to 13.1x lower latency", "latency_ns.mean, max privRing/shRing", 13.1,
+                        up_to(metric(p, lat) / metric(s, lat) for p, s in zip(f8["privRing"], f8["shRing/8"]))),
+                  [f8["privRing"][best]], [f8["shRing/8"][best]], WORKING_SET_STAGES, "the I/O working set")
+    unmeasured = [f"{m} at {rd} reads" for m in f8 for rd, x in zip(FIG8_READS, f8[m]) if math.isnan(metric(x, lat))]
+    if unmeasured:
+        c = replace(c, why=f"{', '.join(unmeasured)}: no packet both arrived and left in the {SIM['duration']} measured window "
+                           "(its packets wait longer), so there is no latency to compare; a longer window would measure it")
+    out.append(c)
 
     # Fig 9 and the headline: NAT and LB at 200 Gbps.
     f9 = {(nf, m): r[f"fig9/{nf}/{m}"] for nf in ("nat", "lb") for m in ("privRing", "shRing/8", "small", "privRing/11ways")}
@@ -384,8 +399,10 @@ def claims(r: Runs) -> list[Claim]:
 CAP = ("every configuration is capped near the same throughput by PCIe and the root port's posted credits (the 8 KiB "
        "IIO write buffer is an assumption) while the NAT, LB and WorkPackage cores keep up, so sharing changes hit rates and "
        "memory bandwidth but not throughput")
-NO_LOAD_LATENCY = ("packet runs' DRAM is a calendar of channel and bank time without a controller's queues, so a core "
-                   "waiting on loaded memory never falls behind its ring as the testbed's did")
+NO_LOAD_LATENCY = ("on the memory controllers a core waiting on loaded memory falls behind its ring (the rings about half "
+                   "full; on the calendar, `--set dram.model=calendar`, nearly empty), but less than the testbed's; the "
+                   "synthetic NF's reads per packet are not published (`app.wp_reads` is calibrated against Fig 2a's "
+                   "cycle budget, on the calendar)")
 SLOW_TARGET = ("800 extra chained reads, each a DRAM miss in one chain, slow the target core so much that a burst "
                "holds its peers' descriptors for milliseconds; the paper's 257 us implies ~8 us a packet, i.e. its target's extra reads did not all miss "
                "to DRAM in one chain (which array they read is not stated)")
@@ -409,9 +426,8 @@ WHY = {
         "room the shared rings free raises the application's hit rate less; how I/O lines displace the array's rests "
         "on the L3 replacement policy, which no server part publishes (a client part's measured QLRU stands in)",
     "up to 13% higher throughput":
-        "the gain rides on the application's hit rate, which sharing raises 1.4x where the paper's rises 2.1x (the "
-        "claim above), so the model's best gain sits at the band's lower edge; the L1D, which serves the cores' "
-        "reloads of descriptors and mbufs under both rings, moved it from 7.1 % to just below the edge",
+        "the gain rides on the application's hit rate, which sharing raises less than the paper's (the claim above), "
+        "so the model's best gain sits below the band",
     "shRing/8: up to 1.27x the throughput of privRing (NAT, LB)": CAP,
     "fast target core: shRing 12% above privRing": CAP,
     "slowest target core: shRing 58% below privRing": SLOW_TARGET,

@@ -12,9 +12,9 @@ pub use table::*;
 
 use serde_json::Value;
 
-/// The run kinds with the memory controller (a packet run's with
-/// `dram.model = controller`).
-const CONTROLLER: &[SimKind] = &[SimKind::MemBench, SimKind::Hostnet, SimKind::Packet];
+/// The run kinds with the memory controller (a packet run's, and NetDIMM's
+/// Fig 12b co-runner's, with `dram.model = controller`).
+const CONTROLLER: &[SimKind] = &[SimKind::MemBench, SimKind::Hostnet, SimKind::Packet, SimKind::Netdimm];
 
 /// Parameters only one run kind reads (key or `section.` prefix, kind):
 /// giving one for another kind is a mistake, not a no-op.
@@ -72,7 +72,11 @@ pub fn typed(scenario: &Value) -> Result<(Values, Cfg), String> {
                     kinds[0]
                 ));
             }
-            Some(kinds) if kinds == CONTROLLER && cfg.sim.kind == SimKind::Packet && cfg.dram.model != DramModel::Controller => {
+            Some(kinds)
+                if kinds == CONTROLLER
+                    && matches!(cfg.sim.kind, SimKind::Packet | SimKind::Netdimm)
+                    && cfg.dram.model != DramModel::Controller =>
+            {
                 return Err(format!(
                     "{key}: a parameter of the memory controller, but dram.model = {}; set dram.model = controller or drop {key}",
                     cfg.dram.model

@@ -51,6 +51,7 @@ use crate::cpu::Stall;
 use super::dram::{DdrTiming, Geometry};
 use super::rowclone::Mode;
 use super::{NetDimm, NetDimmConfig};
+use crate::mem::dram::queued::{Back, Queued};
 use crate::mem::{AddressMap, DmaMode, Memory};
 use crate::config::Cfg;
 use crate::pcie::{PcieConfig, RootPort};
@@ -698,6 +699,35 @@ fn size_of(dist: NetdimmTraffic, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
     frame - HEADERS
 }
 
+/// The host's memory controllers driven by a loop that sends its requests
+/// in time order: their cycles run up to a time the loop names.
+#[derive(Default)]
+struct Clock {
+    /// The next cycle to run, and whether a request due then was refused
+    /// (then that cycle runs whatever the controllers' wake).
+    next: u64,
+    refused: bool,
+}
+
+impl Clock {
+    /// Run the controllers' cycles before `until` (ps); stop at the first
+    /// cycle a read some core waits for comes back, and return it.
+    fn run(&mut self, q: &mut Queued, until: Time, back: &mut Vec<Back>) -> Option<Back> {
+        let tck = q.ctl.tck();
+        loop {
+            let c = if self.refused { self.next } else { q.wake().max(self.next) };
+            if c == u64::MAX || c * tck >= until {
+                return None;
+            }
+            self.refused = q.tick(c, back);
+            self.next = c + 1;
+            if let Some(b) = back.pop() {
+                return Some(b);
+            }
+        }
+    }
+}
+
 /// Fig 12b: the receiving host takes line-rate traffic (`netdimm.traffic`)
 /// through an iNIC or NetDIMM, one core runs L3F (reads each packet's
 /// header line) or DPI (reads every line), and a co-runner on another core
@@ -731,6 +761,13 @@ fn run_corunner(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
     let mc = sim.mc_one_way;
     let (mut t, mut t_co) = (0 as Time, 0 as Time);
     let (mut lat_sum, mut accesses, mut t_warm) = (0u64, 0u64, 0 as Time);
+    // With the controllers (`dram.model = controller`): their clock, the
+    // co-runner's read in flight (when it left, and the wait for
+    // NetDIMM's data bus it owes), the reads back.
+    mem.mc = Queued::from_cfg(&c.dram)?;
+    let mut clock = Clock::default();
+    let mut pending: Option<(Time, Time)> = None;
+    let mut back = Vec::new();
     for k in 0..n {
         g.tick(|| k as f64 / n as f64)?;
         if k == warm {
@@ -751,13 +788,40 @@ fn run_corunner(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
             }
         };
         // The co-runner's dependent loads up to then, before that traffic
-        // is booked on the channels: requests are booked in time order.
-        while t_co < nf_at {
+        // reaches the memory system: requests reach it in time order. (With
+        // the controllers a load that misses waits for its data, which may
+        // come back after the traffic has been sent.)
+        loop {
             g.tick(|| k as f64 / n as f64)?;
-            let addr = co_base + co.gen_range(0..co_lines) * 64;
-            let mut lat = mem.core_access(1, addr, false, t_co);
-            if sim.kind == Kind::NetDimm && lat > llc_lat && mem.dram.channel_of(addr / 64) == ch {
-                lat += sim.rx.nd.dq_free().saturating_sub(t_co + mc);
+            let lat = match (&mut pending, mem.mc.as_mut()) {
+                (Some((issued, extra)), Some(q)) => match clock.run(q, nf_at, &mut back) {
+                    Some(b) => (b.at - *issued) + *extra,
+                    None => break,
+                },
+                _ if t_co >= nf_at => break,
+                _ => {
+                    let addr = co_base + co.gen_range(0..co_lines) * 64;
+                    let mut lat = mem.core_access(1, addr, false, t_co);
+                    let missed = lat > llc_lat || mem.mc.as_ref().is_some_and(|q| !q.missed.is_empty());
+                    // (a miss to NetDIMM's channel waits for its data bus too)
+                    let extra = if sim.kind == Kind::NetDimm && missed && mem.dram.channel_of(addr / 64) == ch {
+                        sim.rx.nd.dq_free().saturating_sub(t_co + mc)
+                    } else {
+                        0
+                    };
+                    if let Some(q) = mem.mc.as_mut().filter(|q| !q.missed.is_empty()) {
+                        let (line, _) = q.missed.pop().expect("one read missed");
+                        debug_assert!(q.missed.is_empty(), "a load misses one line");
+                        q.read(1, line, true, t_co);
+                        pending = Some((t_co, extra));
+                        continue;
+                    }
+                    lat += extra;
+                    lat
+                }
+            };
+            if let Some((issued, _)) = pending.take() {
+                t_co = issued;
             }
             if k >= warm {
                 lat_sum += lat;
@@ -776,6 +840,13 @@ fn run_corunner(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
                 _ => {
                     sim.rx.nd.host_read(nf_at, buf + l * 64);
                 }
+            }
+        }
+        // (the NF core keeps up: its reads load the controllers, and no
+        // pass waits for them)
+        if let Some(q) = &mut mem.mc {
+            for (line, _) in std::mem::take(&mut q.missed) {
+                q.post(line, false, nf_at);
             }
         }
         t += ser_time(frame + WIRE_EXTRA, sim.line_rate);
@@ -1121,6 +1192,24 @@ mod tests {
         };
         let (l3f, dpi) = (co("l3f"), co("dpi"));
         assert!(dpi > l3f && l3f > 0.0, "dpi {dpi} l3f {l3f}");
+    }
+
+    #[test]
+    fn on_the_controllers_the_inics_dma_writes_queue_the_co_runner() {
+        // (gem5's DRAMCtrl serves the paper's co-runner: with the iNIC the
+        // frames' writes reach host DRAM and its reads wait behind them;
+        // NetDIMM keeps them in the DIMM)
+        let co = |nic: &str, model: &str| {
+            // (Table 1's two DDR4-2400 channels and 2 MB last-level cache)
+            let dram = json!({"model": model, "channels": 2, "speed": "DDR4-2400", "channel_bw": "19200MB/s", "latency": "60ns"});
+            let c = cfg(json!({"dram": dram, "llc": {"size": "2MiB", "ways": 16, "slices": 1, "slice_hash": "none"},
+                               "netdimm": {"nic": nic, "nf": "l3f", "traffic": "database", "messages": 5000}}));
+            run(&c).unwrap().corunner().cloned().unwrap().mean_latency_ns
+        };
+        let (inic, nd) = (co("inic", "controller"), co("netdimm", "controller"));
+        assert!(inic > 1.02 * nd && nd > 0.0, "inic {inic} netdimm {nd}");
+        assert_eq!(inic, co("inic", "controller"), "deterministic");
+        assert_ne!(inic, co("inic", "calendar"), "the controllers serve it");
     }
 
     #[test]

@@ -722,6 +722,7 @@ impl Channel {
         let n = self.bank_q.len() as u32;
         // The non-empty queues of ranks not due for refresh (those take no
         // command but the refresh's), rotated so that bit 0 is queue `rr`.
+        // (of them, with `ready_valid`, those with a command ready now)
         let mut ready = self.queued & !self.refreshing();
         if self.ready_valid {
             let mut q = ready;
@@ -729,6 +730,7 @@ impl Channel {
                 let b = q.trailing_zeros() as usize;
                 q &= q - 1;
                 if self.ready_at[b] > self.now {
+                    debug_assert!(self.first_ready(b).is_none(), "bank {b} ready before next_event said");
                     ready &= !(1 << b);
                 }
             }
