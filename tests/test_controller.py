@@ -12,6 +12,7 @@ import packetpath
 
 SHORT = {"sim.warmup": "100us", "sim.duration": "300us"}
 CTL = {"dram.model": "controller"}
+CAL = {"dram.model": "calendar"}
 
 
 def run(scenario="l2fwd", **sets):
@@ -27,7 +28,7 @@ def test_a_light_load_sees_what_the_calendar_sees():
     standing queue of ~10 us that the warm-up's history decides, and the
     two models' means differ by that luck, not by memory.)"""
     light = {"traffic.rate": "5Gbps", "traffic.size": 64}
-    cal, ctl = run(**light), run(**light, **CTL)
+    cal, ctl = run(**light, **CAL), run(**light, **CTL)
     assert ctl["throughput_gbps"] == pytest.approx(cal["throughput_gbps"], rel=0.01)
     assert ctl["latency_ns"]["mean"] == pytest.approx(cal["latency_ns"]["mean"], rel=0.05)
     assert "imc" in ctl and "imc" not in cal

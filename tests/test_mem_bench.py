@@ -123,7 +123,7 @@ def test_a_parameter_of_another_kind_is_refused(scenario, key, value, kind):
 @pytest.mark.parametrize("key, value", [("dram.page_policy", "closed"), ("dram.read_queue", 8)])
 def test_a_controller_parameter_needs_the_controller_in_a_packet_run(key, value):
     with pytest.raises(ConfigError, match=f"{key}: a parameter of the memory controller, but dram.model = calendar; set dram.model = controller"):
-        packetpath.run("l2fwd", set={key: value})
+        packetpath.run("l2fwd", set={"dram.model": "calendar", key: value})
 
 
 def test_a_write_flood_does_not_starve_the_probe():

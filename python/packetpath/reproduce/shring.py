@@ -412,6 +412,17 @@ DSHRING_BOUNCES = ("dshRing does not settle: back on privRing the throughput and
                    "hold-off after falling back would). Its sampling period is scaled from 10 ms to 50 us")
 WHY = {
     "privRing: Rx rings are 94% occupied on average": NO_LOAD_LATENCY,
+    "privRing: the NIC's PCIe write miss rate is about 85%":
+        "with privRing's rings fuller on loaded memory (Fig 2f), more buffers are in flight between the NIC's write and "
+        "their reuse, so fewer are still in the LLC when the NIC writes them again; which lines the L3 evicts rests on "
+        "its replacement policy, which no server part publishes (a client part's measured QLRU stands in)",
+    "MICA, 95% SET, 1 KiB values, uniform: shRing +12% throughput":
+        "both rings are bound by the root port's posted credits (the SETs' 1 KiB values are written into host memory), "
+        "so sharing gains only what it saves of the credits' hold time; how long a write holds one rests on the assumed "
+        "8 KiB IIO write buffer",
+    "fast target core: dshRing performs like shRing":
+        "on the memory controllers privRing is bound by its cores at about 140 Gbps, below dshRing's switch threshold "
+        "(the paper's 170 Gbps, `rings.dshring_gbps`), so dshRing never leaves privRing while shRing forwards about 190",
     "one core sustains 2x more without drops with 1Ki entries than with 128":
         "one core forwards l3fwd at 95-100 Gbps whatever its ring size (the model's l3fwd costs too little), so a "
         "small ring never drops and a large one has nothing to absorb",
