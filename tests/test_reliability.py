@@ -156,9 +156,11 @@ def _alive(pid: int) -> bool:
 def test_ctrl_c_keeps_finished_runs_and_says_how_to_resume(tmp_path):
     store = tmp_path / "s"
     cmd = [str(PACKETPATH), "sweep", "l2fwd", "--grid", "traffic.size=64,128,256,512,1024,1500", "--grid", "cpu.cores=1,2",
-           "--set", "sim.duration=100ms", "--jobs", "2", "--flush-every", "1000", "--store", str(store)]
+           "--set", "sim.duration=100ms", "--set", "dram.model=calendar", "--jobs", "2", "--flush-every", "1000",
+           "--store", str(store)]
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(6)  # some runs finish (the first take ~2 s each); with flush-every 1000 none is written yet
+    # some runs finish (the first take ~2 s each on the calendar); with flush-every 1000 none is written yet
+    time.sleep(6)
     os.killpg(p.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group, workers included
     err = p.communicate(timeout=60)[1]
     assert p.returncode == 130, err

@@ -306,10 +306,10 @@ def claims(r: Runs) -> list[Claim]:
 HOST_CAP = ("the host configuration is bound by PCIe upstream and the root port's posted credits at every point (frames, "
             "TLP headers, CQEs and read requests fill a Gen3 x16 link at 100 Gbps a NIC; the 8 KiB IIO write buffer "
             "behind the credits is an assumption, see the profile)")
-FEW_LOADED = ("on the memory controllers a read's latency rises with the load, yet only the arrays larger than the 22 MiB "
-              "LLC with 8-10 chained reads load DRAM with the 30-40 GB/s the paper points to (\"less than 10 reads are "
-              "enough to bottleneck DRAM\"); the runs whose arrays fit the LLC keep up without reaching it, so fewer "
-              "runs pass the cutoff than the paper's (on the calendar, `--set dram.model=calendar`, fewer still)")
+FEW_LOADED = ("on the memory controllers a read's latency rises with the load, but it is the runs with DDIO off (every "
+              "frame written to and read from DRAM) that load memory with the 30-40 GB/s the paper points to (\"less than "
+              "10 reads are enough to bottleneck DRAM\"): nearly all of them exceed 30 GB/s, while with DDIO ways the frames "
+              "stay in the LLC and most runs stay below it, so fewer runs pass the cutoff than the paper's")
 RINGS_COST = (HOST_CAP + "; larger rings cost it DDIO hits (partial-line RFOs from DRAM hold the credits longer) but its "
               "cores keep up, so throughput falls less than the testbed's")
 UNPUBLISHED_L3FWD = ("the 250 reads are the paper's modified l3fwd, whose code is unpublished: modelled as independent reads "

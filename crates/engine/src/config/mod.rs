@@ -26,9 +26,9 @@ const KIND_KEYS: &[(&str, &[SimKind])] = &[
     ("iio.", &[SimKind::Hostnet]),
     ("cha.", &[SimKind::Hostnet]),
     ("antagonist.", &[SimKind::Packet]),
-    // (the memory controller runs under mem_bench, hostnet and packet
-    // runs with dram.model = controller; dram.speed stays free: profiles
-    // name their DIMMs for every kind)
+    // (the memory controller runs under mem_bench, hostnet, and packet and
+    // netdimm runs with dram.model = controller; dram.speed stays free:
+    // profiles name their DIMMs for every kind)
     ("dram.ranks", CONTROLLER),
     ("dram.page_policy", CONTROLLER),
     ("dram.read_queue", CONTROLLER),

@@ -39,6 +39,9 @@ pub struct Core {
     /// The frames of its latest poll that took any are its until then
     /// (`Time::MAX` while that poll is still working).
     pub frames_until: Time,
+    /// When a DRAM read of the poll in hand last came back (with the
+    /// controllers: a poll still working is waiting for them).
+    pub read_back_at: Time,
 }
 
 impl Core {
@@ -56,6 +59,7 @@ impl Core {
             busy_ps: 0,
             pkt_ps: 0,
             frames_until: 0,
+            read_back_at: 0,
         }
     }
 }

@@ -81,7 +81,7 @@ pub fn check(c: &Cfg) -> Result<(), String> {
             "corunner.cat_mask = {cm:#x}: must lie within the {ways} ways (0..={full:#x})"
         ));
     }
-    if c.sim.kind == SimKind::Packet && c.dram.model == DramModel::Controller {
+    if matches!(c.sim.kind, SimKind::Packet | SimKind::Netdimm) && c.dram.model == DramModel::Controller {
         super::dram::controller::Config::host(&c.dram)?;
     }
     Ok(())

@@ -335,6 +335,7 @@ impl World {
             l.dram_read(b.lat, measuring);
         } else {
             let p = self.host.passes[c].as_mut().expect("a read back to a core whose poll waits");
+            self.host.cores[c].read_back_at = b.at;
             if b.chained {
                 p.stall.chain(b.lat);
             } else {

@@ -325,7 +325,8 @@ pub(crate) struct Timeline {
 
 /// The first NIC whose measured window saw thousands of frames arrive and
 /// handed not one of them to the host (no descriptor given, so no DMA)
-/// while none of its cores was still working on frames it took: a blocked
+/// while none of its cores was still working on frames it took (a poll
+/// still waiting at the end had a read back in the window): a blocked
 /// datapath. (A slow core still takes frames until its ring is full, and
 /// its drops are then for want of descriptors; a core whose poll outlasts
 /// the window holds its ring's descriptors all through it, and is slow,
@@ -569,8 +570,11 @@ impl World {
 
     /// A blocked datapath (see [`blocked`]) is an error, not a throughput of zero.
     fn check_progress(&self) -> Result<(), String> {
-        let end = self.host.end;
-        let working = |i: usize| self.host.cores.iter().any(|c| c.nic == i && c.frames_until > end);
+        // (a poll still working at the end must have had a read back in the
+        // window: one waiting on nothing is stuck)
+        let (start, end) = (self.host.cfg.sim.warmup, self.host.end);
+        let working = |c: &crate::cpu::Core| c.frames_until > end && (c.frames_until != Time::MAX || c.read_back_at >= start);
+        let working = |i: usize| self.host.cores.iter().any(|c| c.nic == i && working(c));
         let counts = self.nics.iter().enumerate().map(|(i, n)| (n.accel.is_some(), n.c.arrived, n.c.rx_desc_given, n.c.drop_rx_buffer, working(i)));
         match blocked(counts) {
             Some((i, arrived, dropped)) => Err(format!(
