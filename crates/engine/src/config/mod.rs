@@ -16,6 +16,10 @@ use serde_json::Value;
 /// Fig 12b co-runner's, with `dram.model = controller`).
 const CONTROLLER: &[SimKind] = &[SimKind::MemBench, SimKind::Hostnet, SimKind::Packet, SimKind::Netdimm];
 
+/// Of them, the kinds whose `dram.model` chooses the controllers (the
+/// others are built on them).
+pub const MODEL_CHOOSES: &[SimKind] = &[SimKind::Packet, SimKind::Netdimm];
+
 /// Parameters only one run kind reads (key or `section.` prefix, kind):
 /// giving one for another kind is a mistake, not a no-op.
 const KIND_KEYS: &[(&str, &[SimKind])] = &[
@@ -72,11 +76,7 @@ pub fn typed(scenario: &Value) -> Result<(Values, Cfg), String> {
                     kinds[0]
                 ));
             }
-            Some(kinds)
-                if kinds == CONTROLLER
-                    && matches!(cfg.sim.kind, SimKind::Packet | SimKind::Netdimm)
-                    && cfg.dram.model != DramModel::Controller =>
-            {
+            Some(kinds) if kinds == CONTROLLER && MODEL_CHOOSES.contains(&cfg.sim.kind) && cfg.dram.model != DramModel::Controller => {
                 return Err(format!(
                     "{key}: a parameter of the memory controller, but dram.model = {}; set dram.model = controller or drop {key}",
                     cfg.dram.model

@@ -3,7 +3,7 @@
 //! masks, and (when they serve the run) the memory controllers' settings.
 //! `Memory::new` relies on it.
 
-use crate::config::{Cfg, DramModel, LlcSliceHash, SimKind};
+use crate::config::{Cfg, DramModel, LlcSliceHash, MODEL_CHOOSES};
 
 pub fn check(c: &Cfg) -> Result<(), String> {
     let ways = c.llc.ways;
@@ -81,7 +81,8 @@ pub fn check(c: &Cfg) -> Result<(), String> {
             "corunner.cat_mask = {cm:#x}: must lie within the {ways} ways (0..={full:#x})"
         ));
     }
-    if matches!(c.sim.kind, SimKind::Packet | SimKind::Netdimm) && c.dram.model == DramModel::Controller {
+    // (mem_bench and hostnet check theirs themselves)
+    if MODEL_CHOOSES.contains(&c.sim.kind) && c.dram.model == DramModel::Controller {
         super::dram::controller::Config::host(&c.dram)?;
     }
     Ok(())

@@ -51,7 +51,7 @@ use crate::cpu::Stall;
 use super::dram::{DdrTiming, Geometry};
 use super::rowclone::Mode;
 use super::{NetDimm, NetDimmConfig};
-use crate::mem::dram::queued::{Back, Queued};
+use crate::mem::dram::queued::{Clock, Queued};
 use crate::mem::{AddressMap, DmaMode, Memory};
 use crate::config::Cfg;
 use crate::pcie::{PcieConfig, RootPort};
@@ -699,35 +699,6 @@ fn size_of(dist: NetdimmTraffic, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
     frame - HEADERS
 }
 
-/// The host's memory controllers driven by a loop that sends its requests
-/// in time order: their cycles run up to a time the loop names.
-#[derive(Default)]
-struct Clock {
-    /// The next cycle to run, and whether a request due then was refused
-    /// (then that cycle runs whatever the controllers' wake).
-    next: u64,
-    refused: bool,
-}
-
-impl Clock {
-    /// Run the controllers' cycles before `until` (ps); stop at the first
-    /// cycle a read some core waits for comes back, and return it.
-    fn run(&mut self, q: &mut Queued, until: Time, back: &mut Vec<Back>) -> Option<Back> {
-        let tck = q.ctl.tck();
-        loop {
-            let c = if self.refused { self.next } else { q.wake().max(self.next) };
-            if c == u64::MAX || c * tck >= until {
-                return None;
-            }
-            self.refused = q.tick(c, back);
-            self.next = c + 1;
-            if let Some(b) = back.pop() {
-                return Some(b);
-            }
-        }
-    }
-}
-
 /// Fig 12b: the receiving host takes line-rate traffic (`netdimm.traffic`)
 /// through an iNIC or NetDIMM, one core runs L3F (reads each packet's
 /// header line) or DPI (reads every line), and a co-runner on another core
@@ -802,15 +773,16 @@ fn run_corunner(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
                 _ => {
                     let addr = co_base + co.gen_range(0..co_lines) * 64;
                     let mut lat = mem.core_access(1, addr, false, t_co);
-                    let missed = lat > llc_lat || mem.mc.as_ref().is_some_and(|q| !q.missed.is_empty());
+                    // (with the controllers a DRAM read is left to send)
+                    let read = mem.mc.as_mut().and_then(|q| q.missed.pop());
                     // (a miss to NetDIMM's channel waits for its data bus too)
+                    let missed = lat > llc_lat || read.is_some();
                     let extra = if sim.kind == Kind::NetDimm && missed && mem.dram.channel_of(addr / 64) == ch {
                         sim.rx.nd.dq_free().saturating_sub(t_co + mc)
                     } else {
                         0
                     };
-                    if let Some(q) = mem.mc.as_mut().filter(|q| !q.missed.is_empty()) {
-                        let (line, _) = q.missed.pop().expect("one read missed");
+                    if let (Some((line, _)), Some(q)) = (read, mem.mc.as_mut()) {
                         debug_assert!(q.missed.is_empty(), "a load misses one line");
                         q.read(1, line, true, t_co);
                         pending = Some((t_co, extra));

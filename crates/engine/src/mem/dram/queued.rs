@@ -283,6 +283,36 @@ impl Queued {
     }
 }
 
+/// The controllers driven by a loop of its own that sends its requests in
+/// time order (NetDIMM's co-runner; a packet run ticks them from its event
+/// queue): their cycles run up to a time the loop names.
+#[derive(Default)]
+pub struct Clock {
+    /// The next cycle to run, and whether a request due then was refused
+    /// (then that cycle runs whatever the controllers' wake).
+    next: u64,
+    refused: bool,
+}
+
+impl Clock {
+    /// Run the controllers' cycles before `until` (ps); stop at the first
+    /// cycle a read some core waits for comes back, and return it.
+    pub fn run(&mut self, q: &mut Queued, until: Time, back: &mut Vec<Back>) -> Option<Back> {
+        let tck = q.ctl.tck();
+        loop {
+            let c = if self.refused { self.next } else { q.wake().max(self.next) };
+            if c == u64::MAX || c * tck >= until {
+                return None;
+            }
+            self.refused = q.tick(c, back);
+            self.next = c + 1;
+            if let Some(b) = back.pop() {
+                return Some(b);
+            }
+        }
+    }
+}
+
 /// Two channels of DRAMsim3's stock DDR4-2666 behind a 90 ns idle path
 /// (the tests' controllers, here and in `cpu::fill`).
 #[cfg(test)]
