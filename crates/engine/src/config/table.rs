@@ -213,7 +213,7 @@ params! {
         ctx_cache_size: int(Bytes, "2MiB", 64, 1e9, "accelNFV: on-NIC cache of 64 B flow contexts; misses fetch them from host memory over PCIe"),
         pipeline_mpps: float(None, "150", 1, 10_000, "packets per microsecond x1000 the NIC's packet pipeline processes (Mpps)"),
         remote_socket: bools(None, "[]", 0, 0, "per NIC: attached to the remote socket (DMA bypasses the local LLC); missing = false"),
-        ddio: bools(None, "[]", 0, 0, "per NIC: DDIO allocating writes on its root port; missing = true (sim.kind = netdimm: the first sets the PCIe and on-die NIC's)"),
+        ddio: bools(None, "[]", 0, 0, "per NIC: DDIO allocating writes on its root port; missing = true (sim.kind = netdimm: the first sets the PCIe NIC's; the on-die NIC's is inic.ddio)"),
         reg_latency: int(Time, "10ns", 0, 1e7, "time a NIC takes to act on a register access (answer a read, take a write), inside the device"),
         desc_delay: int(Time, "0ns", 0, 1e7, "the NIC's own delay before and after each descriptor fetch and before each descriptor write-back, as gem5's IGbE model has them (fetch_delay, fetch_comp_delay, wb_delay; read by sim.kind = netdimm's PCIe and on-die NICs)"),
         rx_inline: bool(None, "false", 0, 0, "Rx header inlining (mlx5 scatter-to-CQE with 128 B CQEs, which the nicmem paper's NIC lacked): a split frame's header (at most 64 B) arrives inside its completion entry, the descriptor has one scatter entry, and the driver copies the header into the mbuf; needs header_split and rx_cqe_comp = false"),
@@ -493,6 +493,7 @@ params! {
     }
     inic: InicCfg {
         fabric_latency: int(Time, "20ns", 0, 1e7, "one-way latency between the chip's memory side and its I/O side: a core's register access to an on-die NIC, and each DMA's crossing to memory, behind a PCIe NIC's root complex too (gem5's I/O bridge and I/O cache)"),
+        ddio: bool(None, "true", 0, 0, "the on-die NIC's DMA writes allocate in the LLC's DDIO ways (llc.ddio_ways), its reads find lines there; false = to DRAM, invalidating cached copies"),
     }
     network: NetworkCfg {
         phy_latency: int(Time, "100ns", 0, 1e7, "MAC + PHY latency of one port, each way"),
