@@ -252,3 +252,34 @@ def test_the_shring_fig_2a_anchor_is_declared_in_a_profile():
 
     mine = [a for a in profiles.anchors() if a.paper == "shring"]
     assert [(a.profile, a.key, a.figures) for a in mine] == [("nicmem-cascadelake", "app.wp_reads", ("Fig 2a",))]
+
+
+def test_a_claim_the_unsourced_values_decide_is_not_scored(monkeypatch, tmp_path):
+    from packetpath.reproduce import throughput
+
+    def claims(r):
+        out = r.collect()
+        # (the fake run's throughput is traffic.size / 15: 100 Gbps at 1500 B)
+        out.append(throughput(PAPER, "Fig 1", "decided by the size", "throughput_gbps", 100.0, r["a"]["throughput_gbps"]))
+        out.append(throughput(PAPER, "Fig 2", "fails at every size", "throughput_gbps", 500.0, r["a"]["throughput_gbps"]))
+        return out
+
+    name = _install(monkeypatch, {"a": {"traffic.size": 1500}}, claims)
+    import sys
+
+    module = sys.modules[f"packetpath.reproduce.{name}"]
+    module.UNSOURCED = {"small": {"traffic.size": 64}, "same": {"traffic.size": 1500}}
+    module.UNSOURCED_WHY = "the unknown size"
+    seen = []
+
+    def run(scenario):
+        seen.append(scenario.get("traffic.size"))
+        return fake_run(scenario)
+
+    got = reproduce(name, jobs=1, run=run, progress=False, out=tmp_path / "r")
+    assert sorted(seen) == [64, 1500], "every run again at each corner (one of the same configuration runs once)"
+    assert [c.verdict for c in got] == ["anchor", "fail"]
+    assert got[0].why == ("not scored: the unknown size decide it; it passes with the profile's values; same, "
+                          "not with small (fail)")
+    runs = json.loads((tmp_path / "r" / "runs.json").read_text())
+    assert set(runs) == {"a", "unsourced1/a", "unsourced2/a"}, "the corners' runs are in the report"

@@ -8,6 +8,8 @@ A paper module ``packetpath.reproduce.<paper>`` defines
     claims(results: Runs) -> list[Claim]    # run name -> report, and the seeds of SEEDED runs
     figures(results) -> list[dict]          # optional: the figures as data (or plots(results, out_dir))
     why(claim) -> str                       # optional: why a claim that does not pass fails, in terms of the model
+    UNSOURCED: dict[str, dict]              # optional: what no source fixes, as corners: label -> overrides
+    UNSOURCED_WHY: str                      # with UNSOURCED: what those values are and why no source gives them
 
 A run in ``SEEDED`` runs at its own seed and at the SEEDS - 1 following ones,
 so its ordering, trend and "no change" claims can tell an effect from noise.
@@ -23,6 +25,10 @@ notes the runs each one read), the rules that span claims apply:
   same simulated value from runs of the same configurations are a paper
   module's mistake (ValueError);
 - a throughput claim carries what bounds each of its runs (``bounds``);
+- with ``UNSOURCED``, every run runs again at each corner of what no source
+  fixes (its overrides on top of ``set``), and a claim that passes at some
+  corners and not at others is not scored: the unsourced values, not the
+  model, decide it (an ``anchor`` naming the corners each way);
 - a claim that does not pass and gives no reason takes the module's ``why``
   (the mechanism missing, the assumption, the source that disagrees); the
   docs show "(no reason given)" for any left without one, and a test fails.
@@ -53,7 +59,7 @@ from packetpath.reproduce._claims import SEEDS, Claim
 from packetpath.reproduce._report import write_report
 from packetpath.reproduce._runs import Runs
 from packetpath.store import writable_folder
-from packetpath.scenario import Overrides
+from packetpath.scenario import Overrides, parse_overrides
 from packetpath.sweep import RunFn, Task, execute, make_task
 
 
@@ -104,19 +110,27 @@ def reproduce(
     if out is not None:  # before any run: a bad folder must not throw finished runs away
         writable_folder(out, f"--out {out}", "--out")
     seeded = tuple(getattr(module, "SEEDED", ()))
+    corners = getattr(module, "UNSOURCED", {})
     tasks: list[Task] = []
-    runs: dict[str, list[Task]] = {}
-    for name, scenario in module.scenarios().items():
-        try:
-            runs[name] = _tasks(name, scenario, replicate=name.startswith(seeded), set=set)
-        except ConfigError as e:
-            raise ConfigError(f"{paper}/{name}: {e}") from None
-        tasks += runs[name]
+    # (the runs as the profiles give them, then at each unsourced corner, named `corner/run`)
+    runs: dict[str, dict[str, list[Task]]] = {}
+    for prefix, extra in [("", {})] + [(f"unsourced{k}/", o) for k, o in enumerate(corners.values(), 1)]:
+        at = {**parse_overrides(set), **extra} if extra else set
+        mine = runs.setdefault(prefix, {})
+        for name, scenario in module.scenarios().items():
+            try:
+                mine[name] = _tasks(prefix + name, scenario, replicate=name.startswith(seeded), set=at)
+            except ConfigError as e:
+                raise ConfigError(f"{paper}/{prefix}{name}: {e}") from None
+            tasks += mine[name]
     rows = execute(tasks, store=store, jobs=jobs, scheduler=scheduler, run=run, progress=progress, title=paper)
     reports = {t.name: json.loads(row["report"]) for t, row in zip(tasks, rows, strict=True)}
-    results = Runs({name: [reports[t.name] for t in ts] for name, ts in runs.items()})
-    ids = {name: ts[0].run_id for name, ts in runs.items()}
-    claims = explained(bounded(anchored(module.claims(results), profiles.anchors(), ids), results), module)
+    judged = {prefix: module.claims(Runs({name: [reports[t.name] for t in ts] for name, ts in mine.items()}))
+              for prefix, mine in runs.items()}
+    results = Runs({name: [reports[t.name] for t in ts] for name, ts in runs[""].items()})
+    ids = {name: ts[0].run_id for name, ts in runs[""].items()}
+    claims = unsourced(judged.pop(""), dict(zip(corners, judged.values())), getattr(module, "UNSOURCED_WHY", ""))
+    claims = explained(bounded(anchored(claims, profiles.anchors(), ids), results), module)
     if out is not None:
         write_report(Path(out), module, claims, {t.name: t.values for t in tasks}, reports)
     scored_once(claims, ids)  # after the report is written: a module's mistake loses no run
@@ -130,6 +144,27 @@ def _tasks(name: str, scenario: dict, replicate: bool, set: Overrides = None) ->
         return [first]
     seed = int(first.config.get("sim.seed", 1))
     return [first] + [make_task(f"{name}#seed{seed + k}", scenario, set=set, seed=seed + k) for k in range(1, SEEDS)]
+
+
+def unsourced(claims: list[Claim], corners: Mapping[str, list[Claim]], what: str) -> list[Claim]:
+    """Each claim that passes with the profile's values or at some of the
+    ``corners`` (label -> the claims judged on its runs) and not at others,
+    shown as an anchor: what no source fixes decides it. The rest keep their
+    verdicts."""
+    out = []
+    for i, c in enumerate(claims):
+        at = {label: judged[i] for label, judged in corners.items()}
+        if c.verdict == "anchor" or not at:
+            out.append(c)
+            continue
+        assert all((o.figure, o.claim) == (c.figure, c.claim) for o in at.values()), "a module judges the same claims at every corner"
+        at = {"the profile's values": c} | at
+        passes = [label for label, o in at.items() if o.passed]
+        if passes and len(passes) < len(at):
+            fails = [f"{label} ({o.verdict})" for label, o in at.items() if not o.passed]
+            c = c.as_anchor(f"not scored: {what} decide it; it passes with {'; '.join(passes)}, not with {'; '.join(fails)}")
+        out.append(c)
+    return out
 
 
 def anchored(claims: list[Claim], anchors: list[profiles.Anchor], ids: Mapping[str, str] | None = None) -> list[Claim]:
