@@ -339,7 +339,8 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
                     }
                     spare.push(id);
                 }
-                Event::Admitted { .. } => {}
+                // (no device on these channels)
+                Event::Admitted { .. } | Event::FarSent { .. } => {}
             }
         }
         // A bank-load sample every BANK_SAMPLE reads of the first channel.

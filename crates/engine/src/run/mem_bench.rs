@@ -161,7 +161,8 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
                 write_lines += 1;
                 back.push(Reverse((now + half, id)));
             }
-            Event::Admitted { .. } => {}
+            // (no device on these channels)
+            Event::Admitted { .. } | Event::FarSent { .. } => {}
             Event::Returned { id, at } => back.push(Reverse((at + half, id))),
         });
         // On to the next cycle anything can happen in: a controller's wake,

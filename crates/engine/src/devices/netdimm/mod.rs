@@ -16,8 +16,9 @@
 //! PCIe NIC, an on-die NIC or a NetDIMM between them (`sim.kind =
 //! netdimm`).
 //!
-//! Left out: ECC, refresh, a host MC scheduler that reorders around
-//! NetDIMM's non-deterministic reads (requests are served in issue order).
+//! Left out: ECC, refresh. The host MC serves NetDIMM's reads in issue
+//! order, except with `dram.model = controller` in the co-runner's run
+//! (`xrd`), where they queue among the DIMMs' in the host's controller.
 
 pub mod alloc;
 pub mod check;
@@ -117,6 +118,13 @@ impl NetDimm {
         let at = xrd + self.cfg.t_cmd;
         let ready = self.media_read(at, addr);
         self.respond(ready)
+    }
+
+    /// An XRD the host's memory controller sent at `at`, which schedules
+    /// the channel itself (`dram.model = controller`): when RDY reaches it
+    /// (it then sends the SEND, the data tCL later).
+    pub fn xrd(&mut self, at: Time, addr: u64) -> Time {
+        self.media_read(at + self.cfg.t_cmd, addr) + self.cfg.t_rdy
     }
 
     /// XRD of a register whose value is ready at `value_ready` (e.g. a clone

@@ -767,7 +767,7 @@ fn run_corunner(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
         loop {
             g.tick(|| k as f64 / n as f64)?;
             let lat = match (&mut pending, mem.mc.as_mut()) {
-                (Some((issued, extra)), Some(q)) => match clock.run(q, nf_at, &mut back) {
+                (Some((issued, extra)), Some(q)) => match clock.run(q, nf_at, &mut back, &mut |a, at| sim.rx.nd.xrd(at, a)) {
                     Some(b) => (b.at - *issued) + *extra,
                     None => break,
                 },
@@ -777,8 +777,9 @@ fn run_corunner(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
                     let mut lat = mem.core_access(1, addr, false, t_co);
                     // (with the controllers a DRAM read is left to send)
                     let read = mem.mc.as_mut().and_then(|q| q.missed.pop());
-                    // (a miss to NetDIMM's channel waits for its data bus too)
-                    let missed = lat > llc_lat || read.is_some();
+                    // (on the calendar, a miss to NetDIMM's channel waits
+                    // for its data bus too; the controllers schedule it)
+                    let missed = lat > llc_lat;
                     let extra = if sim.kind == Kind::NetDimm && missed && mem.dram.channel_of(addr / 64) == ch {
                         sim.rx.nd.dq_free().saturating_sub(t_co + mc)
                     } else {
@@ -807,10 +808,13 @@ fn run_corunner(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
             mem.dma_write(buf, frame, sim.dma_mode, nf_at);
         }
         for l in 0..lines {
-            match sim.kind {
-                Kind::Inic => {
+            match (sim.kind, mem.mc.as_mut()) {
+                (Kind::Inic, _) => {
                     mem.core_access(0, buf + l * 64, false, nf_at);
                 }
+                // (the host's controller for NetDIMM's channel queues the
+                // read among the DIMMs' and schedules its XRD and SEND)
+                (_, Some(q)) => q.read_far(ch, buf + l * 64, nf_at),
                 _ => {
                     sim.rx.nd.host_read(nf_at, buf + l * 64);
                 }
@@ -1166,6 +1170,18 @@ mod tests {
         };
         let (l3f, dpi) = (co("l3f"), co("dpi"));
         assert!(dpi > l3f && l3f > 0.0, "dpi {dpi} l3f {l3f}");
+        // On the controllers, the host's controller for NetDIMM's channel
+        // queues the NF's reads of its packets among the DIMMs' (Sec. 5.1)
+        // and shares its data bus with their SENDs: the co-runner's reads
+        // there wait behind DPI's, not L3F's header reads.
+        let co = |nf: &str| {
+            let dram = json!({"model": "controller", "channels": 2, "speed": "DDR4-2400", "channel_bw": "19200MB/s", "latency": "60ns"});
+            let c = cfg(json!({"dram": dram, "llc": {"size": "2MiB", "ways": 16, "slices": 1, "slice_hash": "none"},
+                               "netdimm": {"nf": nf, "traffic": "database", "messages": 5000}}));
+            run(&c).unwrap().corunner().cloned().unwrap().mean_latency_ns
+        };
+        let (l3f, dpi) = (co("l3f"), co("dpi"));
+        assert!(dpi > 1.01 * l3f && l3f > 0.0, "on the controllers: dpi {dpi} l3f {l3f}");
     }
 
     #[test]

@@ -181,6 +181,22 @@ struct Req {
     bank: usize,
 }
 
+/// A read of a device on the channel that answers when it is ready
+/// (NVDIMM-P's XREAD, NetDIMM's host reads): it holds a read-queue entry
+/// from arrival to its data, as the paper's host MC queues it (Alian and
+/// Kim, MICRO'19, Sec. 5.1); its XRD goes when the command bus is free,
+/// its SEND once the device has raised RDY, the data tCL later on the
+/// shared data bus, between the DIMMs' bursts as another rank's.
+#[derive(Clone, Copy, Debug)]
+struct Far {
+    id: u64,
+    arrival: u64,
+    /// Its XRD has gone.
+    sent: bool,
+    /// The cycle RDY is back (u64::MAX: not yet known).
+    ready: u64,
+}
+
 /// A read's data returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Done {
@@ -244,6 +260,8 @@ pub struct Stats {
     pub refreshes: u64,
     /// Reads served from the write queue.
     pub forwarded: u64,
+    /// Reads of a device on the channel (XRD then SEND), of the reads.
+    pub far_reads: u64,
     /// Sum of read latencies (ps).
     pub read_latency_ps: u64,
     /// Sums over cycles of the queues' occupancy, and cycles each was full.
@@ -313,6 +331,13 @@ pub struct Channel {
     /// Reads issued, in issue order (so in completion order): cycle their
     /// data is done, id, arrival.
     returns: VecDeque<(u64, u64, u64)>,
+    /// Reads of a device on the channel, in arrival order.
+    far: VecDeque<Far>,
+    /// The first cycle a SEND may issue at by the column commands before it.
+    far_col: u64,
+    /// XRDs issued since the caller last took them: id, cycle. The caller
+    /// answers each with [`far_ready`](Self::far_ready).
+    pub far_sent: Vec<(u64, u64)>,
     pub stats: Stats,
 }
 
@@ -354,6 +379,9 @@ impl Channel {
             refresh_next,
             next: 0,
             returns: VecDeque::new(),
+            far: VecDeque::new(),
+            far_col: 0,
+            far_sent: Vec::new(),
             stats: Stats { per_bank: vec![0; n], per_bank_reads: vec![0; n], ..Stats::default() },
         }
     }
@@ -374,7 +402,7 @@ impl Channel {
 
     /// Requests waiting or in service.
     pub fn busy(&self) -> bool {
-        !self.reads.is_empty() || !self.writes.is_empty() || self.in_banks > 0 || !self.returns.is_empty()
+        !self.reads.is_empty() || !self.writes.is_empty() || self.in_banks > 0 || !self.returns.is_empty() || !self.far.is_empty()
     }
 
     /// Whether the controller can take a read (or a write) now.
@@ -391,7 +419,7 @@ impl Channel {
         let (queued, banked) = if write {
             (self.writes.len(), self.banked_writes)
         } else {
-            (self.reads.len(), self.in_banks - self.banked_writes)
+            (self.reads.len() + self.far.len(), self.in_banks - self.banked_writes)
         };
         queued + if self.cfg.hold { banked } else { 0 }
     }
@@ -424,6 +452,53 @@ impl Channel {
         }
         self.reads.push_back(Req { id, write, arrival: self.now, line, loc, bank });
         true
+    }
+
+    /// Offer a read of the device on the channel at the current cycle;
+    /// false when the read queue is full.
+    pub fn offer_far(&mut self, id: u64) -> bool {
+        if !self.can_take(false) {
+            return false;
+        }
+        self.next = self.now;
+        self.stats.reads += 1;
+        self.stats.far_reads += 1;
+        self.far.push_back(Far { id, arrival: self.now, sent: false, ready: u64::MAX });
+        true
+    }
+
+    /// The device has raised RDY for far read `id` (its XRD went at a cycle
+    /// in `far_sent`): its SEND may go from `cycle` on.
+    pub fn far_ready(&mut self, id: u64, cycle: u64) {
+        let f = self.far.iter_mut().find(|f| f.id == id && f.sent).expect("an XRD sent");
+        f.ready = cycle;
+        self.next = self.next.min(cycle.max(self.far_col).max(self.now));
+    }
+
+    /// A SEND whose data the device has ready, if the data bus allows;
+    /// else the oldest XRD not sent. Returns whether one issued.
+    fn issue_far(&mut self) -> bool {
+        let now = self.now;
+        if self.far_col <= now {
+            if let Some(i) = self.far.iter().position(|f| f.ready <= now) {
+                let f = self.far.remove(i).unwrap();
+                let g = self.gaps;
+                // (another rank's burst to the DIMMs' columns after it)
+                for n in self.groups.iter_mut() {
+                    n[Cmd::Read as usize] = n[Cmd::Read as usize].max(now + g.rd_rd_r);
+                    n[Cmd::Write as usize] = n[Cmd::Write as usize].max(now + g.rd_wr);
+                }
+                self.far_col = now + g.rd_rd_s;
+                self.push_return(now + self.cfg.timing.cl + g.burst, f.id, f.arrival);
+                return true;
+            }
+        }
+        if let Some(f) = self.far.iter_mut().find(|f| !f.sent) {
+            f.sent = true;
+            self.far_sent.push((f.id, now));
+            return true;
+        }
+        false
     }
 
     fn push_return(&mut self, done: u64, id: u64, arrival: u64) {
@@ -470,6 +545,11 @@ impl Channel {
     /// becoming ready (the present cycle if one is ready now, a request can
     /// move to its bank or a write drain starts).
     fn next_event(&mut self) -> u64 {
+        // (a device's read can send its XRD)
+        if !self.far.is_empty() && self.far.iter().any(|f| !f.sent) {
+            self.ready_valid = false;
+            return self.now;
+        }
         // (a request can move to its bank, or a drain starts)
         let drains = self.drains();
         let q = if drains { &self.writes } else { &self.reads };
@@ -480,6 +560,12 @@ impl Channel {
         }
         let blocked = self.refreshing();
         let mut w = self.returns.front().map_or(u64::MAX, |r| r.0);
+        // (a device's read can send its SEND)
+        if !self.far.is_empty() {
+            for f in self.far.iter().filter(|f| f.ready != u64::MAX) {
+                w = w.min(f.ready.max(self.far_col));
+            }
+        }
         let per = self.cfg.map.geo.banks_per_rank();
         if blocked == 0 {
             // (no rank due: the first falling due)
@@ -572,7 +658,7 @@ impl Channel {
             out.push(Done { id, at: t.ps(done), latency });
         }
         self.count(1);
-        if !self.refresh() {
+        if !self.refresh() && (self.far.is_empty() || !self.issue_far()) {
             self.issue();
         }
         self.schedule();
@@ -858,6 +944,8 @@ impl Channel {
             n[Cmd::Read as usize] = n[Cmd::Read as usize].max(now + rd[k]);
             n[Cmd::Write as usize] = n[Cmd::Write as usize].max(now + wr[k]);
         }
+        // (a device's SEND is another rank's burst)
+        self.far_col = self.far_col.max(now + if r.write { g.wr_rd_r } else { g.rd_rd_r });
         let to_pre = if r.write { g.wr_pre } else { g.rd_pre };
         let bank = &mut self.banks[r.bank];
         bank.next[Cmd::Pre as usize] = bank.next[Cmd::Pre as usize].max(now + to_pre);
@@ -920,6 +1008,35 @@ mod tests {
         assert_eq!(ch.stats.cas_writes, 80 - 64, "down to the idle threshold");
     }
 
+    #[test]
+    fn a_devices_read_holds_a_read_entry_and_its_data_follows_rdy_on_the_shared_bus() {
+        // (NetDIMM's host reads, as the paper's host MC queues them: XRD
+        // when chosen, SEND once the device is ready, data tCL later)
+        let mut cfg = Config::dramsim3(DDR4_2666, Map::dramsim3(Geometry::ddr4_8gb_x8(2)));
+        cfg.read_queue = 2;
+        let mut ch = Channel::new(cfg);
+        let (t, g) = (DDR4_2666, DDR4_2666.gaps());
+        assert!(ch.offer_far(7) && ch.offer(8, 64, false));
+        assert!(!ch.offer_far(9) && !ch.can_take(false), "a device's read takes a read-queue entry");
+        let mut out = vec![];
+        ch.run_to(1, &mut out);
+        assert_eq!(ch.far_sent, vec![(7, 0)], "the XRD goes at once");
+        ch.far_sent.clear();
+        // The device is ready 30 cycles on; the DIMM's read (ACT, READ
+        // tRCD later) is on the data bus first, so the SEND waits for the
+        // bus to turn to another rank.
+        ch.far_ready(7, 30);
+        ch.run_to(500, &mut out);
+        let dimm_read = 1 + t.rcd;
+        assert_eq!(out.iter().map(|d| d.id).collect::<Vec<_>>(), vec![8, 7]);
+        assert_eq!(out[0].at, t.ps(dimm_read + t.cl + g.burst));
+        let send = 30u64.max(dimm_read + g.rd_rd_r);
+        assert_eq!(out[1].at, t.ps(send + t.cl + g.burst));
+        assert_eq!(out[1].latency, out[1].at, "held from its arrival at cycle 0");
+        assert!(ch.can_take(false) && !ch.busy());
+        assert_eq!((ch.stats.reads, ch.stats.far_reads, ch.stats.cas_reads), (2, 1, 1));
+    }
+
     /// (cycle, address, write) of a bursty random trace with row locality.
     fn trace(n: usize, seed: u64) -> Vec<(u64, u64, bool)> {
         let mut r = rng(seed, 0, 0);
@@ -936,6 +1053,12 @@ mod tests {
 
     /// Drive a trace; `step` = tick every cycle (no skipping).
     fn drive(tr: &[(u64, u64, bool)], step: bool) -> (Vec<Done>, Stats) {
+        drive_with(tr, step, false)
+    }
+
+    /// [`drive`], with every fifth read (`far`) one of a device on the
+    /// channel that is ready 10 to 16 cycles after its XRD.
+    fn drive_with(tr: &[(u64, u64, bool)], step: bool, far: bool) -> (Vec<Done>, Stats) {
         let mut ch = channel();
         let mut out = vec![];
         let mut next = 0;
@@ -945,16 +1068,32 @@ mod tests {
         while next < tr.len() || ch.cycle() < end {
             if next < tr.len() && tr[next].0 <= ch.cycle() {
                 let (_, a, w) = tr[next];
-                if ch.offer(next as u64, a, w) {
+                let taken = if far && !w && next % 5 == 0 { ch.offer_far(next as u64) } else { ch.offer(next as u64, a, w) };
+                if taken {
                     next += 1;
                     continue;
                 }
             }
+            let ready = |ch: &mut Channel| {
+                for (id, c) in std::mem::take(&mut ch.far_sent) {
+                    ch.far_ready(id, c + 10 + id % 7);
+                }
+            };
             if step {
                 ch.tick_to(ch.cycle() + 1, &mut out);
+                ready(&mut ch);
             } else {
+                // (idle up to the wake, then its cycle, as `host` steps
+                // them: the device answers an XRD before the next cycle)
                 let to = if next >= tr.len() { ch.cycle() + 1 } else { tr[next].0.max(ch.cycle() + 1) };
-                ch.run_to(to, &mut out);
+                while ch.cycle() < to {
+                    let w = ch.wake().clamp(ch.cycle(), to);
+                    ch.run_to(w, &mut out);
+                    if w < to {
+                        ch.run_to(w + 1, &mut out);
+                        ready(&mut ch);
+                    }
+                }
             }
         }
         (out, ch.stats.clone())
@@ -971,6 +1110,20 @@ mod tests {
                 (sa.cycles, sa.read_queue_occupancy, sa.write_queue_occupancy, sa.row_hits, sa.acts, sa.refreshes),
                 (sb.cycles, sb.read_queue_occupancy, sb.write_queue_occupancy, sb.row_hits, sb.acts, sb.refreshes)
             );
+        }
+    }
+
+    #[test]
+    fn skipping_idle_cycles_changes_nothing_with_a_device_on_the_channel() {
+        for seed in 0..4 {
+            let tr = trace(4000, seed);
+            let (a, sa) = drive_with(&tr, true, true);
+            let (b, sb) = drive_with(&tr, false, true);
+            assert_eq!(a, b, "seed {seed}");
+            assert_eq!((sa.cycles, sa.read_queue_occupancy, sa.row_hits, sa.far_reads), (sb.cycles, sb.read_queue_occupancy, sb.row_hits, sb.far_reads));
+            let reads = tr.iter().filter(|r| !r.2).count();
+            assert_eq!(a.len(), reads, "every read back, the device's too");
+            assert!(sa.far_reads > 100);
         }
     }
 

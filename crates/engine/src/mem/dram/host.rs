@@ -33,8 +33,15 @@ pub struct Controllers {
     tck: Time,
 }
 
+/// The address an arrival to a device on the channel carries (its channel
+/// is named, not interleaved).
+const FAR: u64 = u64::MAX;
+
 /// What a controller did with a request in a cycle.
 pub enum Event {
+    /// A device's read sent its XRD at `at`: the device answers with
+    /// [`Controllers::far_ready`].
+    FarSent { ch: usize, id: u64, at: Time },
     /// Its queue took it.
     Admitted { id: u64, write: bool },
     /// A read's last data beat arrived at `at`.
@@ -79,6 +86,23 @@ impl Controllers {
         }
     }
 
+    /// A read of the device on channel `ch` (NetDIMM) that reaches its
+    /// controller at `at`: it waits in the read queue like a DIMM's.
+    pub fn send_far(&mut self, at: Time, id: u64, ch: usize) {
+        debug_assert!(at.div_ceil(self.tck) >= self.end, "a request dated before a cycle already run");
+        self.wakes[ch] = self.wakes[ch].min(at.div_ceil(self.tck));
+        let q = &mut self.arriving[ch][0];
+        let i = q.partition_point(|a| a.0 <= at);
+        q.insert(i, (at, id, FAR, false));
+    }
+
+    /// The device on channel `ch` raised RDY for read `id` at `at`.
+    pub fn far_ready(&mut self, ch: usize, id: u64, at: Time) {
+        let c = &mut self.chans[ch];
+        c.far_ready(id, at.div_ceil(self.tck));
+        self.wakes[ch] = self.wakes[ch].min(c.wake());
+    }
+
     /// Run DRAM cycle `cycle` in every controller: each catches up to it
     /// (nothing happened in it since its wake), takes the arrival due, if
     /// its queue has room, and runs the cycle, telling `event` what it did.
@@ -89,7 +113,7 @@ impl Controllers {
         let mut refused = false;
         self.end = self.end.max(cycle + 1);
         let tck = self.tck;
-        for ((ch, q), wake) in self.chans.iter_mut().zip(self.arriving.iter_mut()).zip(self.wakes.iter_mut()) {
+        for (i, ((ch, q), wake)) in self.chans.iter_mut().zip(self.arriving.iter_mut()).zip(self.wakes.iter_mut()).enumerate() {
             if *wake > cycle {
                 continue;
             }
@@ -104,7 +128,11 @@ impl Controllers {
             };
             if let Some(k) = order.into_iter().find(|&k| due(q, k).is_some() && ch.can_take(k == 1)) {
                 let (_, id, addr, write) = q[k].pop_front().unwrap();
-                ch.offer(id, addr, write);
+                if addr == FAR {
+                    ch.offer_far(id);
+                } else {
+                    ch.offer(id, addr, write);
+                }
                 event(Event::Admitted { id, write });
             }
             // (one still due waits for the next cycle)
@@ -112,6 +140,11 @@ impl Controllers {
             ch.run_to(cycle + 1, &mut self.done);
             for d in self.done.drain(..) {
                 event(Event::Returned { id: d.id, at: d.at });
+            }
+            if !ch.far_sent.is_empty() {
+                for (id, c) in ch.far_sent.drain(..) {
+                    event(Event::FarSent { ch: i, id, at: c * tck });
+                }
             }
             let first = q.iter().filter_map(|q| q.front()).map(|a| a.0.div_ceil(tck)).min();
             *wake = first.map_or(ch.wake(), |f| f.min(ch.wake()));

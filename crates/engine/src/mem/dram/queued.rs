@@ -23,6 +23,9 @@ const HELD: u64 = 1 << 63;
 /// Marks the id of a device's read whose fetch waits for it (the rest of
 /// the id names the fetch).
 const FETCHED: u64 = 1 << 62;
+/// Marks the id of a read of the device on a channel (NetDIMM); the rest
+/// of the id indexes its address.
+const FAR: u64 = 1 << 61;
 
 /// A read of a core's: the core, when it left the core, whether its
 /// address came from the read before it (a pointer chase), and whether it
@@ -73,6 +76,12 @@ pub struct Queued {
     /// Fetches: a device read's lines from DRAM, whose data is at the root
     /// complex when the last is back (`done`: when).
     pub fetches: Groups,
+    /// Reads of the device on a channel: their addresses (and free slots).
+    far: Vec<u64>,
+    far_spare: Vec<u64>,
+    /// Of them, those whose XRD went since the run last looked: channel,
+    /// id, address, when. The run answers each with [`Queued::far_ready`].
+    pub far_sent: Vec<(usize, u64, u64, Time)>,
 }
 
 /// Requests gathered in groups, each done when its last request is:
@@ -153,6 +162,9 @@ impl Queued {
             in_flight: Vec::new(),
             holds: Groups::default(),
             fetches: Groups::default(),
+            far: Vec::new(),
+            far_spare: Vec::new(),
+            far_sent: Vec::new(),
         }
     }
 
@@ -238,6 +250,32 @@ impl Queued {
         self.fetches.close()
     }
 
+    /// A core's read of `addr` on the device in channel `ch` (NetDIMM) at
+    /// `now`, that no core waits for: it queues in that channel's
+    /// controller, which sends its XRD, and its SEND once the device is
+    /// ready ([`Queued::far_ready`]).
+    pub fn read_far(&mut self, ch: usize, addr: u64, now: Time) {
+        let i = match self.far_spare.pop() {
+            Some(i) => {
+                self.far[i as usize] = addr;
+                i
+            }
+            None => {
+                self.far.push(addr);
+                self.far.len() as u64 - 1
+            }
+        };
+        let at = now + self.half;
+        self.sent = self.sent.min(at.div_ceil(self.ctl.tck()));
+        self.ctl.send_far(at, FAR | i, ch);
+    }
+
+    /// The device in channel `ch` has the data of read `id` (from
+    /// `far_sent`) ready at `at`.
+    pub fn far_ready(&mut self, ch: usize, id: u64, at: Time) {
+        self.ctl.far_ready(ch, id, at);
+    }
+
     fn send(&mut self, now: Time, id: u64, line: u64, write: bool) {
         let at = now + self.half;
         self.sent = self.sent.min(at.div_ceil(self.ctl.tck()));
@@ -257,10 +295,14 @@ impl Queued {
     pub fn tick(&mut self, cycle: u64, back: &mut Vec<Back>) -> bool {
         let (flights, spare, half, in_flight) = (&self.flights, &mut self.spare, self.half, &mut self.in_flight);
         let (holds, fetches) = (&mut self.holds, &mut self.fetches);
+        let (far, far_spare, far_sent) = (&self.far, &mut self.far_spare, &mut self.far_sent);
         let now = cycle * self.ctl.tck();
         self.ctl.step(cycle, |e| match e {
             Event::Returned { id, .. } if id == POSTED => {}
             Event::Returned { id, at } if id & FETCHED != 0 => fetches.land((id & !FETCHED) as u32, at + half),
+            // (a device's read no core waits for)
+            Event::Returned { id, .. } if id & FAR != 0 => far_spare.push(id & !FAR),
+            Event::FarSent { ch, id, at } => far_sent.push((ch, id, far[(id & !FAR) as usize], at)),
             Event::Returned { id, at } => {
                 let f = flights[id as usize];
                 spare.push(id);
@@ -297,7 +339,9 @@ pub struct Clock {
 impl Clock {
     /// Run the controllers' cycles before `until` (ps); stop at the first
     /// cycle a read some core waits for comes back, and return it.
-    pub fn run(&mut self, q: &mut Queued, until: Time, back: &mut Vec<Back>) -> Option<Back> {
+    /// `device(addr, at)`: when the device on a channel has the data of a
+    /// read whose XRD went at `at`.
+    pub fn run(&mut self, q: &mut Queued, until: Time, back: &mut Vec<Back>, device: &mut impl FnMut(u64, Time) -> Time) -> Option<Back> {
         let tck = q.ctl.tck();
         loop {
             let c = if self.refused { self.next } else { q.wake().max(self.next) };
@@ -305,6 +349,9 @@ impl Clock {
                 return None;
             }
             self.refused = q.tick(c, back);
+            while let Some((ch, id, addr, at)) = q.far_sent.pop() {
+                q.far_ready(ch, id, device(addr, at));
+            }
             self.next = c + 1;
             if let Some(b) = back.pop() {
                 return Some(b);
