@@ -303,9 +303,14 @@ pub struct Channel {
     queued: u64,
     banks: Vec<Bank>,
     /// Per bank group: earliest cycle for ACT, READ, WRITE by its
-    /// neighbours' commands (tRRD, tCCD, tWTR, rank switches), which bind
-    /// every bank of the group alike.
+    /// neighbours' commands (tRRD; the group's own columns' tCCD_L,
+    /// tWTR_L), which bind every bank of the group alike.
     groups: Vec<[u64; 3]>,
+    /// Per rank: earliest cycle for READ, WRITE by the columns of its other
+    /// groups (tCCD_S, tWTR_S) and of other ranks (the bus switch): a
+    /// group's own columns bind it at least as long (JEDEC's _L >= _S), so
+    /// one floor a rank serves all its groups.
+    rank_col: Vec<[u64; 2]>,
     ranks: Vec<Rank>,
     /// Writes the current drain still moves to the bank queues (0: not
     /// draining).
@@ -347,6 +352,8 @@ impl Channel {
         let n = geo.banks();
         assert!(n <= 64, "a channel of at most 64 banks (a bank mask is a u64)");
         assert!(geo.banks_per_group.is_power_of_two() && geo.bank_groups.is_power_of_two(), "banks and groups in powers of two");
+        let g = cfg.timing.gaps();
+        assert!(g.rd_rd_l >= g.rd_rd_s && g.wr_wr_l >= g.wr_wr_s && g.wr_rd_l >= g.wr_rd_s, "same-group gaps at least the other groups' (rank_col)");
         let t = cfg.timing;
         let ranks: Vec<Rank> = (0..geo.ranks)
             .map(|r| Rank {
@@ -368,6 +375,7 @@ impl Channel {
             queued: 0,
             banks: vec![Bank::default(); n],
             groups: vec![[0; 3]; n / geo.banks_per_group as usize],
+            rank_col: vec![[0; 2]; geo.ranks as usize],
             ranks,
             drain_left: 0,
             read_owed: false,
@@ -484,9 +492,9 @@ impl Channel {
                 let f = self.far.remove(i).unwrap();
                 let g = self.gaps;
                 // (another rank's burst to the DIMMs' columns after it)
-                for n in self.groups.iter_mut() {
-                    n[Cmd::Read as usize] = n[Cmd::Read as usize].max(now + g.rd_rd_r);
-                    n[Cmd::Write as usize] = n[Cmd::Write as usize].max(now + g.rd_wr);
+                for rc in self.rank_col.iter_mut() {
+                    rc[0] = rc[0].max(now + g.rd_rd_r);
+                    rc[1] = rc[1].max(now + g.rd_wr);
                 }
                 self.far_col = now + g.rd_rd_s;
                 self.push_return(now + self.cfg.timing.cl + g.burst, f.id, f.arrival);
@@ -794,14 +802,18 @@ impl Channel {
     }
 
     /// The earliest cycle `cmd` (not PRE) may issue at bank `b` by the
-    /// bank's and its group's timings.
+    /// bank's, its group's and its rank's timings.
     #[inline]
     fn at(&self, cmd: Cmd, b: usize) -> u64 {
         let own = self.banks[b].next[cmd as usize];
         if cmd == Cmd::Pre {
             return own;
         }
-        own.max(self.groups[b >> self.group_shift][cmd as usize])
+        let own = own.max(self.groups[b >> self.group_shift][cmd as usize]);
+        if cmd == Cmd::Act {
+            return own;
+        }
+        own.max(self.rank_col[b >> self.rank_shift][cmd as usize - 1])
     }
 
     /// Whether `cmd` may issue at bank `b` this cycle.
@@ -925,24 +937,19 @@ impl Channel {
     fn do_column(&mut self, r: Req) {
         let (g, now) = (self.gaps, self.now);
         let (rank, group) = (r.bank >> self.rank_shift, r.bank >> self.group_shift);
-        // (a group's rank: its index shifted by log2 of groups per rank)
-        let groups_shift = self.rank_shift - self.group_shift;
         // Gaps to later READs and WRITEs: same group, other group, other rank.
         let (rd, wr) = if r.write {
             ([g.wr_rd_l, g.wr_rd_s, g.wr_rd_r], [g.wr_wr_l, g.wr_wr_s, g.wr_wr_r])
         } else {
             ([g.rd_rd_l, g.rd_rd_s, g.rd_rd_r], [g.rd_wr; 3])
         };
-        for (gi, n) in self.groups.iter_mut().enumerate() {
-            let k = if gi >> groups_shift != rank {
-                2
-            } else if gi != group {
-                1
-            } else {
-                0
-            };
-            n[Cmd::Read as usize] = n[Cmd::Read as usize].max(now + rd[k]);
-            n[Cmd::Write as usize] = n[Cmd::Write as usize].max(now + wr[k]);
+        let n = &mut self.groups[group];
+        n[Cmd::Read as usize] = n[Cmd::Read as usize].max(now + rd[0]);
+        n[Cmd::Write as usize] = n[Cmd::Write as usize].max(now + wr[0]);
+        for (ri, rc) in self.rank_col.iter_mut().enumerate() {
+            let k = if ri == rank { 1 } else { 2 };
+            rc[0] = rc[0].max(now + rd[k]);
+            rc[1] = rc[1].max(now + wr[k]);
         }
         // (a device's SEND is another rank's burst)
         self.far_col = self.far_col.max(now + if r.write { g.wr_rd_r } else { g.rd_rd_r });
