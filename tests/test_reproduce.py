@@ -283,3 +283,21 @@ def test_a_claim_the_unsourced_values_decide_is_not_scored(monkeypatch, tmp_path
                           "not with small (fail)")
     runs = json.loads((tmp_path / "r" / "runs.json").read_text())
     assert set(runs) == {"a", "unsourced1/a", "unsourced2/a"}, "the corners' runs are in the report"
+
+
+def test_claims_that_differ_at_a_corner_are_a_module_mistake(monkeypatch, tmp_path):
+    from packetpath.reproduce import throughput
+
+    def claims(r):
+        out = r.collect()
+        size = r["a"]["throughput_gbps"] * 15
+        out.append(throughput(PAPER, "Fig 1", f"forwards {size:.0f} B frames", "throughput_gbps", 100.0, r["a"]["throughput_gbps"]))
+        return out
+
+    name = _install(monkeypatch, {"a": {"traffic.size": 1500}}, claims)
+    import sys
+
+    sys.modules[f"packetpath.reproduce.{name}"].UNSOURCED = {"small": {"traffic.size": 64}}
+    with pytest.raises(ValueError, match="the same claims at every corner"):
+        reproduce(name, jobs=1, run=fake_run, progress=False, out=tmp_path / "r")
+    assert (tmp_path / "r" / "claims.json").exists(), "the report is written first: no run is lost"

@@ -129,7 +129,13 @@ def reproduce(
               for prefix, mine in runs.items()}
     results = Runs({name: [reports[t.name] for t in ts] for name, ts in runs[""].items()})
     ids = {name: ts[0].run_id for name, ts in runs[""].items()}
-    claims = unsourced(judged.pop(""), dict(zip(corners, judged.values())), getattr(module, "UNSOURCED_WHY", ""))
+    claims = judged.pop("")
+    try:
+        claims = unsourced(claims, dict(zip(corners, judged.values())), getattr(module, "UNSOURCED_WHY", ""))
+    except ValueError:
+        if out is not None:  # a module's mistake loses no run
+            write_report(Path(out), module, claims, {t.name: t.values for t in tasks}, reports)
+        raise
     claims = explained(bounded(anchored(claims, profiles.anchors(), ids), results), module)
     if out is not None:
         write_report(Path(out), module, claims, {t.name: t.values for t in tasks}, reports)
@@ -151,13 +157,16 @@ def unsourced(claims: list[Claim], corners: Mapping[str, list[Claim]], what: str
     ``corners`` (label -> the claims judged on its runs) and not at others,
     shown as an anchor: what no source fixes decides it. The rest keep their
     verdicts."""
+    for label, judged in corners.items():
+        if [(o.figure, o.claim) for o in judged] != [(c.figure, c.claim) for c in claims]:
+            raise ValueError(f"{claims[0].paper if claims else '?'}: the claims judged at '{label}' are not the claims judged with the "
+                             "profile's values, in the same order: a paper module states the same claims at every corner")
     out = []
     for i, c in enumerate(claims):
         at = {label: judged[i] for label, judged in corners.items()}
         if c.verdict == "anchor" or not at:
             out.append(c)
             continue
-        assert all((o.figure, o.claim) == (c.figure, c.claim) for o in at.values()), "a module judges the same claims at every corner"
         at = {"the profile's values": c} | at
         passes = [label for label, o in at.items() if o.passed]
         if passes and len(passes) < len(at):

@@ -177,8 +177,8 @@ pub struct Sim {
     cable: Time,
     switch: Time,
     hops: u64,
-    /// How the NIC's DMA writes treat the host caches (`nic.ddio`; the
-    /// on-die NIC's too: gem5, the paper's simulator, has no DDIO).
+    /// How the NIC's DMA writes treat the host caches (`nic.ddio` for the
+    /// PCIe NIC, `inic.ddio` for the on-die NIC).
     dma_mode: DmaMode,
     slot: u64,
     max_payload: u64,
@@ -707,14 +707,16 @@ fn size_of(dist: NetdimmTraffic, fixed: u64, r: &mut crate::sim::Rng) -> u64 {
 /// chases pointers through `corunner.buffer`. The co-runner's mean load
 /// latency is reported.
 ///
-/// What couples them: with the iNIC, DMA writes go to DRAM (gem5 has no
-/// DDIO; with `nic.ddio` they would allocate in the LLC's DDIO ways,
-/// evicting the co-runner's lines), channel time the co-runner queues
-/// behind, and the NF's reads of them miss. With
-/// NetDIMM, packets stay in the DIMM; the NF's reads cross the DIMM's
-/// channel with the asynchronous protocol, and a co-runner miss to that
-/// channel waits for the channel's data bus. The NF core is assumed to keep
-/// up; the lines NetDIMM's NF reads are not placed in the host LLC.
+/// What couples them: with the iNIC, DMA writes allocate in the LLC's
+/// DDIO ways (`inic.ddio`), evicting the co-runner's lines, and the
+/// frames' lines evicted from there are written back to DRAM (off, they go
+/// to DRAM and the NF's reads of them miss). With NetDIMM, packets stay in
+/// the DIMM; the NF's reads cross the DIMM's channel with the asynchronous
+/// protocol: on the controllers they queue in the host's controller of that
+/// channel and their data shares its bus with the DIMMs' (`read_far`); on
+/// the calendar a co-runner miss to that channel waits for NetDIMM's data
+/// bus. The NF core is assumed to keep up; the lines NetDIMM's NF reads are
+/// not placed in the host LLC.
 fn run_corunner(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
     let mut sim = Sim::new(c)?;
     let all = (1u64 << c.llc.ways) - 1;
@@ -750,60 +752,75 @@ fn run_corunner(c: &Cfg, g: &mut Guard) -> Result<Report, String> {
         let frame = (payload + HEADERS).max(MIN_FRAME);
         let slot = k % RING;
         let lines = if dpi { frame.div_ceil(64) } else { 1 };
-        // When the packet's traffic reaches the host's memory system: the
-        // iNIC's DMA writes, or the NF's reads once NetDIMM has the packet
-        // (the nNIC's own writes stay inside the DIMM).
-        let (buf, nf_at) = match sim.kind {
-            Kind::Inic => (ring + slot * sim.slot, t + sim.fabric),
-            _ => {
-                let buf = ND_DMA + slot * sim.slot;
-                (buf, sim.rx.nd.nic_write(t, buf, frame, true) + mc)
-            }
-        };
-        // The co-runner's dependent loads up to then, before that traffic
-        // reaches the memory system: requests reach it in time order. (With
-        // the controllers a load that misses waits for its data, which may
-        // come back after the traffic has been sent.)
-        loop {
-            g.tick(|| k as f64 / n as f64)?;
-            let lat = match (&mut pending, mem.mc.as_mut()) {
-                (Some((issued, extra)), Some(q)) => match clock.run(q, nf_at, &mut back, &mut |a, at| sim.rx.nd.xrd(at, a)) {
-                    Some(b) => (b.at - *issued) + *extra,
-                    None => break,
-                },
-                _ if t_co >= nf_at => break,
-                _ => {
-                    let addr = co_base + co.gen_range(0..co_lines) * 64;
-                    let mut lat = mem.core_access(1, addr, false, t_co);
-                    // (with the controllers a DRAM read is left to send)
-                    let read = mem.mc.as_mut().and_then(|q| q.missed.pop());
-                    // (on the calendar, a miss to NetDIMM's channel waits
-                    // for its data bus too; the controllers schedule it)
-                    let missed = lat > llc_lat;
-                    let extra = if sim.kind == Kind::NetDimm && missed && mem.dram.channel_of(addr / 64) == ch {
-                        sim.rx.nd.dq_free().saturating_sub(t_co + mc)
-                    } else {
-                        0
-                    };
-                    if let (Some((line, _)), Some(q)) = (read, mem.mc.as_mut()) {
-                        debug_assert!(q.missed.is_empty(), "a load misses one line");
-                        q.read(1, line, true, t_co);
-                        pending = Some((t_co, extra));
-                        continue;
+        // The co-runner's dependent loads up to when the packet's traffic
+        // reaches the memory system, before that traffic: requests reach it
+        // in time order. (With the controllers a load that misses waits for
+        // its data, which may come back after the traffic has been sent.)
+        // First up to the frame's arrival, so that NetDIMM answers the XRDs
+        // sent before it before its nNIC writes the frame; then up to when
+        // the traffic reaches the memory system: the iNIC's DMA writes, or
+        // the NF's reads once NetDIMM has the packet (the nNIC's own writes
+        // stay inside the DIMM).
+        let (mut buf, mut until) = (ring + slot * sim.slot, t);
+        for arrived in [false, true] {
+            if arrived {
+                (buf, until) = match sim.kind {
+                    Kind::Inic => (buf, t + sim.fabric),
+                    _ => {
+                        let buf = ND_DMA + slot * sim.slot;
+                        (buf, sim.rx.nd.nic_write(t, buf, frame, true) + mc)
                     }
-                    lat += extra;
-                    lat
+                };
+            }
+            loop {
+                g.tick(|| k as f64 / n as f64)?;
+                let lat = match (&mut pending, mem.mc.as_mut()) {
+                    (Some((issued, extra)), Some(q)) => match clock.run(q, until, &mut back, &mut |a, at| sim.rx.nd.xrd(at, a)) {
+                        Some(b) => (b.at - *issued) + *extra,
+                        None => break,
+                    },
+                    (_, q) if t_co >= until => {
+                        // (nothing pending: the controllers run on to then)
+                        if let Some(q) = q {
+                            let none = clock.run(q, until, &mut back, &mut |a, at| sim.rx.nd.xrd(at, a));
+                            debug_assert!(none.is_none(), "no read the co-runner waits for");
+                        }
+                        break;
+                    }
+                    _ => {
+                        let addr = co_base + co.gen_range(0..co_lines) * 64;
+                        let mut lat = mem.core_access(1, addr, false, t_co);
+                        // (with the controllers a DRAM read is left to send)
+                        let read = mem.mc.as_mut().and_then(|q| q.missed.pop());
+                        // (on the calendar, a miss to NetDIMM's channel waits
+                        // for its data bus too; the controllers schedule it)
+                        let missed = lat > llc_lat;
+                        let extra = if sim.kind == Kind::NetDimm && missed && mem.dram.channel_of(addr / 64) == ch {
+                            sim.rx.nd.dq_free().saturating_sub(t_co + mc)
+                        } else {
+                            0
+                        };
+                        if let (Some((line, _)), Some(q)) = (read, mem.mc.as_mut()) {
+                            debug_assert!(q.missed.is_empty(), "a load misses one line");
+                            q.read(1, line, true, t_co);
+                            pending = Some((t_co, extra));
+                            continue;
+                        }
+                        lat += extra;
+                        lat
+                    }
+                };
+                if let Some((issued, _)) = pending.take() {
+                    t_co = issued;
                 }
-            };
-            if let Some((issued, _)) = pending.take() {
-                t_co = issued;
+                if k >= warm {
+                    lat_sum += lat;
+                    accesses += 1;
+                }
+                t_co += lat;
             }
-            if k >= warm {
-                lat_sum += lat;
-                accesses += 1;
-            }
-            t_co += lat;
         }
+        let nf_at = until;
         if sim.kind == Kind::Inic {
             mem.dma_write(buf, frame, sim.dma_mode, nf_at);
         }

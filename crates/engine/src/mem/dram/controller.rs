@@ -183,10 +183,11 @@ struct Req {
 
 /// A read of a device on the channel that answers when it is ready
 /// (NVDIMM-P's XREAD, NetDIMM's host reads): it holds a read-queue entry
-/// from arrival to its data, as the paper's host MC queues it (Alian and
-/// Kim, MICRO'19, Sec. 5.1); its XRD goes when the command bus is free,
-/// its SEND once the device has raised RDY, the data tCL later on the
-/// shared data bus, between the DIMMs' bursts as another rank's.
+/// from arrival to its SEND, as the paper's host MC queues it (Alian and
+/// Kim, MICRO'19, Sec. 5.1; there until its data is back); its XRD goes when the command
+/// bus is free, its SEND once the device has raised RDY (the DIMMs'
+/// columns hold back meanwhile), the data tCL later on the shared data
+/// bus, between the DIMMs' bursts as another rank's.
 #[derive(Clone, Copy, Debug)]
 struct Far {
     id: u64,
@@ -300,6 +301,8 @@ pub struct Channel {
     in_banks: usize,
     /// Of them, writes (the rest are reads).
     banked_writes: usize,
+    /// Per bank queue: its writes (the rest are reads).
+    bank_writes: Vec<u32>,
     queued: u64,
     banks: Vec<Bank>,
     /// Per bank group: earliest cycle for ACT, READ, WRITE by its
@@ -372,6 +375,7 @@ impl Channel {
             bank_q: (0..n).map(|_| VecDeque::with_capacity(cfg.bank_queue)).collect(),
             in_banks: 0,
             banked_writes: 0,
+            bank_writes: vec![0; n],
             queued: 0,
             banks: vec![Bank::default(); n],
             groups: vec![[0; 3]; n / geo.banks_per_group as usize],
@@ -487,15 +491,17 @@ impl Channel {
     /// else the oldest XRD not sent. Returns whether one issued.
     fn issue_far(&mut self) -> bool {
         let now = self.now;
-        if self.far_col <= now {
-            if let Some(i) = self.far.iter().position(|f| f.ready <= now) {
+        if let Some(i) = self.far.iter().position(|f| f.ready <= now) {
+            // (another rank's burst: the DIMMs' columns wait for it to pass,
+            // and while it waits for the bus no DIMM column takes the bus
+            // from it)
+            let (g, send) = (self.gaps, self.far_col.max(now));
+            for rc in self.rank_col.iter_mut() {
+                rc[0] = rc[0].max(send + g.rd_rd_r);
+                rc[1] = rc[1].max(send + g.rd_wr);
+            }
+            if send == now {
                 let f = self.far.remove(i).unwrap();
-                let g = self.gaps;
-                // (another rank's burst to the DIMMs' columns after it)
-                for rc in self.rank_col.iter_mut() {
-                    rc[0] = rc[0].max(now + g.rd_rd_r);
-                    rc[1] = rc[1].max(now + g.rd_wr);
-                }
                 self.far_col = now + g.rd_rd_s;
                 self.push_return(now + self.cfg.timing.cl + g.burst, f.id, f.arrival);
                 return true;
@@ -618,12 +624,20 @@ impl Channel {
         };
         // Open: the requests hitting the row need a column command; the
         // oldest, if it conflicts, may need a PRE.
+        // (a READ's and a WRITE's cycle are the same for every request;
+        // a queue is mostly of one kind)
+        let hits = |write: bool| q.iter().any(|r| r.loc.row == row && r.write == write);
+        let n_writes = self.bank_writes[b] as usize;
+        let reads = n_writes < q.len() && hits(false);
+        let writes = n_writes > 0 && hits(true);
         let mut w = u64::MAX;
-        let mut hit = false;
-        for r in q.iter().filter(|r| r.loc.row == row) {
-            hit = true;
-            w = w.min(self.at(if r.write { Cmd::Write } else { Cmd::Read }, b));
+        if reads {
+            w = self.at(Cmd::Read, b);
         }
+        if writes {
+            w = w.min(self.at(Cmd::Write, b));
+        }
+        let hit = reads || writes;
         if q[0].loc.row != row && (!hit || bank.hits >= ROW_HIT_CAP) {
             w = w.min(bank.next[Cmd::Pre as usize]);
         }
@@ -735,8 +749,9 @@ impl Channel {
         if self.drain_left > 0 {
             return true;
         }
-        // (with every pending write already at its bank, nothing to drain)
-        let due = !self.writes.is_empty() && (n >= c.drain_high || (self.in_banks == 0 && n > c.drain_idle));
+        // (with every pending write already at its bank, nothing to drain;
+        // idle: no read in a bank queue nor waiting for a device)
+        let due = !self.writes.is_empty() && (n >= c.drain_high || (self.in_banks == 0 && self.far.is_empty() && n > c.drain_idle));
         due && !(self.read_owed && self.reads.iter().any(|r| self.bank_q[r.bank].len() < c.bank_queue))
     }
 
@@ -781,24 +796,9 @@ impl Channel {
         self.queued |= 1 << req.bank;
         self.in_banks += 1;
         self.banked_writes += req.write as usize;
+        self.bank_writes[req.bank] += req.write as u32;
         self.bank_q[req.bank].push_back(req);
         true
-    }
-
-    /// The command a request needs next at its bank.
-    #[inline]
-    fn needs(&self, r: &Req) -> Cmd {
-        match self.banks[r.bank].open {
-            Some(row) if row == r.loc.row => {
-                if r.write {
-                    Cmd::Write
-                } else {
-                    Cmd::Read
-                }
-            }
-            Some(_) => Cmd::Pre,
-            None => Cmd::Act,
-        }
     }
 
     /// The earliest cycle `cmd` (not PRE) may issue at bank `b` by the
@@ -867,6 +867,7 @@ impl Channel {
                     }
                     self.in_banks -= 1;
                     self.banked_writes -= req.write as usize;
+                    self.bank_writes[b] -= req.write as u32;
                     self.do_column(req);
                 }
             }
@@ -880,13 +881,30 @@ impl Channel {
     /// now: its index, the command, its rank and row.
     #[inline]
     fn first_ready(&self, b: usize) -> Option<(usize, Cmd, usize, u64)> {
-        for (i, r) in self.bank_q[b].iter().enumerate() {
-            let cmd = self.needs(r);
-            if cmd == Cmd::Pre && !self.may_close(b, i) {
+        let q = &self.bank_q[b];
+        let rank = b >> self.rank_shift;
+        let Some(row) = self.banks[b].open else {
+            // Closed: every request needs the one ACT; the oldest takes it.
+            return self.ready(Cmd::Act, b, rank).then(|| (0, Cmd::Act, rank, q[0].loc.row));
+        };
+        // Open: the first request hitting the row whose column command may
+        // issue (whether a READ, or a WRITE, may is the same for every
+        // request), or the oldest's PRE if it may close the row.
+        let (mut read, mut write) = (None, None);
+        for (i, r) in q.iter().enumerate() {
+            if r.loc.row != row {
+                if i == 0 && self.may_close(b, 0) && self.ready(Cmd::Pre, b, rank) {
+                    return Some((0, Cmd::Pre, rank, r.loc.row));
+                }
                 continue;
             }
-            if self.ready(cmd, b, r.loc.rank as usize) {
-                return Some((i, cmd, r.loc.rank as usize, r.loc.row));
+            let (cmd, ok) = if r.write {
+                (Cmd::Write, *write.get_or_insert_with(|| self.ready(Cmd::Write, b, rank)))
+            } else {
+                (Cmd::Read, *read.get_or_insert_with(|| self.ready(Cmd::Read, b, rank)))
+            };
+            if ok {
+                return Some((i, cmd, rank, row));
             }
         }
         None
@@ -1042,6 +1060,36 @@ mod tests {
         assert_eq!(out[1].latency, out[1].at, "held from its arrival at cycle 0");
         assert!(ch.can_take(false) && !ch.busy());
         assert_eq!((ch.stats.reads, ch.stats.far_reads, ch.stats.cas_reads), (2, 1, 1));
+    }
+
+    #[test]
+    fn a_devices_send_gets_the_bus_while_the_dimms_keep_it_busy() {
+        // Back-to-back row hits every tCCD_S would leave no rank-switch gap
+        // for the SEND; the DIMMs' columns hold back for it instead.
+        let mut ch = channel();
+        let (t, mut out, mut line) = (DDR4_2666, vec![], 0u64);
+        const FAR_ID: u64 = u64::MAX;
+        for cycle in 0..20_000u64 {
+            // (16 of the DIMM's reads queued at a time, to one open row in
+            // each of two bank groups, alternately: a burst every tCCD_S)
+            while line < 16 + out.len() as u64 {
+                assert!(ch.offer(line, ((line % 2) * 128 + (line / 2) % 128) << 6, false));
+                line += 1;
+            }
+            if cycle == 1000 {
+                assert!(ch.offer_far(FAR_ID));
+            }
+            ch.run_to(cycle + 1, &mut out);
+            for (id, c) in std::mem::take(&mut ch.far_sent) {
+                ch.far_ready(id, c + 5);
+            }
+            if let Some(d) = out.iter().find(|d| d.id == FAR_ID) {
+                assert!(d.latency < t.ps(40), "{} cycles", d.latency / t.tck_ps);
+                assert!(out.len() > 200, "the DIMM's reads kept the bus busy: {} back", out.len());
+                return;
+            }
+        }
+        panic!("the device's read never came back");
     }
 
     /// (cycle, address, write) of a bursty random trace with row locality.
