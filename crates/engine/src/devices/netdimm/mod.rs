@@ -67,6 +67,11 @@ pub struct NetDimm {
     nic_busy: Vec<Time>,
     /// Data-bus time the host channel spent on NetDIMM traffic.
     pub channel_busy: Time,
+    /// The latest nNIC write's start, and the latest XRD answered: each
+    /// comes in time order with the other (a media read must neither wait
+    /// for a write yet to come nor miss one that came before it).
+    nic_wrote: Time,
+    xrd_read: Time,
 }
 
 impl NetDimm {
@@ -81,6 +86,8 @@ impl NetDimm {
             dq_free: 0,
             nic_busy: vec![0; (cfg.geo.ranks * cfg.geo.banks) as usize],
             channel_busy: 0,
+            nic_wrote: 0,
+            xrd_read: 0,
         }
     }
 
@@ -124,6 +131,8 @@ impl NetDimm {
     /// the channel itself (`dram.model = controller`): when RDY reaches it
     /// (it then sends the SEND, the data tCL later).
     pub fn xrd(&mut self, at: Time, addr: u64) -> Time {
+        debug_assert!(self.nic_wrote <= at, "an XRD at {at} ps answered after an nNIC write at {} ps", self.nic_wrote);
+        self.xrd_read = self.xrd_read.max(at);
         self.media_read(at + self.cfg.t_cmd, addr) + self.cfg.t_rdy
     }
 
@@ -208,6 +217,8 @@ impl NetDimm {
     /// also placed in nCache. Writes snoop nCache. Returns when the last
     /// line is written.
     pub fn nic_write(&mut self, now: Time, addr: u64, bytes: u64, header: bool) -> Time {
+        debug_assert!(self.xrd_read <= now, "an nNIC write at {now} ps after an XRD at {} ps was answered", self.xrd_read);
+        self.nic_wrote = self.nic_wrote.max(now);
         let mut done = now;
         let first = addr / 64;
         for l in first..=(addr + bytes.max(1) - 1) / 64 {
