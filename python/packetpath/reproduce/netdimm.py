@@ -76,8 +76,8 @@ _CORUNNER = {"an 8 MiB co-runner": {"corunner.buffer": "8MiB"}, "a 1 GiB co-runn
 _SHARE = {"the iNIC in 2 LLC ways": {"llc.ddio_ways": 2}, "the iNIC in the whole LLC": {"llc.ddio_ways": 16}}
 UNSOURCED = ({f"{w}, {c}, {d}": wv | cv | dv for w, wv in _WORK.items() for c, cv in _COPY.items() for d, dv in _DEVICE.items()}
              | {f"{r}, {h}, {d}": rv | hv | dv for r, rv in _CORUNNER.items() for h, hv in _SHARE.items() for d, dv in _DEVICE.items()})
-UNSOURCED_WHY = ("what no source gives (the unpublished drivers' work and copy loop, the buffer device's delays, Fig 12b's "
-                 "co-runner and the iNIC's LLC share) and the corners span")
+UNSOURCED_WHY = ("values no source gives (the unpublished drivers' work and copy loop, the buffer device's delays, Fig 12b's "
+                 "co-runner, the iNIC's LLC share)")
 BREAKDOWN = ["tx_copy", "tx_flush", "io_reg_access", "tx_dma", "wire", "rx_dma", "rx_invalidate", "rx_copy"]
 
 
