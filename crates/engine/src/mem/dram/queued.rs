@@ -53,8 +53,7 @@ pub struct Queued {
     pub ctl: Controllers,
     /// Half the core-to-memory path.
     pub half: Time,
-    flights: Vec<Flight>,
-    spare: Vec<u64>,
+    flights: Slab<Flight>,
     /// The DRAM reads of the core pass in hand, in program order, each
     /// with whether it depends on the one before; the run hands them to
     /// the core's fill buffers when the pass is done.
@@ -76,12 +75,53 @@ pub struct Queued {
     /// Fetches: a device read's lines from DRAM, whose data is at the root
     /// complex when the last is back (`done`: when).
     pub fetches: Groups,
-    /// Reads of the device on a channel: their addresses (and free slots).
-    far: Vec<u64>,
-    far_spare: Vec<u64>,
+    /// Reads of the device on a channel: their addresses.
+    far: Slab<u64>,
     /// Of them, those whose XRD went since the run last looked: channel,
     /// id, address, when. The run answers each with [`Queued::far_ready`].
     pub far_sent: Vec<(usize, u64, u64, Time)>,
+}
+
+/// Values under ids that are reused once freed.
+struct Slab<T> {
+    items: Vec<T>,
+    spare: Vec<u64>,
+}
+
+impl<T: Copy> Slab<T> {
+    fn new() -> Slab<T> {
+        Slab { items: Vec::new(), spare: Vec::new() }
+    }
+
+    /// `x` under a free id.
+    fn put(&mut self, x: T) -> u64 {
+        match self.spare.pop() {
+            Some(id) => {
+                self.items[id as usize] = x;
+                id
+            }
+            None => {
+                self.items.push(x);
+                self.items.len() as u64 - 1
+            }
+        }
+    }
+
+    fn get(&self, id: u64) -> T {
+        self.items[id as usize]
+    }
+
+    /// The value under `id`, whose id is free from now.
+    fn take(&mut self, id: u64) -> T {
+        self.spare.push(id);
+        self.items[id as usize]
+    }
+
+    /// Ids in use.
+    #[cfg(test)]
+    fn used(&self) -> usize {
+        self.items.len() - self.spare.len()
+    }
 }
 
 /// Requests gathered in groups, each done when its last request is:
@@ -153,8 +193,7 @@ impl Queued {
         Queued {
             ctl: Controllers::new(cfg, channels),
             half,
-            flights: Vec::new(),
-            spare: Vec::new(),
+            flights: Slab::new(),
             missed: Vec::new(),
             chained: false,
             due: u64::MAX,
@@ -162,8 +201,7 @@ impl Queued {
             in_flight: Vec::new(),
             holds: Groups::default(),
             fetches: Groups::default(),
-            far: Vec::new(),
-            far_spare: Vec::new(),
+            far: Slab::new(),
             far_sent: Vec::new(),
         }
     }
@@ -189,17 +227,7 @@ impl Queued {
             self.in_flight.resize(core + 1, 0);
         }
         self.in_flight[core] += 1;
-        let f = Flight { core: core as u32, issued: now, chained, prefetch };
-        let id = match self.spare.pop() {
-            Some(id) => {
-                self.flights[id as usize] = f;
-                id
-            }
-            None => {
-                self.flights.push(f);
-                self.flights.len() as u64 - 1
-            }
-        };
+        let id = self.flights.put(Flight { core: core as u32, issued: now, chained, prefetch });
         self.send(now, id, line, false);
     }
 
@@ -255,16 +283,7 @@ impl Queued {
     /// controller, which sends its XRD, and its SEND once the device is
     /// ready ([`Queued::far_ready`]).
     pub fn read_far(&mut self, ch: usize, addr: u64, now: Time) {
-        let i = match self.far_spare.pop() {
-            Some(i) => {
-                self.far[i as usize] = addr;
-                i
-            }
-            None => {
-                self.far.push(addr);
-                self.far.len() as u64 - 1
-            }
-        };
+        let i = self.far.put(addr);
         let at = now + self.half;
         self.sent = self.sent.min(at.div_ceil(self.ctl.tck()));
         self.ctl.send_far(at, FAR | i, ch);
@@ -286,26 +305,27 @@ impl Queued {
     /// demand and prefetch, only.)
     #[cfg(test)]
     pub fn waiting(&self) -> bool {
-        self.flights.len() > self.spare.len()
+        self.flights.used() > 0
     }
 
     /// Run DRAM cycle `cycle`, adding the cores' demand reads whose data it
     /// returned to `back`. Returns whether a request due is still waiting
     /// to be taken (the next cycle must run too).
     pub fn tick(&mut self, cycle: u64, back: &mut Vec<Back>) -> bool {
-        let (flights, spare, half, in_flight) = (&self.flights, &mut self.spare, self.half, &mut self.in_flight);
+        let (flights, half, in_flight) = (&mut self.flights, self.half, &mut self.in_flight);
         let (holds, fetches) = (&mut self.holds, &mut self.fetches);
-        let (far, far_spare, far_sent) = (&self.far, &mut self.far_spare, &mut self.far_sent);
+        let (far, far_sent) = (&mut self.far, &mut self.far_sent);
         let now = cycle * self.ctl.tck();
         self.ctl.step(cycle, |e| match e {
             Event::Returned { id, .. } if id == POSTED => {}
             Event::Returned { id, at } if id & FETCHED != 0 => fetches.land((id & !FETCHED) as u32, at + half),
             // (a device's read no core waits for)
-            Event::Returned { id, .. } if id & FAR != 0 => far_spare.push(id & !FAR),
-            Event::FarSent { ch, id, at } => far_sent.push((ch, id, far[(id & !FAR) as usize], at)),
+            Event::Returned { id, .. } if id & FAR != 0 => {
+                far.take(id & !FAR);
+            }
+            Event::FarSent { ch, id, at } => far_sent.push((ch, id, far.get(id & !FAR), at)),
             Event::Returned { id, at } => {
-                let f = flights[id as usize];
-                spare.push(id);
+                let f = flights.take(id);
                 in_flight[f.core as usize] -= 1;
                 // (an L2 prefetch's return frees its superqueue entry; no
                 // core waits for it)
