@@ -344,9 +344,9 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
             }
         }
         // A bank-load sample every BANK_SAMPLE reads of the first channel.
-        let st = mem.stats(0);
-        if measuring && st.cas_reads >= bank_mark.0 + BANK_SAMPLE {
-            let now_counts = &st.per_bank_reads[..SAMPLED_BANKS];
+        let (cas_reads, per_bank) = mem.bank_reads(0);
+        if measuring && cas_reads >= bank_mark.0 + BANK_SAMPLE {
+            let now_counts = &per_bank[..SAMPLED_BANKS];
             let load: Vec<u64> = now_counts.iter().zip(&bank_mark.1).map(|(a, b)| a - b).collect();
             let mean = load.iter().sum::<u64>() as f64 / SAMPLED_BANKS as f64;
             if mean > 0.0 {
@@ -355,7 +355,7 @@ fn simulate(c: &Cfg, g: &mut Guard, every_cycle: bool) -> Result<Report, String>
                 t.deviation_15 += (dev >= 1.5) as u64;
                 t.deviation_2 += (dev >= 2.0) as u64;
             }
-            bank_mark = (st.cas_reads, now_counts.to_vec());
+            bank_mark = (cas_reads, now_counts.to_vec());
         }
         // On to the next cycle anything can happen in.
         let at_cycle = |t: Time| t.div_ceil(tck);

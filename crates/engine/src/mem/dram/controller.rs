@@ -303,6 +303,8 @@ pub struct Channel {
     banked_writes: usize,
     /// Per bank queue: its writes (the rest are reads).
     bank_writes: Vec<u32>,
+    /// Per bank queue: its reads and its writes that hit the open row.
+    row_hits: Vec<[u32; 2]>,
     queued: u64,
     banks: Vec<Bank>,
     /// Per bank group: earliest cycle for ACT, READ, WRITE by its
@@ -346,7 +348,10 @@ pub struct Channel {
     /// XRDs issued since the caller last took them: id, cycle. The caller
     /// answers each with [`far_ready`](Self::far_ready).
     pub far_sent: Vec<(u64, u64)>,
-    pub stats: Stats,
+    /// The queue counters hold the cycles before this one (the queues'
+    /// fill changes far less often than a cycle passes).
+    counted: u64,
+    stats: Stats,
 }
 
 impl Channel {
@@ -376,6 +381,7 @@ impl Channel {
             in_banks: 0,
             banked_writes: 0,
             bank_writes: vec![0; n],
+            row_hits: vec![[0; 2]; n],
             queued: 0,
             banks: vec![Bank::default(); n],
             groups: vec![[0; 3]; n / geo.banks_per_group as usize],
@@ -394,6 +400,7 @@ impl Channel {
             far: VecDeque::new(),
             far_col: 0,
             far_sent: Vec::new(),
+            counted: 0,
             stats: Stats { per_bank: vec![0; n], per_bank_reads: vec![0; n], ..Stats::default() },
         }
     }
@@ -443,6 +450,7 @@ impl Channel {
         if !self.can_take(write) {
             return false;
         }
+        self.count_to(self.now);
         self.next = self.now;
         let line = addr >> 6;
         if write {
@@ -472,6 +480,7 @@ impl Channel {
         if !self.can_take(false) {
             return false;
         }
+        self.count_to(self.now);
         self.next = self.now;
         self.stats.reads += 1;
         self.stats.far_reads += 1;
@@ -501,6 +510,7 @@ impl Channel {
                 rc[1] = rc[1].max(send + g.rd_wr);
             }
             if send == now {
+                self.count_to(now + 1);
                 let f = self.far.remove(i).unwrap();
                 self.far_col = now + g.rd_rd_s;
                 self.push_return(now + self.cfg.timing.cl + g.burst, f.id, f.arrival);
@@ -624,12 +634,8 @@ impl Channel {
         };
         // Open: the requests hitting the row need a column command; the
         // oldest, if it conflicts, may need a PRE.
-        // (a READ's and a WRITE's cycle are the same for every request;
-        // a queue is mostly of one kind)
-        let hits = |write: bool| q.iter().any(|r| r.loc.row == row && r.write == write);
-        let n_writes = self.bank_writes[b] as usize;
-        let reads = n_writes < q.len() && hits(false);
-        let writes = n_writes > 0 && hits(true);
+        // (a READ's and a WRITE's cycle are the same for every request)
+        let [reads, writes] = self.row_hits[b].map(|n| n > 0);
         let mut w = u64::MAX;
         if reads {
             w = self.at(Cmd::Read, b);
@@ -646,24 +652,48 @@ impl Channel {
 
     /// `n` cycles in which nothing happens.
     fn idle(&mut self, n: u64) {
-        self.count(n);
         self.now += n;
     }
 
-    /// Count `n` cycles in the queue counters, at the queues' present fill.
-    fn count(&mut self, n: u64) {
-        let (reads, writes) = (self.pending(false), self.pending(true));
-        let s = &mut self.stats;
+    /// Count the cycles before `to` in the queue counters, at the queues'
+    /// present fill: called before the fill changes (before `to` = the
+    /// present cycle + 1 when it changes in a cycle's work, which counts
+    /// the cycle as it began).
+    #[inline]
+    fn count_to(&mut self, to: u64) {
+        if to > self.counted {
+            let n = to - self.counted;
+            self.counted = to;
+            let (reads, writes) = (self.pending(false), self.pending(true));
+            Self::count(&mut self.stats, n, reads, writes, &self.cfg);
+        }
+    }
+
+    /// Count `n` cycles at a fill of `reads` and `writes`.
+    fn count(s: &mut Stats, n: u64, reads: usize, writes: usize, cfg: &Config) {
         s.cycles += n;
         s.read_queue_occupancy += n * reads as u64;
         s.write_queue_occupancy += n * writes as u64;
-        s.read_queue_full += n * (reads >= self.cfg.read_queue) as u64;
-        s.write_queue_full += n * (writes >= self.cfg.write_queue) as u64;
+        s.read_queue_full += n * (reads >= cfg.read_queue) as u64;
+        s.write_queue_full += n * (writes >= cfg.write_queue) as u64;
+    }
+
+    /// Reads issued, and per bank.
+    pub fn bank_reads(&self) -> (u64, &[u64]) {
+        (self.stats.cas_reads, &self.stats.per_bank_reads)
+    }
+
+    /// The counters up to the present cycle.
+    pub fn stats(&self) -> Stats {
+        let mut s = self.stats.clone();
+        Self::count(&mut s, self.now.saturating_sub(self.counted), self.pending(false), self.pending(true), &self.cfg);
+        s
     }
 
     /// Start the counters afresh (a measured window's start).
     pub fn reset_stats(&mut self) {
         self.stats = Stats { per_bank: vec![0; self.banks.len()], per_bank_reads: vec![0; self.banks.len()], ..Stats::default() };
+        self.counted = self.now;
     }
 
     /// One DRAM clock cycle: data returns, a command issues, a request
@@ -679,7 +709,6 @@ impl Channel {
             self.stats.read_latency_ps += latency;
             out.push(Done { id, at: t.ps(done), latency });
         }
-        self.count(1);
         if !self.refresh() && (self.far.is_empty() || !self.issue_far()) {
             self.issue();
         }
@@ -779,11 +808,13 @@ impl Channel {
             self.stats.write_to_read_switches += (self.drain_left > 0) as u64;
         }
         let draining = self.drain_left > 0;
-        let q = if draining { &mut self.writes } else { &mut self.reads };
+        let q = if draining { &self.writes } else { &self.reads };
         let cap = c.bank_queue;
         let Some(i) = q.iter().position(|r| self.bank_q[r.bank].len() < cap) else {
             return false;
         };
+        self.count_to(self.now + 1);
+        let q = if draining { &mut self.writes } else { &mut self.reads };
         let req = q.remove(i).unwrap();
         if draining {
             self.drain_left -= 1;
@@ -797,6 +828,9 @@ impl Channel {
         self.in_banks += 1;
         self.banked_writes += req.write as usize;
         self.bank_writes[req.bank] += req.write as u32;
+        if self.banks[req.bank].open == Some(req.loc.row) {
+            self.row_hits[req.bank][req.write as usize] += 1;
+        }
         self.bank_q[req.bank].push_back(req);
         true
     }
@@ -861,7 +895,9 @@ impl Channel {
                     self.do_pre(b)
                 }
                 Cmd::Read | Cmd::Write => {
+                    self.count_to(self.now + 1);
                     let req = self.bank_q[b].remove(i).unwrap();
+                    self.row_hits[b][req.write as usize] -= 1;
                     if self.bank_q[b].is_empty() {
                         self.queued &= !(1 << b);
                     }
@@ -916,7 +952,7 @@ impl Channel {
     #[inline]
     fn may_close(&self, b: usize, i: usize) -> bool {
         let bank = &self.banks[b];
-        i == 0 && (bank.hits >= ROW_HIT_CAP || !self.bank_q[b].iter().any(|o| Some(o.loc.row) == bank.open))
+        i == 0 && (bank.hits >= ROW_HIT_CAP || self.row_hits[b] == [0, 0])
     }
 
     fn do_act(&mut self, b: usize, row: u64, rank: usize) {
@@ -930,6 +966,11 @@ impl Channel {
             let n = &mut self.groups[g][Cmd::Act as usize];
             *n = (*n).max(now + gap);
         }
+        let mut n = [0; 2];
+        for r in self.bank_q[b].iter().filter(|r| r.loc.row == row) {
+            n[r.write as usize] += 1;
+        }
+        self.row_hits[b] = n;
         let bank = &mut self.banks[b];
         bank.open = Some(row);
         bank.hits = 0;
@@ -946,6 +987,7 @@ impl Channel {
 
     fn do_pre(&mut self, b: usize) {
         let now = self.now;
+        self.row_hits[b] = [0, 0];
         let bank = &mut self.banks[b];
         bank.open = None;
         bank.next[Cmd::Act as usize] = bank.next[Cmd::Act as usize].max(now + self.cfg.timing.rp);
@@ -994,13 +1036,14 @@ impl Channel {
         let close = match self.cfg.page {
             PagePolicy::Open => false,
             PagePolicy::Closed => true,
-            PagePolicy::OpenAdaptive => !self.bank_q[r.bank].iter().any(|o| o.loc.row == r.loc.row),
+            PagePolicy::OpenAdaptive => self.row_hits[r.bank] == [0, 0],
         };
         if close {
             // Auto-precharge: the PRE goes as soon as tRAS and tRTP/tWR allow.
             let bank = &mut self.banks[r.bank];
             let pre = bank.next[Cmd::Pre as usize];
             bank.open = None;
+            self.row_hits[r.bank] = [0, 0];
             bank.next[Cmd::Act as usize] = bank.next[Cmd::Act as usize].max(pre + self.cfg.timing.rp);
             self.stats.pres += 1;
         }
@@ -1151,7 +1194,7 @@ mod tests {
                 }
             }
         }
-        (out, ch.stats.clone())
+        (out, ch.stats())
     }
 
     #[test]

@@ -176,13 +176,13 @@ impl Controllers {
         debug_assert!(self.done.is_empty());
     }
 
-    /// One channel's counters.
-    pub fn stats(&self, channel: usize) -> &Stats {
-        &self.chans[channel].stats
+    /// Channel `channel`'s reads: issued, and per bank.
+    pub fn bank_reads(&self, channel: usize) -> (u64, &[u64]) {
+        self.chans[channel].bank_reads()
     }
 
     fn sum(&self, f: impl Fn(&Stats) -> u64) -> u64 {
-        self.chans.iter().map(|ch| f(&ch.stats)).sum()
+        self.chans.iter().map(|ch| f(&ch.stats())).sum()
     }
 
     /// Mean read latency inside the controllers, queue to last data beat
@@ -194,7 +194,7 @@ impl Controllers {
     pub fn counters(&self) -> DramCounters {
         let cycles = self.sum(|s| s.cycles).max(1) as f64;
         let columns = self.sum(|s| s.columns());
-        let per_bank: Vec<u64> = self.chans.iter().flat_map(|ch| ch.stats.per_bank.iter().copied()).collect();
+        let per_bank: Vec<u64> = self.chans.iter().flat_map(|ch| ch.stats().per_bank).collect();
         let mean_bank = columns as f64 / per_bank.len() as f64;
         DramCounters {
             row_hit_rate: self.sum(|s| s.row_hits) as f64 / columns.max(1) as f64,
