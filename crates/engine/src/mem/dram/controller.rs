@@ -451,15 +451,20 @@ impl Channel {
             return false;
         }
         self.count_to(self.now);
-        self.next = self.now;
         let line = addr >> 6;
         if write {
             self.stats.writes += 1;
             let loc = self.cfg.map.locate(addr);
             let bank = loc.bank_index(&self.cfg.map.geo);
             self.writes.push_back(Req { id, write, arrival: self.now, line, loc, bank });
+            // (a queued write changes what can happen only by starting a
+            // drain: otherwise the next event stands)
+            if self.drains() {
+                self.next = self.now;
+            }
             return true;
         }
+        self.next = self.now;
         self.stats.reads += 1;
         let loc = self.cfg.map.locate(addr);
         let bank = loc.bank_index(&self.cfg.map.geo);

@@ -112,42 +112,43 @@ impl Controllers {
         let now = cycle * self.tck;
         let mut refused = false;
         self.end = self.end.max(cycle + 1);
-        let tck = self.tck;
-        for (i, ((ch, q), wake)) in self.chans.iter_mut().zip(self.arriving.iter_mut()).zip(self.wakes.iter_mut()).enumerate() {
-            if *wake > cycle {
+        for i in 0..self.chans.len() {
+            if self.wakes[i] > cycle {
                 continue;
             }
-            // The older arrival due that its queue can take.
-            let due = |q: &[VecDeque<Arrival>; 2], k: usize| q[k].front().filter(|a| a.0 <= now).map(|a| a.0);
+            let (ch, q) = (&mut self.chans[i], &mut self.arriving[i]);
             ch.run_to(cycle, &mut self.done);
             debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");
-            let order = match (due(q, 0), due(q, 1)) {
-                (Some(r), Some(w)) if w < r => [1, 0],
-                (None, _) => [1, 0],
-                _ => [0, 1], // (a read first on a tie)
-            };
-            if let Some(k) = order.into_iter().find(|&k| due(q, k).is_some() && ch.can_take(k == 1)) {
-                let (_, id, addr, write) = q[k].pop_front().unwrap();
-                if addr == FAR {
-                    ch.offer_far(id);
-                } else {
-                    ch.offer(id, addr, write);
+            let due = |q: &VecDeque<Arrival>| q.front().is_some_and(|a| a.0 <= now);
+            let (read, write) = (due(&q[0]), due(&q[1]));
+            if read || write {
+                // The older arrival due that its queue can take (a read
+                // first on a tie).
+                let write_first = !read || (write && q[1][0].0 < q[0][0].0);
+                let order = if write_first { [1, 0] } else { [0, 1] };
+                if let Some(k) = order.into_iter().find(|&k| [read, write][k] && ch.can_take(k == 1)) {
+                    let (_, id, addr, write) = q[k].pop_front().unwrap();
+                    if addr == FAR {
+                        ch.offer_far(id);
+                    } else {
+                        ch.offer(id, addr, write);
+                    }
+                    event(Event::Admitted { id, write });
                 }
-                event(Event::Admitted { id, write });
+                // (one still due waits for the next cycle)
+                refused |= due(&q[0]) || due(&q[1]);
             }
-            // (one still due waits for the next cycle)
-            refused |= due(q, 0).is_some() || due(q, 1).is_some();
             ch.run_to(cycle + 1, &mut self.done);
             for d in self.done.drain(..) {
                 event(Event::Returned { id: d.id, at: d.at });
             }
             if !ch.far_sent.is_empty() {
                 for (id, c) in ch.far_sent.drain(..) {
-                    event(Event::FarSent { ch: i, id, at: c * tck });
+                    event(Event::FarSent { ch: i, id, at: c * self.tck });
                 }
             }
-            let first = q.iter().filter_map(|q| q.front()).map(|a| a.0.div_ceil(tck)).min();
-            *wake = first.map_or(ch.wake(), |f| f.min(ch.wake()));
+            let first = q.iter().filter_map(|q| q.front()).map(|a| a.0).min();
+            self.wakes[i] = first.map_or(u64::MAX, |f| f.div_ceil(self.tck)).min(ch.wake());
         }
         refused
     }
