@@ -135,7 +135,7 @@ fn drive(t: Timing, tr: &[(u64, bool, u64)]) -> Measured {
         achieved: tr.len() as f64 * LINE as f64 / span_ns,
         avg_lat: lat.iter().sum::<u64>() as f64 / lat.len().max(1) as f64 / 1e3,
         p50: lat.get(lat.len().div_ceil(2).saturating_sub(1)).map_or(f64::NAN, |&l| l as f64 / 1e3),
-        row_hit: ch.stats.row_hit_rate(),
+        row_hit: ch.stats().row_hit_rate(),
     }
 }
 

@@ -70,6 +70,12 @@ pub struct PcieConfig {
     pub max_read_tags: u32,
     /// The root port's posted-write buffer in 64 B lines (0 = unbounded).
     pub write_buffer_lines: u32,
+    /// What a posted credit is held beyond the TLP's serialisation and the
+    /// host's commit: the flights to and from the IIO's buffer, the IIO's
+    /// path on to the LLC or memory (at most twice `latency_ps`, the whole
+    /// device-to-root-complex path; the rest is the device's own, before
+    /// its link takes the credit).
+    pub credit_loop_ps: Time,
     /// Least time between two MWr (MRd) TLPs of the device's DMA engine;
     /// 0 = only the link limits.
     pub write_interval_ps: Time,
@@ -91,9 +97,17 @@ impl PcieConfig {
             latency_ps: p.latency,
             max_read_tags: p.max_read_tags as u32,
             write_buffer_lines: (p.write_buffer / 64) as u32,
+            credit_loop_ps: if p.credit_loop == 0 { 2 * p.latency } else { p.credit_loop },
             write_interval_ps: interval_ps(p.dma_writes_mps),
             read_interval_ps: interval_ps(p.dma_reads_mps),
         };
+        if p.credit_loop > 2 * p.latency {
+            return Err(format!(
+                "pcie.credit_loop = {:.0} ns: at most twice pcie.latency = {:.0} ns (the loop's flights are part of the device-to-root-complex path); 0 = twice pcie.latency",
+                p.credit_loop as f64 / NS as f64,
+                p.latency as f64 / NS as f64
+            ));
+        }
         if p.write_buffer % 64 != 0 {
             return Err(format!(
                 "pcie.write_buffer = {} B: expected a multiple of 64 B (whole lines)",
@@ -121,6 +135,7 @@ impl Default for PcieConfig {
             latency_ps: 250 * NS,
             max_read_tags: 256,
             write_buffer_lines: 0,
+            credit_loop_ps: 500 * NS,
             write_interval_ps: 0,
             read_interval_ps: 0,
         }

@@ -33,10 +33,20 @@ impl RootPort {
         }
     }
 
-    /// One-way latency of the link (an UpdateFC's flight too).
+    /// One-way latency of the link.
     #[inline]
     pub fn latency(&self) -> Time {
         self.link.latency()
+    }
+
+    /// When the credits of a write the host took at `free` are back at the
+    /// device. The device takes them as it sends (its own part of the path
+    /// precedes its link, a fixed delay, so taking them then holds them
+    /// as long): they are held its serialisation, the credit loop and the
+    /// host's commit, the loop's part of the path after `free`.
+    #[inline]
+    pub fn credits_back_at(&self, free: Time) -> Time {
+        (free + self.link.cfg().credit_loop_ps).saturating_sub(self.latency())
     }
 
     /// A read of `len` bytes at `addr` the device starts at `now`: it waits

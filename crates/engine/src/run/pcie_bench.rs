@@ -58,7 +58,7 @@ pub fn run_guarded(c: &Cfg, g: &mut crate::sim::Guard) -> Result<Report, String>
             }
             rp.credits.take(t, lines);
             let (at, commit) = rp.write(t, addr, size, |at| mem.dma_write(addr, size, DmaMode::Ddio, at));
-            rp.credits.give_back(lines, at + commit + rp.latency());
+            rp.credits.give_back(lines, rp.credits_back_at(at + commit));
             (t, at)
         } else {
             let (r, done) = rp.read(t, addr, size, |at_host| mem.dma_read(addr, size, DmaMode::Ddio, at_host));
@@ -112,19 +112,30 @@ mod tests {
     }
 
     /// Little's law on the posted credits: a 4-line write buffer admits 4
-    /// lines per credit loop (send, flight, the LLC's commit, UpdateFC flight).
+    /// lines per credit loop (send, the flights to and from the IIO, the
+    /// LLC's commit): by default the whole link latency both ways, else
+    /// `pcie.credit_loop`.
     #[test]
     fn a_small_write_buffer_bounds_writes_by_its_credit_loop() {
-        let c = validate(&json!({"sim": {"kind": "pcie_bench"}, "pcie": {"write_buffer": "256B"},
-            "pcie_bench": {"mode": "write", "size": 64, "transfers": 20000}})).unwrap();
-        let got = run(&c).unwrap().pcie_bench().cloned().unwrap().transfers_per_s;
-        let p = PcieConfig::from_section(&c.pcie).unwrap();
-        let link = crate::pcie::PcieLink::new(p);
-        let lat = p.latency_ps;
-        let llc = c.llc.latency;
-        let ser = link.up.ser_ps(crate::pcie::mwr_wire_bytes(&p, 64));
-        let want = 4.0 / ((ser + 2 * lat + llc) as f64 * 1e-12);
-        assert!((got - want).abs() / want < 0.02, "{got} vs {want}");
+        for (loop_ns, lat_ns) in [(0, 250), (100, 250), (500, 250)] {
+            let c = validate(&json!({"sim": {"kind": "pcie_bench"},
+                "pcie": {"write_buffer": "256B", "credit_loop": format!("{loop_ns}ns"), "latency": format!("{lat_ns}ns")},
+                "pcie_bench": {"mode": "write", "size": 64, "transfers": 20000}})).unwrap();
+            let got = run(&c).unwrap().pcie_bench().cloned().unwrap().transfers_per_s;
+            let p = PcieConfig::from_section(&c.pcie).unwrap();
+            let link = crate::pcie::PcieLink::new(p);
+            let credit_loop = if loop_ns == 0 { 2 * lat_ns } else { loop_ns } * crate::units::NS;
+            let ser = link.up.ser_ps(crate::pcie::mwr_wire_bytes(&p, 64));
+            let want = 4.0 / ((ser + credit_loop + c.llc.latency) as f64 * 1e-12);
+            assert!((got - want).abs() / want < 0.02, "credit_loop {loop_ns} ns: {got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn a_credit_loop_longer_than_the_path_both_ways_is_refused() {
+        let c = validate(&json!({"pcie": {"write_buffer": "8KiB", "credit_loop": "600ns"}})).unwrap();
+        let e = PcieConfig::from_section(&c.pcie).unwrap_err();
+        assert!(e.contains("pcie.credit_loop = 600 ns") && e.contains("pcie.latency = 250 ns"), "{e}");
     }
 
     #[test]

@@ -57,7 +57,7 @@ impl NicState {
     /// NIC `n`'s root port frees `lines` entries at `at`: the credits are
     /// back at the NIC an UpdateFC later.
     fn credits_at(&mut self, n: usize, h: &mut Host, lines: u64, at: Time) {
-        let at = at + self.rp.latency();
+        let at = self.rp.credits_back_at(at);
         self.rp.credits.give_back(lines, at);
         if self.port.credit_wait.is_some() {
             pump_at(&mut h.q, n, &mut self.port, at);
