@@ -101,9 +101,9 @@ impl PcieConfig {
             write_interval_ps: interval_ps(p.dma_writes_mps),
             read_interval_ps: interval_ps(p.dma_reads_mps),
         };
-        if p.credit_loop > 2 * p.latency {
+        if p.credit_loop != 0 && !(p.latency..=2 * p.latency).contains(&p.credit_loop) {
             return Err(format!(
-                "pcie.credit_loop = {:.0} ns: at most twice pcie.latency = {:.0} ns (the loop's flights are part of the device-to-root-complex path); 0 = twice pcie.latency",
+                "pcie.credit_loop = {:.0} ns: from pcie.latency to twice it ({:.0} ns each way: the loop is part of the path both ways, and a write's credits are known only once it has reached the host); 0 = twice pcie.latency",
                 p.credit_loop as f64 / NS as f64,
                 p.latency as f64 / NS as f64
             ));

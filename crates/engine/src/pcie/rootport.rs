@@ -43,7 +43,8 @@ impl RootPort {
     /// device. The device takes them as it sends (its own part of the path
     /// precedes its link, a fixed delay, so taking them then holds them
     /// as long): they are held its serialisation, the credit loop and the
-    /// host's commit, the loop's part of the path after `free`.
+    /// host's commit, the loop's part of the path after `free` (no earlier
+    /// than `free`: the loop is at least the latency one way).
     #[inline]
     pub fn credits_back_at(&self, free: Time) -> Time {
         (free + self.link.cfg().credit_loop_ps).saturating_sub(self.latency())
