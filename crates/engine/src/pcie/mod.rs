@@ -103,9 +103,10 @@ impl PcieConfig {
         };
         if p.credit_loop != 0 && !(p.latency..=2 * p.latency).contains(&p.credit_loop) {
             return Err(format!(
-                "pcie.credit_loop = {:.0} ns: from pcie.latency to twice it ({:.0} ns each way: the loop is part of the path both ways, and a write's credits are known only once it has reached the host); 0 = twice pcie.latency",
+                "pcie.credit_loop = {:.0} ns: expected pcie.latency to twice it, {:.0} to {:.0} ns (the loop is part of the path both ways, and a write's credits are known only once it has reached the host), or 0 for twice pcie.latency",
                 p.credit_loop as f64 / NS as f64,
-                p.latency as f64 / NS as f64
+                p.latency as f64 / NS as f64,
+                2.0 * p.latency as f64 / NS as f64
             ));
         }
         if p.write_buffer % 64 != 0 {

@@ -136,7 +136,7 @@ mod tests {
         for bad in ["600ns", "200ns"] {
             let c = validate(&json!({"pcie": {"write_buffer": "8KiB", "credit_loop": bad}})).unwrap();
             let e = PcieConfig::from_section(&c.pcie).unwrap_err();
-            assert!(e.starts_with(&format!("pcie.credit_loop = {} ns: from pcie.latency", &bad[..3])), "{e}");
+            assert!(e.starts_with(&format!("pcie.credit_loop = {} ns: expected pcie.latency to twice it, 250 to 500 ns", &bad[..3])), "{e}");
         }
     }
 
