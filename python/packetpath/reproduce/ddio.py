@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from packetpath.plots import figure, paper_level, paper_points, series
-from packetpath.reproduce import (Claim, Runs, all_of, bound_by, count, crossover, in_stages, latency, metric, monotone, ordering, pct_change,
+from packetpath.reproduce import (CREDIT_LOOP, CREDIT_LOOP_WHY, Claim, Runs, all_of, bound_by, count, crossover, in_stages, latency, metric, monotone, ordering, pct_change,
                                   ratio, relative_change, share, throughput, up_to)
 
 PAPER = "ddio"
 PROFILE = "ddio-skylake"
+UNSOURCED, UNSOURCED_WHY = CREDIT_LOOP, CREDIT_LOOP_WHY
 
 FIG6_SIZES = [256, 512, 1024, 1500]
 FIG6_RINGS = [128, 256, 512, 1024, 2048, 4096]

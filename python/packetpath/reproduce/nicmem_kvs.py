@@ -21,10 +21,11 @@ from dataclasses import replace
 from typing import Any
 
 from packetpath.plots import figure, series
-from packetpath.reproduce import Claim, Runs, all_of, judged, pct_change, relative_change
+from packetpath.reproduce import CREDIT_LOOP, CREDIT_LOOP_WHY, Claim, Runs, all_of, judged, pct_change, relative_change
 
 PAPER = "nicmem-kvs"
 PROFILE = "nicmem-cascadelake"
+UNSOURCED, UNSOURCED_WHY = CREDIT_LOOP, CREDIT_LOOP_WHY
 ITEMS = 800_000
 CONFIGS = {"C1": ("256KiB", 256), "C2": ("64MiB", 65_536)}
 GET, SET = 200, 1224

@@ -25,11 +25,12 @@ import itertools
 from typing import Any
 
 from packetpath.plots import figure, paper_level, paper_points, series
-from packetpath.reproduce import (Claim, Runs, all_of, cores_needed, crossover, in_stages, judged, latency, like, metric, monotone, ordering,
+from packetpath.reproduce import (CREDIT_LOOP, CREDIT_LOOP_WHY, Claim, Runs, all_of, cores_needed, crossover, in_stages, judged, latency, like, metric, monotone, ordering,
                                   pct_change, ratio, relative_change, share, throughput, up_to)
 
 PAPER = "nicmem-nfv"
 PROFILE = "nicmem-cascadelake"
+UNSOURCED, UNSOURCED_WHY = CREDIT_LOOP, CREDIT_LOOP_WHY
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "host": {},

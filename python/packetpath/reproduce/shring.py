@@ -35,11 +35,12 @@ from dataclasses import replace
 from typing import Any
 
 from packetpath.plots import figure, paper_level, series
-from packetpath.reproduce import (Claim, Runs, all_of, in_stages, judged, latency, like, metric, monotone, ordering, pct_change, ratio,
+from packetpath.reproduce import (CREDIT_LOOP, CREDIT_LOOP_WHY, Claim, Runs, all_of, in_stages, judged, latency, like, metric, monotone, ordering, pct_change, ratio,
                                   relative_change, share, up_to)
 
 PAPER = "shring"
 PROFILE = "nicmem-cascadelake"
+UNSOURCED, UNSOURCED_WHY = CREDIT_LOOP, CREDIT_LOOP_WHY
 
 MODES: dict[str, dict[str, Any]] = {
     "privRing": {"rings": {"sharing": 1}},

@@ -82,7 +82,26 @@ impl PostedCredits {
     pub fn take(&mut self, now: Time, lines: u64) {
         self.settle(now);
         self.in_use += lines;
-        self.max = self.max.max(self.in_use);
+        // (a write's later TLPs are counted from its first, some before
+        // earlier writes return theirs: never more than the buffer holds)
+        self.max = self.max.max(self.in_use.min(self.capacity.max(lines)));
+    }
+
+    /// The earliest time from `now` a write of `tlps` (each: its lines, and
+    /// when the link reaches it, after the write's start) may start: a
+    /// device sends TLP by TLP, each once its own credits are back, so
+    /// each TLP's credits, with those before it, must be back by the time
+    /// the link reaches it. None if a return still to be declared must
+    /// come first.
+    pub fn start_at(&mut self, now: Time, tlps: impl IntoIterator<Item = (u64, Time)>) -> Option<Time> {
+        self.settle(now);
+        let mut need = 0;
+        let mut start = now;
+        for (lines, offset) in tlps {
+            need += lines;
+            start = start.max(self.free_at(need)?.saturating_sub(offset));
+        }
+        Some(start)
     }
 
     /// `lines` credits come back to the device at `at`.
@@ -141,6 +160,22 @@ impl PostedCredits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_write_starts_once_each_tlps_credits_are_back_by_its_turn() {
+        let mut c = PostedCredits::new(12);
+        c.take(0, 8);
+        c.give_back(8, 100);
+        // Two 4-line TLPs, the second 30 ps after the first: the first has
+        // its credits now, the second needs the return at 100, so the write
+        // starts at 70 (all 8 lines at once: at 100).
+        assert_eq!(c.start_at(10, [(4, 0), (4, 30)]), Some(70));
+        assert_eq!(c.start_at(10, [(8, 0)]), Some(100));
+        assert_eq!(c.start_at(10, [(4, 0)]), Some(10));
+        // (more than the returns known so far: wait for the next declared)
+        c.take(10, 4);
+        assert_eq!(c.start_at(10, [(4, 0), (8, 30)]), None);
+    }
 
     #[test]
     fn unbounded_never_waits() {

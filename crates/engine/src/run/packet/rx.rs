@@ -10,6 +10,7 @@
 use super::rootport::Fetched;
 use super::{mem_len, pump_at, request_done, Ev, Host, NicState};
 use crate::nic::{Discipline, PktRef, NO_BUF};
+use crate::pcie::tlp::{mwr_overhead, mwr_split};
 use crate::pcie::{lines, mwr_wire_bytes_at};
 use crate::units::{ser_time, Time};
 use crate::wire::pause::Signal;
@@ -168,12 +169,28 @@ impl NicState {
                     + pay.map_or(0, |p| lines(p, mem_len(pkt.size) - hdr))
                     + with_cqe as u64;
                 if !self.rp.credits.available(now, need) {
-                    // Wait for the credits: at a known return, or the next one declared.
-                    self.port.credit_wait.get_or_insert(now);
-                    if let Some(t) = self.rp.credits.free_at(need) {
-                        pump_at(&mut h.q, n, &mut self.port, t);
+                    // (the frame's TLPs: its header, payload and completion
+                    // line, MPS at most each, back to back on the link)
+                    let cfg = *self.rp.link.cfg();
+                    let writes = [hdr_addr.map(|a| (a, hdr)), pay.map(|p| (p, mem_len(pkt.size) - hdr)),
+                                  with_cqe.then(|| (c.cqe_addr(pos, h.k.rx_cqe, per) & !63, h.k.rx_cqe))];
+                    let mut off = 0;
+                    let tlps = writes.into_iter().flatten().flat_map(|(a, len)| mwr_split(&cfg, a, len)).map(|(a, l)| {
+                        let at = off;
+                        off += self.rp.link.up.ser_ps(mwr_overhead(&cfg) + l);
+                        (lines(a, l), at)
+                    });
+                    match self.rp.credits.start_at(now, tlps) {
+                        Some(t) if t <= now => {}
+                        at => {
+                            // Wait for the credits: at a known return, or the next one declared.
+                            self.port.credit_wait.get_or_insert(now);
+                            if let Some(t) = at {
+                                pump_at(&mut h.q, n, &mut self.port, t);
+                            }
+                            break;
+                        }
                     }
-                    break;
                 }
                 if let Some(since) = self.port.credit_wait.take() {
                     self.rp.credits.stalled(since, now);
