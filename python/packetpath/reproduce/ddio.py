@@ -257,8 +257,8 @@ def claims(r: Runs) -> list[Claim]:
 
 
 # Why each claim that does not pass fails, in terms of the model (by claim text).
-CREDITS = ("with PAUSE off, the model's bottleneck is the root port's posted credits in front of the Rx rings (the 8 KiB "
-           "IIO write buffer, `pcie.write_buffer`, is an assumption: Intel does not publish it), not the core")
+CREDITS = ("with PAUSE off, the model's bottleneck is the root port's posted credits in front of the Rx rings (the "
+           "measured 92-line IIO write buffer over a credit loop no source measures, `pcie.credit_loop`), not the core")
 WHY = {
     "1500 B, 128 descriptors: ~10% misses":
         "at 128 descriptors the ring's buffers, completions and descriptors fit in the 2 DDIO ways with room to spare, so "
@@ -280,7 +280,7 @@ WHY = {
     "disabling DDIO lowers L2 forwarding throughput (98.01 -> 87.02 Gbps)":
         "the loss comes from the root port: with DDIO off every line is committed through a memory channel and each "
         "frame's partial last line is an RFO from DRAM, so its posted credits are held longer; how much that costs rests "
-        "on the assumed 8 KiB IIO write buffer (16 KiB leaves no loss) and on how long the memory controllers' write "
+        "on the credit loop no source measures (`pcie.credit_loop`) and on how long the memory controllers' write "
         "queues hold them",
     "median latency with DDIO 500.82 us":
         "the testbed's ~500 us medians mean packets queued in host software queues; " + CREDITS + ", so the NIC's Rx "

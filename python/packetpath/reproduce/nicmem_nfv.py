@@ -305,8 +305,8 @@ def claims(r: Runs) -> list[Claim]:
 
 # Why each claim that does not pass fails, in terms of the model (by claim text).
 HOST_CAP = ("the host configuration is bound by PCIe upstream and the root port's posted credits at every point (frames, "
-            "TLP headers, CQEs and read requests fill a Gen3 x16 link at 100 Gbps a NIC; the 8 KiB IIO write buffer "
-            "behind the credits is an assumption, see the profile)")
+            "TLP headers, CQEs and read requests fill a Gen3 x16 link at 100 Gbps a NIC; the credits' loop behind the "
+            "measured 92-line IIO write buffer is not measured, see the profile)")
 FEW_LOADED = ("on the memory controllers a read's latency rises with the load, but it is the runs with DDIO off (every "
               "frame written to and read from DRAM) that load memory with the 30-40 GB/s the paper points to (\"less than "
               "10 reads are enough to bottleneck DRAM\"): nearly all of them exceed 30 GB/s, while with DDIO ways the frames "
@@ -338,7 +338,7 @@ WHY = {
     "NAT: nmNFV latency is similar or better than host at every packet size": QUEUES,
     "DDIO off with nicmem beats 11 DDIO ways without it: latency 84 vs 22 us (difference)":
         "with payloads off PCIe nothing queues on nicmem's path in the model (a few us), so the difference is the host "
-        "side's queue alone, which rests on the assumed IIO write buffer; the testbed's 22-84 us include the traffic "
+        "side's queue alone, which rests on the IIO write buffer's unmeasured credit loop; the testbed's 22-84 us include the traffic "
         "generator and the wire, outside the server model",
     "nmNFV- PCIe write hit rate is ~80% at every DDIO way setting":
         "under nmNFV- only headers and completions are DMA-written to host memory, a working set that fits the DDIO "

@@ -412,8 +412,8 @@ def _stayed(c: Claim, dshring: list[dict], privring: list[dict]) -> Claim:
 
 
 # Why a claim that does not pass fails, in terms of the model.
-CAP = ("every configuration is capped near the same throughput by PCIe and the root port's posted credits (the 8 KiB "
-       "IIO write buffer is an assumption) while the NAT, LB and WorkPackage cores keep up, so sharing changes hit rates and "
+CAP = ("every configuration is capped near the same throughput by PCIe and the root port's posted credits (the "
+       "measured 92-line IIO write buffer over an unmeasured credit loop) while the NAT, LB and WorkPackage cores keep up, so sharing changes hit rates and "
        "memory bandwidth but not throughput")
 NO_LOAD_LATENCY = ("on the memory controllers a core waiting on loaded memory falls behind its ring (on the calendar, "
                    "`--set dram.model=calendar`, the rings stay nearly empty), but far less than the testbed's; the "
@@ -434,8 +434,8 @@ WHY = {
         "its replacement policy, which no server part publishes (a client part's measured QLRU stands in)",
     "MICA, 95% SET, 1 KiB values, uniform: shRing +12% throughput":
         "both rings are bound by the root port's posted credits (the SETs' 1 KiB values are written into host memory), "
-        "so sharing gains only what it saves of the credits' hold time; how long a write holds one rests on the assumed "
-        "8 KiB IIO write buffer",
+        "so sharing gains only what it saves of the credits' hold time; how long a write holds one rests on the "
+        "credit loop no source measures (`pcie.credit_loop`)",
     "one core sustains 2x more without drops with 1Ki entries than with 128":
         "one core forwards l3fwd at 95-100 Gbps whatever its ring size (the model's l3fwd costs too little), so a "
         "small ring never drops and a large one has nothing to absorb",
