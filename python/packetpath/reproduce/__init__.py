@@ -84,4 +84,5 @@ __all__ = [
 # too, the shortest loop the model holds (a DDIO write's path to the LLC,
 # which nobody measured, may be that short).
 CREDIT_LOOP = {"a 250 ns posted credit loop": {"pcie.credit_loop": "250ns"}}
-CREDIT_LOOP_WHY = "the posted credit loop (pcie.credit_loop: 375 ns, the host network study's bound for a write to memory; 250 ns, the shortest the model holds), which no source measures"
+CREDIT_LOOP_WHY = ("values of the posted credit loop no source measures (pcie.credit_loop: 375 ns, the host network study's bound for "
+                   "a write to memory; 250 ns, the shortest the model holds)")

@@ -301,8 +301,6 @@ pub struct Channel {
     in_banks: usize,
     /// Of them, writes (the rest are reads).
     banked_writes: usize,
-    /// Per bank queue: its writes (the rest are reads).
-    bank_writes: Vec<u32>,
     /// Per bank queue: its reads and its writes that hit the open row.
     row_hits: Vec<[u32; 2]>,
     queued: u64,
@@ -380,7 +378,6 @@ impl Channel {
             bank_q: (0..n).map(|_| VecDeque::with_capacity(cfg.bank_queue)).collect(),
             in_banks: 0,
             banked_writes: 0,
-            bank_writes: vec![0; n],
             row_hits: vec![[0; 2]; n],
             queued: 0,
             banks: vec![Bank::default(); n],
@@ -832,7 +829,6 @@ impl Channel {
         self.queued |= 1 << req.bank;
         self.in_banks += 1;
         self.banked_writes += req.write as usize;
-        self.bank_writes[req.bank] += req.write as u32;
         if self.banks[req.bank].open == Some(req.loc.row) {
             self.row_hits[req.bank][req.write as usize] += 1;
         }
@@ -908,7 +904,6 @@ impl Channel {
                     }
                     self.in_banks -= 1;
                     self.banked_writes -= req.write as usize;
-                    self.bank_writes[b] -= req.write as u32;
                     self.do_column(req);
                 }
             }
