@@ -227,7 +227,7 @@ params! {
         latency: int(Time, "250ns", 0, 1e9, "one-way latency device <-> root complex, excluding serialisation"),
         max_read_tags: int(None, "256", 1, 1024, "outstanding non-posted read requests per device (its tags)"),
         write_buffer: int(Bytes, "0B", 0, 1e9, "root port's posted-write buffer (Intel's IIO write cache), advertised to the device as posted credits: a line's credit comes back once the LLC or memory has taken it; a multiple of 64 B, 0 = unbounded"),
-        credit_loop: int(Time, "0ns", 0, 1e7, "with pcie.write_buffer: what a line's posted credit is held beyond its serialisation and the host's commit (the TLP's flight from the link to the IIO's buffer, the IIO's path to the LLC or memory controller, the UpdateFC's flight back); from pcie.latency (a write's credits are known only once it has reached the host) to twice it, 0 = twice pcie.latency (the whole device-to-root-complex path both ways)"),
+        credit_loop: int(Time, "0ns", 0, 1e7, "with pcie.write_buffer: what a line's posted credit is held beyond its serialisation and the host's commit (flights to and from the IIO, the IIO's path on); pcie.latency to twice it (credits are known once the write reaches the host); 0 = twice pcie.latency"),
         dma_writes_mps: float(None, "0", 0, 100_000, "million MWr TLPs per second the device's DMA engine issues at most; 0 = only the link limits"),
         dma_reads_mps: float(None, "0", 0, 100_000, "million MRd TLPs per second the device's DMA engine issues at most; 0 = only the link limits"),
     }
