@@ -259,7 +259,12 @@ def claims(r: Runs) -> list[Claim]:
 # Why each claim that does not pass fails, in terms of the model (by claim text).
 CREDITS = ("with PAUSE off, the model's bottleneck is the root port's posted credits in front of the Rx rings (the "
            "measured 92-line IIO write buffer over a credit loop no source measures, `pcie.credit_loop`), not the core")
+CHAIN_CAP = ("both imbalances stop at the same posted-credit cap, ~84 Gbps (the measured 92-line IIO write buffer over the "
+             "profile's 375 ns credit loop, which no source measures), so the imbalance, which sets the paper's 94 vs 97, "
+             "does not move it")
 WHY = {
+    "2.78x imbalance: the chain forwards 94 Gbps": CHAIN_CAP,
+    "1.69x imbalance: the chain forwards 97 Gbps": CHAIN_CAP,
     "1500 B, 128 descriptors: ~10% misses":
         "at 128 descriptors the ring's buffers, completions and descriptors fit in the 2 DDIO ways with room to spare, so "
         "every DMA write hits; what evicted a tenth of the testbed's I/O lines (other software's lines, the kernel, the "

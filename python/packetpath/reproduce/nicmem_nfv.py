@@ -318,6 +318,7 @@ UNPUBLISHED_L3FWD = ("the 250 reads are the paper's modified l3fwd, whose code i
 QUEUES = ("at 1024 B host and nmNFV are both overloaded under the anchored NAT/LB cost, so latency is queueing in full "
           "rings; the host's PCIe throttles the arrivals its cores see, so its queues are the shorter")
 WHY = {
+    "host with 11 DDIO ways: 195 Gbps": HOST_CAP + ", so it forwards ~165 Gbps of the paper's 195",
     "l3fwd, 1 core, 1 NIC: host misses line rate":
         "one core keeps up: the model's l3fwd (rte_lpm lookups over the real table, hitting the LLC) costs fewer cycles "
         "than the testbed's, so the host is bound by PCIe upstream just above the paper's 98.8 % line-rate "
