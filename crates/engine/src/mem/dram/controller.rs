@@ -816,8 +816,7 @@ impl Channel {
             return false;
         };
         self.count_to(self.now + 1);
-        let q = if draining { &mut self.writes } else { &mut self.reads };
-        let req = q.remove(i).unwrap();
+        let req = if draining { self.writes.remove(i) } else { self.reads.remove(i) }.unwrap();
         if draining {
             self.drain_left -= 1;
             // The drain's last write: the oldest waiting read moves before

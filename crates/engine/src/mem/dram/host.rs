@@ -182,36 +182,41 @@ impl Controllers {
         self.chans[channel].bank_reads()
     }
 
-    fn sum(&self, f: impl Fn(&Stats) -> u64) -> u64 {
-        self.chans.iter().map(|ch| f(&ch.stats())).sum()
+    /// Every channel's counters up to its present cycle.
+    fn stats(&self) -> Vec<Stats> {
+        self.chans.iter().map(|ch| ch.stats()).collect()
     }
 
     /// Mean read latency inside the controllers, queue to last data beat
     /// (ps; NaN without reads).
     pub fn read_latency_ps(&self) -> f64 {
-        self.sum(|s| s.read_latency_ps) as f64 / self.sum(|s| s.reads) as f64
+        let stats = self.stats();
+        let sum = |f: fn(&Stats) -> u64| stats.iter().map(f).sum::<u64>();
+        sum(|s| s.read_latency_ps) as f64 / sum(|s| s.reads) as f64
     }
 
     pub fn counters(&self) -> DramCounters {
-        let cycles = self.sum(|s| s.cycles).max(1) as f64;
-        let columns = self.sum(|s| s.columns());
-        let per_bank: Vec<u64> = self.chans.iter().flat_map(|ch| ch.stats().per_bank).collect();
+        let stats = self.stats();
+        let sum = |f: fn(&Stats) -> u64| stats.iter().map(f).sum::<u64>();
+        let cycles = sum(|s| s.cycles).max(1) as f64;
+        let columns = sum(|s| s.columns());
+        let per_bank: Vec<u64> = stats.iter().flat_map(|s| s.per_bank.iter().copied()).collect();
         let mean_bank = columns as f64 / per_bank.len() as f64;
         DramCounters {
-            row_hit_rate: self.sum(|s| s.row_hits) as f64 / columns.max(1) as f64,
-            read_row_miss_ratio: self.sum(|s| s.read_activates) as f64 / self.sum(|s| s.cas_reads).max(1) as f64,
-            read_queue_occupancy: self.sum(|s| s.read_queue_occupancy) as f64 / cycles,
-            write_queue_occupancy: self.sum(|s| s.write_queue_occupancy) as f64 / cycles,
-            read_queue_full: self.sum(|s| s.read_queue_full) as f64 / cycles,
-            write_queue_full: self.sum(|s| s.write_queue_full) as f64 / cycles,
+            row_hit_rate: sum(|s| s.row_hits) as f64 / columns.max(1) as f64,
+            read_row_miss_ratio: sum(|s| s.read_activates) as f64 / sum(|s| s.cas_reads).max(1) as f64,
+            read_queue_occupancy: sum(|s| s.read_queue_occupancy) as f64 / cycles,
+            write_queue_occupancy: sum(|s| s.write_queue_occupancy) as f64 / cycles,
+            read_queue_full: sum(|s| s.read_queue_full) as f64 / cycles,
+            write_queue_full: sum(|s| s.write_queue_full) as f64 / cycles,
             bank_imbalance: per_bank.iter().copied().max().unwrap_or(0) as f64 / mean_bank.max(1e-9),
-            refreshes: self.sum(|s| s.refreshes),
-            cas_reads: self.sum(|s| s.cas_reads),
-            cas_writes: self.sum(|s| s.cas_writes),
-            activates: self.sum(|s| s.acts),
-            read_activates: self.sum(|s| s.read_activates),
-            conflict_precharges: self.sum(|s| s.conflict_precharges),
-            write_to_read_switches: self.sum(|s| s.write_to_read_switches),
+            refreshes: sum(|s| s.refreshes),
+            cas_reads: sum(|s| s.cas_reads),
+            cas_writes: sum(|s| s.cas_writes),
+            activates: sum(|s| s.acts),
+            read_activates: sum(|s| s.read_activates),
+            conflict_precharges: sum(|s| s.conflict_precharges),
+            write_to_read_switches: sum(|s| s.write_to_read_switches),
         }
     }
 }
