@@ -303,8 +303,17 @@ pub struct Channel {
     banked_writes: usize,
     /// Per bank queue: its reads and its writes that hit the open row.
     row_hits: Vec<[u32; 2]>,
+    /// The bank queues that are full (bit b: bank b).
+    full: u64,
+    /// Per bank, the requests of the read queue and of the write queue
+    /// bound for it, and the banks with any (bit b: bank b): whether a
+    /// request can move is a mask test, not a queue scan.
+    waiting: Vec<[u32; 2]>,
+    waiting_banks: [u64; 2],
     queued: u64,
     banks: Vec<Bank>,
+    /// The banks with a row open (bit b: bank b).
+    open: u64,
     /// Per bank group: earliest cycle for ACT, READ, WRITE by its
     /// neighbours' commands (tRRD; the group's own columns' tCCD_L,
     /// tWTR_L), which bind every bank of the group alike.
@@ -379,8 +388,12 @@ impl Channel {
             in_banks: 0,
             banked_writes: 0,
             row_hits: vec![[0; 2]; n],
+            full: 0,
+            waiting: vec![[0; 2]; n],
+            waiting_banks: [0; 2],
             queued: 0,
             banks: vec![Bank::default(); n],
+            open: 0,
             groups: vec![[0; 3]; n / geo.banks_per_group as usize],
             rank_col: vec![[0; 2]; geo.ranks as usize],
             ranks,
@@ -440,6 +453,20 @@ impl Channel {
         queued + if self.cfg.hold { banked } else { 0 }
     }
 
+    /// A request of queue `k` (0 reads, 1 writes) bound for bank `b` queued.
+    #[inline]
+    fn wait(&mut self, b: usize, k: usize) {
+        self.waiting[b][k] += 1;
+        self.waiting_banks[k] |= 1 << b;
+    }
+
+    /// Whether a request of queue `k` can move to its bank (its bank queue
+    /// has room).
+    #[inline]
+    fn movable(&self, k: usize) -> bool {
+        self.waiting_banks[k] & !self.full != 0
+    }
+
     /// Offer a request at the current cycle; false when its queue is full
     /// (the requester keeps it and retries). A read found in the write
     /// queue returns at the next cycle.
@@ -454,6 +481,7 @@ impl Channel {
             let loc = self.cfg.map.locate(addr);
             let bank = loc.bank_index(&self.cfg.map.geo);
             self.writes.push_back(Req { id, write, arrival: self.now, line, loc, bank });
+            self.wait(bank, 1);
             // (a queued write changes what can happen only by starting a
             // drain: otherwise the next event stands)
             if self.drains() {
@@ -473,6 +501,7 @@ impl Channel {
             return true;
         }
         self.reads.push_back(Req { id, write, arrival: self.now, line, loc, bank });
+        self.wait(bank, 0);
         true
     }
 
@@ -578,9 +607,7 @@ impl Channel {
         }
         // (a request can move to its bank, or a drain starts)
         let drains = self.drains();
-        let q = if drains { &self.writes } else { &self.reads };
-        let movable = q.iter().any(|r| self.bank_q[r.bank].len() < self.cfg.bank_queue);
-        if movable || (drains && self.drain_left == 0 && self.pending(true) > self.drain_target()) {
+        if self.movable(drains as usize) || (drains && self.drain_left == 0 && self.pending(true) > self.drain_target()) {
             self.ready_valid = false;
             return self.now;
         }
@@ -731,12 +758,15 @@ impl Channel {
                 continue;
             }
             let banks = r * per..(r + 1) * per;
-            if banks.clone().any(|b| self.banks[b].open.is_some()) {
-                let now = self.now;
-                let ready = banks.clone().find(|&b| self.banks[b].open.is_some() && self.banks[b].next[Cmd::Pre as usize] <= now);
-                if let Some(b) = ready {
-                    self.do_pre(b);
-                    return true;
+            let mut open = self.open & self.rank_banks(r);
+            if open != 0 {
+                while open != 0 {
+                    let b = open.trailing_zeros() as usize;
+                    open &= open - 1;
+                    if self.banks[b].next[Cmd::Pre as usize] <= self.now {
+                        self.do_pre(b);
+                        return true;
+                    }
                 }
                 continue;
             }
@@ -754,18 +784,24 @@ impl Channel {
         false
     }
 
+    /// Rank `r`'s banks (bit b: bank b).
+    #[inline]
+    fn rank_banks(&self, r: usize) -> u64 {
+        let per = 1u32 << self.rank_shift;
+        let mask = if per >= 64 { u64::MAX } else { (1u64 << per) - 1 };
+        mask << (r as u32 * per)
+    }
+
     /// The banks of ranks due for refresh (bit b: bank b).
     #[inline]
     fn refreshing(&self) -> u64 {
         if self.refresh_next > self.now {
             return 0;
         }
-        let per = self.cfg.map.geo.banks_per_rank();
-        let rank_mask = if per >= 64 { u64::MAX } else { (1u64 << per) - 1 };
         let mut m = 0;
         for (r, rk) in self.ranks.iter().enumerate() {
             if rk.refresh_due <= self.now {
-                m |= rank_mask << (r * per);
+                m |= self.rank_banks(r);
             }
         }
         m
@@ -783,7 +819,7 @@ impl Channel {
         // (with every pending write already at its bank, nothing to drain;
         // idle: no read in a bank queue nor waiting for a device)
         let due = !self.writes.is_empty() && (n >= c.drain_high || (self.in_banks == 0 && self.far.is_empty() && n > c.drain_idle));
-        due && !(self.read_owed && self.reads.iter().any(|r| self.bank_q[r.bank].len() < c.bank_queue))
+        due && !(self.read_owed && self.movable(0))
     }
 
     /// The writes a drain starting now leaves queued: the low watermark, or
@@ -801,7 +837,6 @@ impl Channel {
     /// Move one request from the read or write queue into its bank queue;
     /// returns whether one moved.
     fn schedule(&mut self) -> bool {
-        let c = &self.cfg;
         if self.drain_left == 0 && self.drains() {
             // down to the low watermark of the writes held, those already at
             // their banks counted (with `hold`)
@@ -810,11 +845,13 @@ impl Channel {
             self.stats.write_to_read_switches += (self.drain_left > 0) as u64;
         }
         let draining = self.drain_left > 0;
-        let q = if draining { &self.writes } else { &self.reads };
-        let cap = c.bank_queue;
-        let Some(i) = q.iter().position(|r| self.bank_q[r.bank].len() < cap) else {
+        let k = draining as usize;
+        if !self.movable(k) {
             return false;
-        };
+        }
+        let q = if draining { &self.writes } else { &self.reads };
+        let full = self.full;
+        let i = q.iter().position(|r| full & 1 << r.bank == 0).expect("a movable request");
         self.count_to(self.now + 1);
         let req = if draining { self.writes.remove(i) } else { self.reads.remove(i) }.unwrap();
         if draining {
@@ -831,7 +868,15 @@ impl Channel {
         if self.banks[req.bank].open == Some(req.loc.row) {
             self.row_hits[req.bank][req.write as usize] += 1;
         }
-        self.bank_q[req.bank].push_back(req);
+        let b = req.bank;
+        self.waiting[b][k] -= 1;
+        if self.waiting[b][k] == 0 {
+            self.waiting_banks[k] &= !(1 << b);
+        }
+        self.bank_q[b].push_back(req);
+        if self.bank_q[b].len() >= self.cfg.bank_queue {
+            self.full |= 1 << b;
+        }
         true
     }
 
@@ -866,28 +911,21 @@ impl Channel {
     fn issue(&mut self) -> bool {
         let n = self.bank_q.len() as u32;
         // The non-empty queues of ranks not due for refresh (those take no
-        // command but the refresh's), rotated so that bit 0 is queue `rr`.
-        // (of them, with `ready_valid`, those with a command ready now)
-        let mut ready = self.queued & !self.refreshing();
-        if self.ready_valid {
-            let mut q = ready;
-            while q != 0 {
-                let b = q.trailing_zeros() as usize;
-                q &= q - 1;
-                if self.ready_at[b] > self.now {
-                    debug_assert!(self.first_ready(b).is_none(), "bank {b} ready before next_event said");
-                    ready &= !(1 << b);
-                }
-            }
-        }
+        // command but the refresh's), rotated so that bit 0 is queue `rr`;
+        // each visited has a command ready if its ready cycle (as the last
+        // `next_event` found it, with `ready_valid`) has come.
+        let ready = self.queued & !self.refreshing();
         let mut q = ready.rotate_right(self.rr as u32);
         while q != 0 {
             let k = q.trailing_zeros();
             q &= q - 1;
             let b = ((self.rr as u32 + k) % 64) as usize;
-            let Some((i, cmd, rank, row)) = self.first_ready(b) else {
+            let at = if self.ready_valid { self.ready_at[b] } else { self.bank_ready(b) };
+            if at > self.now {
+                debug_assert!(self.first_ready(b).is_none(), "bank {b} ready before its ready cycle");
                 continue;
-            };
+            }
+            let (i, cmd, rank, row) = self.first_ready(b).expect("a bank ready at its ready cycle");
             match cmd {
                 Cmd::Act => self.do_act(b, row, rank),
                 Cmd::Pre => {
@@ -897,6 +935,7 @@ impl Channel {
                 Cmd::Read | Cmd::Write => {
                     self.count_to(self.now + 1);
                     let req = self.bank_q[b].remove(i).unwrap();
+                    self.full &= !(1 << b);
                     self.row_hits[b][req.write as usize] -= 1;
                     if self.bank_q[b].is_empty() {
                         self.queued &= !(1 << b);
@@ -956,14 +995,13 @@ impl Channel {
 
     fn do_act(&mut self, b: usize, row: u64, rank: usize) {
         let (t, now) = (self.cfg.timing, self.now);
-        let geo = self.cfg.map.geo;
-        let per_rank = geo.banks_per_rank();
-        let per_group = geo.banks_per_group as usize;
-        let group = b / per_group;
-        for g in rank * per_rank / per_group..(rank + 1) * per_rank / per_group {
-            let gap = if g == group { t.rrd_l } else { t.rrd_s };
-            let n = &mut self.groups[g][Cmd::Act as usize];
-            *n = (*n).max(now + gap);
+        // (tRRD: the rank's groups, its own by the longer gap)
+        let per_rank = 1 << (self.rank_shift - self.group_shift);
+        let group = b >> self.group_shift;
+        let (short, long) = (now + t.rrd_s, now + t.rrd_l);
+        for (g, n) in self.groups.iter_mut().enumerate().skip(rank * per_rank).take(per_rank) {
+            let n = &mut n[Cmd::Act as usize];
+            *n = (*n).max(if g == group { long } else { short });
         }
         let mut n = [0; 2];
         for r in self.bank_q[b].iter().filter(|r| r.loc.row == row) {
@@ -972,6 +1010,7 @@ impl Channel {
         self.row_hits[b] = n;
         let bank = &mut self.banks[b];
         bank.open = Some(row);
+        self.open |= 1 << b;
         bank.hits = 0;
         bank.next[Cmd::Read as usize] = bank.next[Cmd::Read as usize].max(now + t.rcd);
         bank.next[Cmd::Write as usize] = bank.next[Cmd::Write as usize].max(now + t.rcd);
@@ -989,6 +1028,7 @@ impl Channel {
         self.row_hits[b] = [0, 0];
         let bank = &mut self.banks[b];
         bank.open = None;
+        self.open &= !(1 << b);
         bank.next[Cmd::Act as usize] = bank.next[Cmd::Act as usize].max(now + self.cfg.timing.rp);
         self.stats.pres += 1;
     }
@@ -1042,6 +1082,7 @@ impl Channel {
             let bank = &mut self.banks[r.bank];
             let pre = bank.next[Cmd::Pre as usize];
             bank.open = None;
+            self.open &= !(1 << r.bank);
             self.row_hits[r.bank] = [0, 0];
             bank.next[Cmd::Act as usize] = bank.next[Cmd::Act as usize].max(pre + self.cfg.timing.rp);
             self.stats.pres += 1;

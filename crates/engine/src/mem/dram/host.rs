@@ -29,6 +29,8 @@ pub struct Controllers {
     /// (its wake, its first arrival's cycle), kept as both change (never
     /// later: a channel run outside `step` only idles or moves its wake on).
     wakes: Vec<u64>,
+    /// The earliest of them.
+    wake: u64,
     done: Vec<Done>,
     tck: Time,
 }
@@ -55,6 +57,7 @@ impl Controllers {
             end: 0,
             arriving: vec![[VecDeque::new(), VecDeque::new()]; channels],
             wakes: vec![0; channels],
+            wake: 0,
             done: Vec::new(),
             tck: cfg.timing.tck_ps,
         }
@@ -76,7 +79,7 @@ impl Controllers {
     pub fn send(&mut self, at: Time, id: u64, addr: u64, write: bool) {
         debug_assert!(at.div_ceil(self.tck) >= self.end, "a request dated before a cycle already run");
         let ch = self.channel(addr);
-        self.wakes[ch] = self.wakes[ch].min(at.div_ceil(self.tck));
+        self.wake_at(ch, at.div_ceil(self.tck));
         let q = &mut self.arriving[ch][write as usize];
         if q.back().is_none_or(|a| a.0 <= at) {
             q.push_back((at, id, addr, write));
@@ -90,7 +93,7 @@ impl Controllers {
     /// controller at `at`: it waits in the read queue like a DIMM's.
     pub fn send_far(&mut self, at: Time, id: u64, ch: usize) {
         debug_assert!(at.div_ceil(self.tck) >= self.end, "a request dated before a cycle already run");
-        self.wakes[ch] = self.wakes[ch].min(at.div_ceil(self.tck));
+        self.wake_at(ch, at.div_ceil(self.tck));
         let q = &mut self.arriving[ch][0];
         let i = q.partition_point(|a| a.0 <= at);
         q.insert(i, (at, id, FAR, false));
@@ -100,7 +103,14 @@ impl Controllers {
     pub fn far_ready(&mut self, ch: usize, id: u64, at: Time) {
         let c = &mut self.chans[ch];
         c.far_ready(id, at.div_ceil(self.tck));
-        self.wakes[ch] = self.wakes[ch].min(c.wake());
+        let w = c.wake();
+        self.wake_at(ch, w);
+    }
+
+    /// Something can happen in channel `ch` at `cycle`.
+    fn wake_at(&mut self, ch: usize, cycle: u64) {
+        self.wakes[ch] = self.wakes[ch].min(cycle);
+        self.wake = self.wake.min(cycle);
     }
 
     /// Run DRAM cycle `cycle` in every controller: each catches up to it
@@ -112,8 +122,13 @@ impl Controllers {
         let now = cycle * self.tck;
         let mut refused = false;
         self.end = self.end.max(cycle + 1);
+        if self.wake > cycle {
+            return false;
+        }
+        let mut wake = u64::MAX;
         for i in 0..self.chans.len() {
             if self.wakes[i] > cycle {
+                wake = wake.min(self.wakes[i]);
                 continue;
             }
             let (ch, q) = (&mut self.chans[i], &mut self.arriving[i]);
@@ -149,13 +164,15 @@ impl Controllers {
             }
             let first = q.iter().filter_map(|q| q.front()).map(|a| a.0).min();
             self.wakes[i] = first.map_or(u64::MAX, |f| f.div_ceil(self.tck)).min(ch.wake());
+            wake = wake.min(self.wakes[i]);
         }
+        self.wake = wake;
         refused
     }
 
     /// The first cycle anything can happen at in a controller or reach one.
     pub fn wake(&self) -> u64 {
-        self.wakes.iter().copied().min().unwrap_or(u64::MAX)
+        self.wake
     }
 
     /// Bring every controller's counters up to the last cycle stepped

@@ -109,12 +109,19 @@ impl Map {
                 Field::Rank => (g.ranks, &mut loc.rank),
                 Field::Row => (g.rows, &mut loc.row),
             };
-            *slot = a % n;
-            a /= n;
+            // (fields are powers of two but for 3 ranks: bits, not division)
+            if n.is_power_of_two() {
+                *slot = a & (n - 1);
+                a >>= n.trailing_zeros();
+            } else {
+                *slot = a % n;
+                a /= n;
+            }
         }
         if self.xor_banks {
-            loc.group ^= loc.row % g.bank_groups;
-            loc.bank ^= (loc.row / g.bank_groups) % g.banks_per_group;
+            // (groups and banks per group are powers of two: `Channel::new`)
+            loc.group ^= loc.row & (g.bank_groups - 1);
+            loc.bank ^= (loc.row >> g.bank_groups.trailing_zeros()) & (g.banks_per_group - 1);
         }
         loc
     }
