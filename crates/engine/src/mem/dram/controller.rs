@@ -567,7 +567,18 @@ impl Channel {
     /// command ready, no request to move, no data due) are skipped in one
     /// step, their counters added as if ticked: requests arrive only
     /// between calls, so nothing else can change in them.
+    #[inline]
     pub fn run_to(&mut self, cycle: u64, out: &mut Vec<Done>) {
+        if self.next >= cycle {
+            // (nothing happens before `cycle`)
+            self.now = self.now.max(cycle);
+            return;
+        }
+        self.work_to(cycle, out);
+    }
+
+    /// [`run_to`](Self::run_to) when something happens before `cycle`.
+    fn work_to(&mut self, cycle: u64, out: &mut Vec<Done>) {
         while self.now < cycle {
             if self.next > self.now {
                 let to = self.next.min(cycle);
@@ -925,7 +936,11 @@ impl Channel {
                 debug_assert!(self.first_ready(b).is_none(), "bank {b} ready before its ready cycle");
                 continue;
             }
-            let (i, cmd, rank, row) = self.first_ready(b).expect("a bank ready at its ready cycle");
+            // (a device's SEND waiting for the bus may have moved the
+            // columns' floor since `next_event`)
+            let Some((i, cmd, rank, row)) = self.first_ready(b) else {
+                continue;
+            };
             match cmd {
                 Cmd::Act => self.do_act(b, row, rank),
                 Cmd::Pre => {

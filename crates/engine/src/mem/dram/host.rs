@@ -126,12 +126,12 @@ impl Controllers {
             return false;
         }
         let mut wake = u64::MAX;
-        for i in 0..self.chans.len() {
-            if self.wakes[i] > cycle {
-                wake = wake.min(self.wakes[i]);
+        let chans = self.chans.iter_mut().zip(self.arriving.iter_mut()).zip(self.wakes.iter_mut());
+        for (i, ((ch, q), w)) in chans.enumerate() {
+            if *w > cycle {
+                wake = wake.min(*w);
                 continue;
             }
-            let (ch, q) = (&mut self.chans[i], &mut self.arriving[i]);
             ch.run_to(cycle, &mut self.done);
             debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");
             let due = |q: &VecDeque<Arrival>| q.front().is_some_and(|a| a.0 <= now);
@@ -163,8 +163,8 @@ impl Controllers {
                 }
             }
             let first = q.iter().filter_map(|q| q.front()).map(|a| a.0).min();
-            self.wakes[i] = first.map_or(u64::MAX, |f| f.div_ceil(self.tck)).min(ch.wake());
-            wake = wake.min(self.wakes[i]);
+            *w = first.map_or(u64::MAX, |f| f.div_ceil(self.tck)).min(ch.wake());
+            wake = wake.min(*w);
         }
         self.wake = wake;
         refused

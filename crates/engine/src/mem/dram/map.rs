@@ -79,6 +79,9 @@ pub struct Map {
     pub order: [Field; 5],
     /// XOR the bank and bank-group bits with the low row bits.
     pub xor_banks: bool,
+    /// Per field (by [`Field`]), its shift and mask in the line address,
+    /// when every field's size is a power of two (3 ranks are not).
+    bits: Option<[(u32, u64); 5]>,
 }
 
 impl Map {
@@ -86,7 +89,32 @@ impl Map {
     /// bank, rank, row from the bottom up.
     pub fn dramsim3(geo: Geometry) -> Map {
         use Field::*;
-        Map { geo, order: [Column, BankGroup, Bank, Rank, Row], xor_banks: false }
+        let order = [Column, BankGroup, Bank, Rank, Row];
+        Map { geo, order, xor_banks: false, bits: Map::bits(&geo, order) }
+    }
+
+    fn bits(geo: &Geometry, order: [Field; 5]) -> Option<[(u32, u64); 5]> {
+        let mut shift = 0;
+        let mut out = [(0, 0); 5];
+        for f in order {
+            let n = Map::size(geo, f);
+            if !n.is_power_of_two() {
+                return None;
+            }
+            out[f as usize] = (shift, n - 1);
+            shift += n.trailing_zeros();
+        }
+        Some(out)
+    }
+
+    fn size(g: &Geometry, f: Field) -> u64 {
+        match f {
+            Field::Column => g.columns,
+            Field::BankGroup => g.bank_groups,
+            Field::Bank => g.banks_per_group,
+            Field::Rank => g.ranks,
+            Field::Row => g.rows,
+        }
     }
 
     /// The host's map: DRAMsim3's order, bank bits XORed with row bits.
@@ -100,24 +128,29 @@ impl Map {
     pub fn locate(&self, addr: u64) -> Loc {
         let g = &self.geo;
         let mut a = addr >> 6;
-        let mut loc = Loc { rank: 0, group: 0, bank: 0, row: 0, column: 0 };
-        for f in self.order {
-            let (n, slot) = match f {
-                Field::Column => (g.columns, &mut loc.column),
-                Field::BankGroup => (g.bank_groups, &mut loc.group),
-                Field::Bank => (g.banks_per_group, &mut loc.bank),
-                Field::Rank => (g.ranks, &mut loc.rank),
-                Field::Row => (g.rows, &mut loc.row),
-            };
-            // (fields are powers of two but for 3 ranks: bits, not division)
-            if n.is_power_of_two() {
-                *slot = a & (n - 1);
-                a >>= n.trailing_zeros();
-            } else {
-                *slot = a % n;
-                a /= n;
+        let mut loc = match self.bits {
+            Some(b) => {
+                let cut = |f: Field| a >> b[f as usize].0 & b[f as usize].1;
+                use Field::*;
+                Loc { rank: cut(Rank), group: cut(BankGroup), bank: cut(Bank), row: cut(Row), column: cut(Column) }
             }
-        }
+            None => {
+                let mut loc = Loc { rank: 0, group: 0, bank: 0, row: 0, column: 0 };
+                for f in self.order {
+                    let slot = match f {
+                        Field::Column => &mut loc.column,
+                        Field::BankGroup => &mut loc.group,
+                        Field::Bank => &mut loc.bank,
+                        Field::Rank => &mut loc.rank,
+                        Field::Row => &mut loc.row,
+                    };
+                    let n = Map::size(g, f);
+                    *slot = a % n;
+                    a /= n;
+                }
+                loc
+            }
+        };
         if self.xor_banks {
             // (groups and banks per group are powers of two: `Channel::new`)
             loc.group ^= loc.row & (g.bank_groups - 1);
@@ -144,6 +177,19 @@ mod tests {
         // 16 banks x 2 ranks x 8 KiB later: the next row of bank 0.
         let d = m.locate(32 * 8192);
         assert_eq!((d.bank_index(&m.geo), d.row), (0, 1));
+    }
+
+    #[test]
+    fn bit_fields_cut_as_division_does() {
+        for m in [Map::dramsim3(Geometry::ddr4_8gb_x8(2)), Map::host(Geometry::ddr4_8gb_x8(4))] {
+            assert!(m.bits.is_some());
+            let by_division = Map { bits: None, ..m };
+            for i in 0..10_000u64 {
+                let addr = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 20 << 6;
+                assert_eq!(m.locate(addr), by_division.locate(addr), "{addr:#x}");
+            }
+        }
+        assert!(Map::host(Geometry::ddr4_8gb_x8(3)).bits.is_none(), "3 ranks: division");
     }
 
     #[test]
