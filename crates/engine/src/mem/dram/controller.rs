@@ -26,7 +26,7 @@
 //! A read's latency runs from the cycle its queue took it to its last data
 //! beat (READ + CL + burst), DRAMsim3's `read_latency`.
 
-use super::map::{Geometry, Loc, Map};
+use super::map::{Geometry, Map};
 use super::timing::{self, Gaps, Timing};
 use crate::config::{DramCfg, DramPagePolicy};
 use crate::units::Time;
@@ -177,7 +177,7 @@ struct Req {
     /// Cycle the controller took it.
     arrival: u64,
     line: u64,
-    loc: Loc,
+    row: u64,
     bank: usize,
 }
 
@@ -480,7 +480,7 @@ impl Channel {
             self.stats.writes += 1;
             let loc = self.cfg.map.locate(addr);
             let bank = loc.bank_index(&self.cfg.map.geo);
-            self.writes.push_back(Req { id, write, arrival: self.now, line, loc, bank });
+            self.writes.push_back(Req { id, write, arrival: self.now, line, row: loc.row, bank });
             self.wait(bank, 1);
             // (a queued write changes what can happen only by starting a
             // drain: otherwise the next event stands)
@@ -500,7 +500,7 @@ impl Channel {
             self.push_return(self.now + 1, id, self.now);
             return true;
         }
-        self.reads.push_back(Req { id, write, arrival: self.now, line, loc, bank });
+        self.reads.push_back(Req { id, write, arrival: self.now, line, row: loc.row, bank });
         self.wait(bank, 0);
         true
     }
@@ -641,10 +641,17 @@ impl Channel {
                     continue;
                 }
                 // Due: its next PRE, or the REF once every bank may take it.
-                let banks = &self.banks[r * per..(r + 1) * per];
-                w = w.min(match banks.iter().filter(|b| b.open.is_some()).map(|b| b.next[Cmd::Pre as usize]).min() {
-                    Some(pre) => pre,
-                    None => (r * per..(r + 1) * per).map(|b| self.at(Cmd::Act, b)).max().unwrap_or(0),
+                let mut open = self.open & self.rank_banks(r);
+                w = w.min(if open == 0 {
+                    (r * per..(r + 1) * per).map(|b| self.at(Cmd::Act, b)).max().unwrap_or(0)
+                } else {
+                    let mut pre = u64::MAX;
+                    while open != 0 {
+                        let b = open.trailing_zeros() as usize;
+                        open &= open - 1;
+                        pre = pre.min(self.banks[b].next[Cmd::Pre as usize]);
+                    }
+                    pre
                 });
             }
         }
@@ -684,7 +691,7 @@ impl Channel {
             w = w.min(self.at(Cmd::Write, b));
         }
         let hit = reads || writes;
-        if q[0].loc.row != row && (!hit || bank.hits >= ROW_HIT_CAP) {
+        if q[0].row != row && (!hit || bank.hits >= ROW_HIT_CAP) {
             w = w.min(bank.next[Cmd::Pre as usize]);
         }
         w
@@ -876,7 +883,7 @@ impl Channel {
         self.queued |= 1 << req.bank;
         self.in_banks += 1;
         self.banked_writes += req.write as usize;
-        if self.banks[req.bank].open == Some(req.loc.row) {
+        if self.banks[req.bank].open == Some(req.row) {
             self.row_hits[req.bank][req.write as usize] += 1;
         }
         let b = req.bank;
@@ -974,16 +981,16 @@ impl Channel {
         let rank = b >> self.rank_shift;
         let Some(row) = self.banks[b].open else {
             // Closed: every request needs the one ACT; the oldest takes it.
-            return self.ready(Cmd::Act, b, rank).then(|| (0, Cmd::Act, rank, q[0].loc.row));
+            return self.ready(Cmd::Act, b, rank).then(|| (0, Cmd::Act, rank, q[0].row));
         };
         // Open: the first request hitting the row whose column command may
         // issue (whether a READ, or a WRITE, may is the same for every
         // request), or the oldest's PRE if it may close the row.
         let (mut read, mut write) = (None, None);
         for (i, r) in q.iter().enumerate() {
-            if r.loc.row != row {
+            if r.row != row {
                 if i == 0 && self.may_close(b, 0) && self.ready(Cmd::Pre, b, rank) {
-                    return Some((0, Cmd::Pre, rank, r.loc.row));
+                    return Some((0, Cmd::Pre, rank, r.row));
                 }
                 continue;
             }
@@ -1019,7 +1026,7 @@ impl Channel {
             *n = (*n).max(if g == group { long } else { short });
         }
         let mut n = [0; 2];
-        for r in self.bank_q[b].iter().filter(|r| r.loc.row == row) {
+        for r in self.bank_q[b].iter().filter(|r| r.row == row) {
             n[r.write as usize] += 1;
         }
         self.row_hits[b] = n;

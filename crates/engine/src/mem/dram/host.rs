@@ -52,6 +52,7 @@ pub enum Event {
 
 impl Controllers {
     pub fn new(cfg: Config, channels: usize) -> Controllers {
+        assert!(channels <= 64, "at most 64 channels (a channel mask is a u64)");
         Controllers {
             chans: (0..channels).map(|_| Channel::new(cfg)).collect(),
             end: 0,
@@ -125,13 +126,19 @@ impl Controllers {
         if self.wake > cycle {
             return false;
         }
-        let mut wake = u64::MAX;
-        let chans = self.chans.iter_mut().zip(self.arriving.iter_mut()).zip(self.wakes.iter_mut());
-        for (i, ((ch, q), w)) in chans.enumerate() {
-            if *w > cycle {
-                wake = wake.min(*w);
-                continue;
+        // (the channels woken, bit i: channel i; the others' first wake)
+        let (mut woken, mut wake) = (0u64, u64::MAX);
+        for (i, &w) in self.wakes.iter().enumerate() {
+            if w <= cycle {
+                woken |= 1 << i;
+            } else {
+                wake = wake.min(w);
             }
+        }
+        while woken != 0 {
+            let i = woken.trailing_zeros() as usize;
+            woken &= woken - 1;
+            let (ch, q) = (&mut self.chans[i], &mut self.arriving[i]);
             ch.run_to(cycle, &mut self.done);
             debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");
             let due = |q: &VecDeque<Arrival>| q.front().is_some_and(|a| a.0 <= now);
@@ -163,8 +170,8 @@ impl Controllers {
                 }
             }
             let first = q.iter().filter_map(|q| q.front()).map(|a| a.0).min();
-            *w = first.map_or(u64::MAX, |f| f.div_ceil(self.tck)).min(ch.wake());
-            wake = wake.min(*w);
+            self.wakes[i] = first.map_or(u64::MAX, |f| f.div_ceil(self.tck)).min(ch.wake());
+            wake = wake.min(self.wakes[i]);
         }
         self.wake = wake;
         refused
