@@ -221,6 +221,8 @@ struct Bank {
     open: Option<u64>,
     /// Column commands the open row has served since its ACT.
     hits: u32,
+    /// The row of the oldest request in its queue (if any).
+    head: u64,
     /// Earliest cycle for ACT, READ, WRITE, PRE by the bank's own
     /// commands (its group's bound the first three too: [`Channel::at`]).
     next: [u64; 4],
@@ -672,7 +674,7 @@ impl Channel {
     /// [`first_ready`](Self::first_ready) finds ready from then on.
     #[inline]
     fn bank_ready(&self, b: usize) -> u64 {
-        let (bank, q) = (&self.banks[b], &self.bank_q[b]);
+        let bank = &self.banks[b];
         let Some(row) = bank.open else {
             // Closed: every request needs an ACT.
             let rk = &self.ranks[b >> self.rank_shift];
@@ -691,7 +693,7 @@ impl Channel {
             w = w.min(self.at(Cmd::Write, b));
         }
         let hit = reads || writes;
-        if q[0].row != row && (!hit || bank.hits >= ROW_HIT_CAP) {
+        if bank.head != row && (!hit || bank.hits >= ROW_HIT_CAP) {
             w = w.min(bank.next[Cmd::Pre as usize]);
         }
         w
@@ -891,6 +893,9 @@ impl Channel {
         if self.waiting[b][k] == 0 {
             self.waiting_banks[k] &= !(1 << b);
         }
+        if self.bank_q[b].is_empty() {
+            self.banks[b].head = req.row;
+        }
         self.bank_q[b].push_back(req);
         if self.bank_q[b].len() >= self.cfg.bank_queue {
             self.full |= 1 << b;
@@ -957,6 +962,9 @@ impl Channel {
                 Cmd::Read | Cmd::Write => {
                     self.count_to(self.now + 1);
                     let req = self.bank_q[b].remove(i).unwrap();
+                    if let Some(next) = self.bank_q[b].front().filter(|_| i == 0) {
+                        self.banks[b].head = next.row;
+                    }
                     self.full &= !(1 << b);
                     self.row_hits[b][req.write as usize] -= 1;
                     if self.bank_q[b].is_empty() {
