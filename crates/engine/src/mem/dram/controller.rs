@@ -831,14 +831,16 @@ impl Channel {
     /// does not start while a read owed a move since the last one can move:
     /// reads are not starved by a write queue that refills as it drains.
     fn drains(&self) -> bool {
-        let c = &self.cfg;
-        let n = self.pending(true);
         if self.drain_left > 0 {
             return true;
         }
         // (with every pending write already at its bank, nothing to drain;
         // idle: no read in a bank queue nor waiting for a device)
-        let due = !self.writes.is_empty() && (n >= c.drain_high || (self.in_banks == 0 && self.far.is_empty() && n > c.drain_idle));
+        if self.writes.is_empty() {
+            return false;
+        }
+        let (c, n) = (&self.cfg, self.pending(true));
+        let due = n >= c.drain_high || (self.in_banks == 0 && self.far.is_empty() && n > c.drain_idle);
         due && !(self.read_owed && self.movable(0))
     }
 
@@ -873,7 +875,9 @@ impl Channel {
         let full = self.full;
         let i = q.iter().position(|r| full & 1 << r.bank == 0).expect("a movable request");
         self.count_to(self.now + 1);
-        let req = if draining { self.writes.remove(i) } else { self.reads.remove(i) }.unwrap();
+        let q = if draining { &mut self.writes } else { &mut self.reads };
+        // (mostly the oldest moves)
+        let req = if i == 0 { q.pop_front() } else { q.remove(i) }.unwrap();
         if draining {
             self.drain_left -= 1;
             // The drain's last write: the oldest waiting read moves before

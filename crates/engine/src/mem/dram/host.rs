@@ -161,8 +161,10 @@ impl Controllers {
                 refused |= due(&q[0]) || due(&q[1]);
             }
             ch.run_to(cycle + 1, &mut self.done);
-            for d in self.done.drain(..) {
-                event(Event::Returned { id: d.id, at: d.at });
+            if !self.done.is_empty() {
+                for d in self.done.drain(..) {
+                    event(Event::Returned { id: d.id, at: d.at });
+                }
             }
             if !ch.far_sent.is_empty() {
                 for (id, c) in ch.far_sent.drain(..) {
