@@ -183,8 +183,9 @@ struct Req {
 
 /// A read of a device on the channel that answers when it is ready
 /// (NVDIMM-P's XREAD, NetDIMM's host reads): it holds a read-queue entry
-/// from arrival to its SEND, as the paper's host MC queues it (Alian and
-/// Kim, MICRO'19, Sec. 5.1; there until its data is back); its XRD goes when the command
+/// from arrival until its data is back, as the paper's host MC (gem5's,
+/// whose read buffer counts the reads awaiting their response) queues it
+/// (Alian and Kim, MICRO'19, Sec. 5.1); its XRD goes when the command
 /// bus is free, its SEND once the device has raised RDY (the DIMMs'
 /// columns hold back meanwhile), the data tCL later on the shared data
 /// bus, between the DIMMs' bursts as another rank's.
@@ -348,8 +349,11 @@ pub struct Channel {
     /// as of the last cycle run or request offered.
     next: u64,
     /// Reads issued, in issue order (so in completion order): cycle their
-    /// data is done, id, arrival.
-    returns: VecDeque<(u64, u64, u64)>,
+    /// data is done, id, arrival, and whether a device's.
+    returns: VecDeque<(u64, u64, u64, bool)>,
+    /// Devices' reads whose SEND has gone and whose data is not back (they
+    /// keep their read-queue entry).
+    far_back: usize,
     /// Reads of a device on the channel, in arrival order.
     far: VecDeque<Far>,
     /// The first cycle a SEND may issue at by the column commands before it.
@@ -409,6 +413,7 @@ impl Channel {
             refresh_next,
             next: 0,
             returns: VecDeque::new(),
+            far_back: 0,
             far: VecDeque::new(),
             far_col: 0,
             far_sent: Vec::new(),
@@ -450,7 +455,7 @@ impl Channel {
         let (queued, banked) = if write {
             (self.writes.len(), self.banked_writes)
         } else {
-            (self.reads.len() + self.far.len(), self.in_banks - self.banked_writes)
+            (self.reads.len() + self.far.len() + self.far_back, self.in_banks - self.banked_writes)
         };
         queued + if self.cfg.hold { banked } else { 0 }
     }
@@ -499,7 +504,7 @@ impl Channel {
         let held = self.cfg.hold && self.bank_q[bank].iter().any(|w| w.write && w.line == line);
         if held || self.writes.iter().any(|w| w.line == line) {
             self.stats.forwarded += 1;
-            self.push_return(self.now + 1, id, self.now);
+            self.push_return(self.now + 1, id, self.now, false);
             return true;
         }
         self.reads.push_back(Req { id, write, arrival: self.now, line, row: loc.row, bank });
@@ -545,8 +550,9 @@ impl Channel {
             if send == now {
                 self.count_to(now + 1);
                 let f = self.far.remove(i).unwrap();
+                self.far_back += 1;
                 self.far_col = now + g.rd_rd_s;
-                self.push_return(now + self.cfg.timing.cl + g.burst, f.id, f.arrival);
+                self.push_return(now + self.cfg.timing.cl + g.burst, f.id, f.arrival, true);
                 return true;
             }
         }
@@ -558,10 +564,10 @@ impl Channel {
         false
     }
 
-    fn push_return(&mut self, done: u64, id: u64, arrival: u64) {
+    fn push_return(&mut self, done: u64, id: u64, arrival: u64, far: bool) {
         // Forwarded reads may finish before issued ones: keep the order.
         let i = self.returns.iter().rposition(|r| r.0 <= done).map_or(0, |i| i + 1);
-        self.returns.insert(i, (done, id, arrival));
+        self.returns.insert(i, (done, id, arrival, far));
     }
 
     /// Run to `cycle` (exclusive of its work), pushing the reads whose data
@@ -749,11 +755,16 @@ impl Channel {
     /// moves to its bank.
     fn tick(&mut self, out: &mut Vec<Done>) {
         let t = self.cfg.timing;
-        while let Some(&(done, id, arrival)) = self.returns.front() {
+        while let Some(&(done, id, arrival, far)) = self.returns.front() {
             if done > self.now {
                 break;
             }
             self.returns.pop_front();
+            if far {
+                // (its read-queue entry frees with its data)
+                self.count_to(self.now + 1);
+                self.far_back -= 1;
+            }
             let latency = t.ps(done - arrival);
             self.stats.read_latency_ps += latency;
             out.push(Done { id, at: t.ps(done), latency });
@@ -1104,7 +1115,7 @@ impl Channel {
         self.stats.per_bank[r.bank] += 1;
         if !r.write {
             let t = self.cfg.timing;
-            self.returns.push_back((now + t.cl + g.burst, r.id, r.arrival));
+            self.returns.push_back((now + t.cl + g.burst, r.id, r.arrival, false));
         }
         let close = match self.cfg.page {
             PagePolicy::Open => false,
@@ -1177,6 +1188,25 @@ mod tests {
         assert_eq!(out[1].latency, out[1].at, "held from its arrival at cycle 0");
         assert!(ch.can_take(false) && !ch.busy());
         assert_eq!((ch.stats.reads, ch.stats.far_reads, ch.stats.cas_reads), (2, 1, 1));
+    }
+
+    #[test]
+    fn a_devices_read_keeps_its_read_entry_until_its_data_is_back() {
+        let mut cfg = Config::dramsim3(DDR4_2666, Map::dramsim3(Geometry::ddr4_8gb_x8(2)));
+        cfg.read_queue = 1;
+        let mut ch = Channel::new(cfg);
+        let (t, g) = (DDR4_2666, DDR4_2666.gaps());
+        assert!(ch.offer_far(7));
+        let mut out = vec![];
+        ch.run_to(1, &mut out);
+        ch.far_ready(7, 20);
+        // (the SEND goes at cycle 20, its data is back CL and a burst later)
+        let back = 20 + t.cl + g.burst;
+        ch.run_to(back, &mut out);
+        assert!(out.is_empty() && !ch.can_take(false), "sent, data not back: the entry is held");
+        ch.run_to(back + 1, &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(ch.can_take(false), "data back: the entry is free");
     }
 
     #[test]
