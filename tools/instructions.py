@@ -17,6 +17,8 @@ wall times, `farm-bench`).
   is built with the cache, DRAM-calendar and event-queue primitives kept
   out of line, so callgrind counts their calls; each is shown per packet
   with its instructions per call (a few more than inline: the call itself).
+  A second run on the memory controllers shows their parts the same way,
+  each inclusive of the parts it calls.
 
 Needs valgrind; the engine is the `run` example, the path given.
 """
@@ -81,13 +83,24 @@ PRIMITIVES = [
     ("crates/engine/src/sim/mod.rs", "pop", "EventQueue<E>::pop", "event pops"),
 ]
 
+# What the memory controllers' parts cost in an l2fwd run on them
+# (`dram.model = controller`), each inclusive of what it calls: a step
+# holds the cycles it runs, a cycle holds its command search.
+CONTROLLER_PARTS = [
+    ("crates/engine/src/mem/dram/host.rs", "step", "Controllers::step", "controller steps (a DRAM cycle of the channels it wakes)"),
+    ("crates/engine/src/mem/dram/controller.rs", "offer", "Channel::offer", "requests a controller's queue takes"),
+    ("crates/engine/src/mem/dram/controller.rs", "tick", "Channel::tick", "channel cycles with work (data back, a command, a move)"),
+    ("crates/engine/src/mem/dram/controller.rs", "issue", "Channel::issue", "of them, command searches"),
+    ("crates/engine/src/mem/dram/controller.rs", "next_event", "Channel::next_event", "next-event searches (after each such cycle)"),
+]
+
 
 def out_of_line_engine(repo: Path, work: Path) -> Path:
     """Build a copy of the engine whose PRIMITIVES are `#[inline(never)]`."""
     for name in ("Cargo.toml", "Cargo.lock"):
         shutil.copy(repo / name, work / name)
     shutil.copytree(repo / "crates", work / "crates")
-    for path, function, _, _ in PRIMITIVES:
+    for path, function, _, _ in PRIMITIVES + CONTROLLER_PARTS:
         f = work / path
         text, n = re.subn(rf"( *)(?:#\[inline(?:\((?:always|never)\))?\]\n *)?((?:pub(?:\([a-z]+\))? )?fn {function}\b)",
                           r"\1#[inline(never)]\n\1\2", f.read_text(), count=1)
@@ -127,17 +140,19 @@ def operations(repo: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         engine = out_of_line_engine(repo, Path(tmp))
         out = Path(tmp) / "callgrind.out"
-        total, report = callgrind(str(engine), l2fwd(1500, 2, "4ms").values, str(out))
-        packets = report["sim"]["packets"]
-        n, cost = calls(out)
-    print(f"l2fwd 1500 B, 2 cores, 4.2 ms: {packets} packets, {total / packets:,.0f} instructions per packet (this build)")
-    inside = 0
-    for _, _, suffix, label in PRIMITIVES:
-        k = sum(v for f, v in n.items() if f.endswith(suffix))
-        c = sum(v for f, v in cost.items() if f.endswith(suffix))
-        inside += c
-        print(f"  {label}: {k / packets:.1f} per packet, {c / max(k, 1):.0f} instructions each")
-    print(f"  together: {inside / packets:,.0f} instructions per packet")
+        for label, extra, parts in [("", None, PRIMITIVES), (", dram.model = controller", {"dram": {"model": "controller"}}, CONTROLLER_PARTS)]:
+            total, report = callgrind(str(engine), l2fwd(1500, 2, "4ms", extra).values, str(out))
+            packets = report["sim"]["packets"]
+            n, cost = calls(out)
+            print(f"l2fwd 1500 B, 2 cores{label}, 4.2 ms: {packets} packets, {total / packets:,.0f} instructions per packet (this build)")
+            inside = 0
+            for _, _, suffix, what in parts:
+                k = sum(v for f, v in n.items() if f.endswith(suffix))
+                c = sum(v for f, v in cost.items() if f.endswith(suffix))
+                inside += c
+                print(f"  {what}: {k / packets:.1f} per packet, {c / max(k, 1):.0f} instructions each")
+            if parts is PRIMITIVES:
+                print(f"  together: {inside / packets:,.0f} instructions per packet")
 
 
 # mem_bench on the DDIO testbed's DRAM (6 x DDR4-2666, 10 fill buffers a core).

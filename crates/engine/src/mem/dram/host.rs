@@ -161,6 +161,7 @@ impl Controllers {
                 refused |= due(&q[0]) || due(&q[1]);
             }
             ch.run_to(cycle + 1, &mut self.done);
+            // (most cycles return nothing)
             if !self.done.is_empty() {
                 for d in self.done.drain(..) {
                     event(Event::Returned { id: d.id, at: d.at });

@@ -80,7 +80,8 @@ pub struct Map {
     /// XOR the bank and bank-group bits with the low row bits.
     pub xor_banks: bool,
     /// Per field (by [`Field`]), its shift and mask in the line address,
-    /// when every field's size is a power of two (3 ranks are not).
+    /// when every field's size is a power of two (3 ranks are not); the
+    /// constructors derive it from `geo` and `order`.
     bits: Option<[(u32, u64); 5]>,
 }
 
