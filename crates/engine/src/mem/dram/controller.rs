@@ -185,7 +185,8 @@ struct Req {
 /// (NVDIMM-P's XREAD, NetDIMM's host reads): it holds a read-queue entry
 /// from arrival until its data is back, as the paper's host MC (gem5's,
 /// whose read buffer counts the reads awaiting their response) queues it
-/// (Alian and Kim, MICRO'19, Sec. 5.1); its XRD goes when the command
+/// (Alian and Kim, MICRO'19, Sec. 5.1; a read of the DIMMs frees its
+/// entry at its column, as Intel's RPQ, with `hold`); its XRD goes when the command
 /// bus is free, its SEND once the device has raised RDY (the DIMMs'
 /// columns hold back meanwhile), the data tCL later on the shared data
 /// bus, between the DIMMs' bursts as another rank's.
@@ -846,7 +847,9 @@ impl Channel {
             return true;
         }
         // (with every pending write already at its bank, nothing to drain;
-        // idle: no read in a bank queue nor waiting for a device)
+        // idle: no read in a bank queue nor waiting for its XRD or SEND;
+        // a device's read whose data is on its way does not hold off a
+        // drain, as gem5's response queue does not)
         if self.writes.is_empty() {
             return false;
         }

@@ -120,6 +120,8 @@ impl Map {
 
     /// The host's map: DRAMsim3's order, bank bits XORed with row bits.
     pub fn host(geo: Geometry) -> Map {
+        // (the XOR cuts row bits by masks)
+        assert!(geo.bank_groups.is_power_of_two() && geo.banks_per_group.is_power_of_two(), "groups and banks in powers of two");
         Map { xor_banks: true, ..Map::dramsim3(geo) }
     }
 
@@ -153,7 +155,7 @@ impl Map {
             }
         };
         if self.xor_banks {
-            // (groups and banks per group are powers of two: `Channel::new`)
+            // (groups and banks per group are powers of two: `Map::host`)
             loc.group ^= loc.row & (g.bank_groups - 1);
             loc.bank ^= (loc.row >> g.bank_groups.trailing_zeros()) & (g.banks_per_group - 1);
         }
