@@ -8,7 +8,7 @@
 //!   transaction queue) or, with `hold` (the host: Intel's RPQ and WPQ),
 //!   only at its column command, so queued requests count the banked ones
 //!   (a read of a device on the channel keeps its entry until its data is
-//!   back: [`Far`]);
+//!   back: `Far`);
 //! - each cycle one request moves from a queue into its bank's command
 //!   queue: reads, unless the controller is draining writes, which it
 //!   starts when the writes it holds reach the high watermark (or exceed
