@@ -13,9 +13,10 @@ use crate::report::DramCounters;
 use crate::units::Time;
 use std::collections::VecDeque;
 
-/// A request on its way: when it reaches the controller, its id, address
-/// and whether it is a write.
-type Arrival = (Time, u64, u64, bool);
+/// A request on its way: when it reaches the controller (ps, and the
+/// first DRAM cycle at or after), its id, address and whether it is a
+/// write.
+type Arrival = (Time, u64, u64, u64, bool);
 
 pub struct Controllers {
     /// A channel is stepped only at its wake or when a request reaches it
@@ -79,14 +80,14 @@ impl Controllers {
     /// any order: each waits in arrival order (ties in send order).
     pub fn send(&mut self, at: Time, id: u64, addr: u64, write: bool) {
         debug_assert!(at.div_ceil(self.tck) >= self.end, "a request dated before a cycle already run");
-        let ch = self.channel(addr);
-        self.wake_at(ch, at.div_ceil(self.tck));
+        let (ch, cycle) = (self.channel(addr), at.div_ceil(self.tck));
+        self.wake_at(ch, cycle);
         let q = &mut self.arriving[ch][write as usize];
         if q.back().is_none_or(|a| a.0 <= at) {
-            q.push_back((at, id, addr, write));
+            q.push_back((at, cycle, id, addr, write));
         } else {
             let i = q.partition_point(|a| a.0 <= at);
-            q.insert(i, (at, id, addr, write));
+            q.insert(i, (at, cycle, id, addr, write));
         }
     }
 
@@ -94,10 +95,11 @@ impl Controllers {
     /// controller at `at`: it waits in the read queue like a DIMM's.
     pub fn send_far(&mut self, at: Time, id: u64, ch: usize) {
         debug_assert!(at.div_ceil(self.tck) >= self.end, "a request dated before a cycle already run");
-        self.wake_at(ch, at.div_ceil(self.tck));
+        let cycle = at.div_ceil(self.tck);
+        self.wake_at(ch, cycle);
         let q = &mut self.arriving[ch][0];
         let i = q.partition_point(|a| a.0 <= at);
-        q.insert(i, (at, id, FAR, false));
+        q.insert(i, (at, cycle, id, FAR, false));
     }
 
     /// The device on channel `ch` raised RDY for read `id` at `at`.
@@ -120,7 +122,6 @@ impl Controllers {
     /// Returns whether a request due is still waiting (refused, or behind
     /// the one taken).
     pub fn step(&mut self, cycle: u64, mut event: impl FnMut(Event)) -> bool {
-        let now = cycle * self.tck;
         let mut refused = false;
         self.end = self.end.max(cycle + 1);
         if self.wake > cycle {
@@ -141,7 +142,7 @@ impl Controllers {
             let (ch, q) = (&mut self.chans[i], &mut self.arriving[i]);
             ch.run_to(cycle, &mut self.done);
             debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");
-            let due = |q: &VecDeque<Arrival>| q.front().is_some_and(|a| a.0 <= now);
+            let due = |q: &VecDeque<Arrival>| q.front().is_some_and(|a| a.1 <= cycle);
             let (read, write) = (due(&q[0]), due(&q[1]));
             if read || write {
                 // The older arrival due that its queue can take (a read
@@ -149,7 +150,7 @@ impl Controllers {
                 let write_first = !read || (write && q[1][0].0 < q[0][0].0);
                 let order = if write_first { [1, 0] } else { [0, 1] };
                 if let Some(k) = order.into_iter().find(|&k| [read, write][k] && ch.can_take(k == 1)) {
-                    let (_, id, addr, write) = q[k].pop_front().unwrap();
+                    let (_, _, id, addr, write) = q[k].pop_front().unwrap();
                     if addr == FAR {
                         ch.offer_far(id);
                     } else {
@@ -172,8 +173,8 @@ impl Controllers {
                     event(Event::FarSent { ch: i, id, at: c * self.tck });
                 }
             }
-            let first = q.iter().filter_map(|q| q.front()).map(|a| a.0).min();
-            self.wakes[i] = first.map_or(u64::MAX, |f| f.div_ceil(self.tck)).min(ch.wake());
+            let first = q.iter().filter_map(|q| q.front()).map(|a| a.1).min();
+            self.wakes[i] = first.unwrap_or(u64::MAX).min(ch.wake());
             wake = wake.min(self.wakes[i]);
         }
         self.wake = wake;
