@@ -29,6 +29,7 @@
 //! beat (READ + CL + burst), DRAMsim3's `read_latency`.
 
 use super::map::{Geometry, Map};
+use super::ones;
 use super::timing::{self, Gaps, Timing};
 use crate::config::{DramCfg, DramPagePolicy};
 use crate::units::Time;
@@ -652,24 +653,14 @@ impl Channel {
                     continue;
                 }
                 // Due: its next PRE, or the REF once every bank may take it.
-                let mut open = self.open & self.rank_banks(r);
-                w = w.min(if open == 0 {
-                    (r * per..(r + 1) * per).map(|b| self.at(Cmd::Act, b)).max().unwrap_or(0)
-                } else {
-                    let mut pre = u64::MAX;
-                    while open != 0 {
-                        let b = open.trailing_zeros() as usize;
-                        open &= open - 1;
-                        pre = pre.min(self.banks[b].next[Cmd::Pre as usize]);
-                    }
-                    pre
+                let open = self.open & self.rank_banks(r);
+                w = w.min(match ones(open).map(|b| self.banks[b].next[Cmd::Pre as usize]).min() {
+                    Some(pre) => pre,
+                    None => (r * per..(r + 1) * per).map(|b| self.at(Cmd::Act, b)).max().unwrap_or(0),
                 });
             }
         }
-        let mut q = self.queued & !blocked;
-        while q != 0 {
-            let b = q.trailing_zeros() as usize;
-            q &= q - 1;
+        for b in ones(self.queued & !blocked) {
             let at = self.bank_ready(b);
             self.ready_at[b] = at;
             w = w.min(at);
@@ -792,15 +783,11 @@ impl Channel {
                 continue;
             }
             let banks = r * per..(r + 1) * per;
-            let mut open = self.open & self.rank_banks(r);
+            let open = self.open & self.rank_banks(r);
             if open != 0 {
-                while open != 0 {
-                    let b = open.trailing_zeros() as usize;
-                    open &= open - 1;
-                    if self.banks[b].next[Cmd::Pre as usize] <= self.now {
-                        self.do_pre(b);
-                        return true;
-                    }
+                if let Some(b) = ones(open).find(|&b| self.banks[b].next[Cmd::Pre as usize] <= self.now) {
+                    self.do_pre(b);
+                    return true;
                 }
                 continue;
             }
@@ -958,11 +945,8 @@ impl Channel {
         // each visited has a command ready if its ready cycle (as the last
         // `next_event` found it, with `ready_valid`) has come.
         let ready = self.queued & !self.refreshing();
-        let mut q = ready.rotate_right(self.rr as u32);
-        while q != 0 {
-            let k = q.trailing_zeros();
-            q &= q - 1;
-            let b = ((self.rr as u32 + k) % 64) as usize;
+        for k in ones(ready.rotate_right(self.rr as u32)) {
+            let b = (self.rr + k) % 64;
             let at = if self.ready_valid { self.ready_at[b] } else { self.bank_ready(b) };
             if at > self.now {
                 debug_assert!(self.first_ready(b).is_none(), "bank {b} ready before its ready cycle");

@@ -9,6 +9,7 @@
 
 use super::controller::{Channel, Config, Done, Stats};
 use super::map::interleave;
+use super::ones;
 use crate::report::DramCounters;
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -136,9 +137,7 @@ impl Controllers {
                 wake = wake.min(w);
             }
         }
-        while woken != 0 {
-            let i = woken.trailing_zeros() as usize;
-            woken &= woken - 1;
+        for i in ones(woken) {
             let (ch, q) = (&mut self.chans[i], &mut self.arriving[i]);
             ch.run_to(cycle, &mut self.done);
             debug_assert!(self.done.is_empty(), "a controller returned data between its wakes");

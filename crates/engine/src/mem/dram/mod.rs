@@ -29,3 +29,15 @@ pub mod queued;
 pub mod timing;
 
 pub use calendar::{Dram, WriteQueue};
+
+/// The set bits of `mask`, lowest first (banks or channels in a mask).
+#[inline]
+pub(crate) fn ones(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let i = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            i
+        })
+    })
+}
