@@ -1132,15 +1132,20 @@ mod tests {
     use crate::sim::rng;
     use rand::Rng;
 
+    /// DRAMsim3's stock DDR4-2666 channel, 2 ranks.
+    fn config() -> Config {
+        Config::dramsim3(DDR4_2666, Map::dramsim3(Geometry::ddr4_8gb_x8(2)))
+    }
+
     fn channel() -> Channel {
-        Channel::new(Config::dramsim3(DDR4_2666, Map::dramsim3(Geometry::ddr4_8gb_x8(2))))
+        Channel::new(config())
     }
 
     #[test]
     fn an_idle_drain_below_the_low_watermark_still_moves_writes() {
         // (gem5's values as netdimm-table1 maps them: drain above 108 down
         // to 93 with reads waiting, above 64 with none)
-        let mut cfg = Config::dramsim3(DDR4_2666, Map::dramsim3(Geometry::ddr4_8gb_x8(2)));
+        let mut cfg = config();
         (cfg.read_queue, cfg.write_queue, cfg.drain_high, cfg.drain_low, cfg.drain_idle, cfg.hold) = (64, 128, 109, 93, 64, true);
         let mut ch = Channel::new(cfg);
         for i in 0..80 {
@@ -1154,7 +1159,7 @@ mod tests {
     fn a_devices_read_holds_a_read_entry_and_its_data_follows_rdy_on_the_shared_bus() {
         // (NetDIMM's host reads, as the paper's host MC queues them: XRD
         // when chosen, SEND once the device is ready, data tCL later)
-        let mut cfg = Config::dramsim3(DDR4_2666, Map::dramsim3(Geometry::ddr4_8gb_x8(2)));
+        let mut cfg = config();
         cfg.read_queue = 2;
         let mut ch = Channel::new(cfg);
         let (t, g) = (DDR4_2666, DDR4_2666.gaps());
@@ -1181,7 +1186,7 @@ mod tests {
 
     #[test]
     fn a_devices_read_keeps_its_read_entry_until_its_data_is_back() {
-        let mut cfg = Config::dramsim3(DDR4_2666, Map::dramsim3(Geometry::ddr4_8gb_x8(2)));
+        let mut cfg = config();
         cfg.read_queue = 1;
         let mut ch = Channel::new(cfg);
         let (t, g) = (DDR4_2666, DDR4_2666.gaps());
